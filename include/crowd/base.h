@@ -1,0 +1,71 @@
+// crowdstep: shared types of the public API.
+#ifndef CROWD_BASE_H
+#define CROWD_BASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(CROWD_SHARED_BUILD)
+#define CROWD_API __attribute__((visibility("default")))
+#else
+#define CROWD_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CROWD_VERSION_MAJOR 0
+#define CROWD_VERSION_MINOR 1
+#define CROWD_VERSION_PATCH 0
+
+// Every fallible call returns one of these. A call that returns anything but CROWD_OK has left
+// the world exactly as it was.
+typedef enum crowd_status {
+    CROWD_OK = 0,
+    CROWD_ERR_NULL_ARGUMENT,   // a required pointer argument was NULL
+    CROWD_ERR_INVALID_ENUM,    // an enumeration value out of range
+    CROWD_ERR_NOT_FINITE,      // a NaN or infinite float in the input
+    CROWD_ERR_BAD_RADIUS,      // a radius or distance that must be > 0 (or >= 0) was not
+    CROWD_ERR_BAD_SPEED,       // max speed or max force <= 0
+    CROWD_ERR_BAD_WEIGHT,      // a behavior weight < 0
+    CROWD_ERR_BAD_HEADING,     // a heading or direction of zero length
+    CROWD_ERR_BAD_DT,          // time step <= 0
+    CROWD_ERR_BAD_CELL_SIZE,   // spatial hash cell size <= 0
+    CROWD_ERR_BAD_THREADS,     // thread count < 0
+    CROWD_ERR_BAD_CAPACITY,    // capacity < 0 or above the handle range
+    CROWD_ERR_CAPACITY,        // the world holds max_agents agents already
+    CROWD_ERR_OUT_OF_MEMORY,   // the allocator returned NULL
+    CROWD_ERR_NULL_HANDLE,     // the zero (null) handle was passed
+    CROWD_ERR_STALE_HANDLE,    // the agent behind the handle was removed
+    CROWD_ERR_FOREIGN_HANDLE,  // the handle belongs to another world or was never issued
+    CROWD_ERR_BUFFER_TOO_SMALL,// the caller's buffer cannot hold the result
+    CROWD_STATUS_COUNT
+} crowd_status;
+
+// A short, constant, English description of a status ("stale agent handle"). Never NULL.
+CROWD_API const char* crowd_status_string(crowd_status status);
+
+typedef struct crowd_vec2 {
+    float x, y;
+} crowd_vec2;
+
+// Generational agent handle. All-zero is the null handle. `index1` is the storage index plus one,
+// `generation` changes every time the index is reused and `world` tags the issuing world, so
+// stale and foreign handles are detected instead of silently aliasing another agent.
+typedef struct crowd_agent_id {
+    uint32_t index1;
+    uint16_t generation;
+    uint16_t world;
+} crowd_agent_id;
+
+static inline bool crowd_agent_id_is_null(crowd_agent_id id) { return id.index1 == 0; }
+static inline bool crowd_agent_id_equal(crowd_agent_id a, crowd_agent_id b) {
+    return a.index1 == b.index1 && a.generation == b.generation && a.world == b.world;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

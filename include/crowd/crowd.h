@@ -1,0 +1,9 @@
+// crowdstep: a deterministic, multithreaded crowd-steering engine. The one header to include.
+#ifndef CROWD_CROWD_H
+#define CROWD_CROWD_H
+
+#include "crowd/base.h"
+#include "crowd/steer.h"
+#include "crowd/world.h"
+
+#endif

@@ -1,0 +1,59 @@
+// crowdstep: the steering primitives as pure functions.
+//
+// These are the definitions the engine's vectorized passes are tested against. All of them are
+// float32, use no fused multiply-add and no approximate reciprocals, and are deterministic.
+// normalize(v) is v / |v|, or the zero vector when |v| == 0.
+#ifndef CROWD_STEER_H
+#define CROWD_STEER_H
+
+#include "crowd/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// seek: desired = normalize(target - pos) * max_speed; force = desired - vel.
+CROWD_API crowd_vec2 crowd_steer_seek(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                      crowd_vec2 target);
+
+// arrive: dist = |target - pos|; speed = max_speed * min(1, dist / slow_radius);
+// desired = normalize(target - pos) * speed; force = desired - vel. slow_radius > 0.
+CROWD_API crowd_vec2 crowd_steer_arrive(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                        crowd_vec2 target, float slow_radius);
+
+// flee: desired = normalize(pos - threat) * max_speed; force = desired - vel.
+CROWD_API crowd_vec2 crowd_steer_flee(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                      crowd_vec2 threat);
+
+// Reynolds' look-ahead time used by pursuit and evade: T = |other - pos| / max_speed.
+CROWD_API float crowd_steer_predict_time(crowd_vec2 pos, float max_speed, crowd_vec2 other);
+
+// evade: flee(threat_pos + threat_vel * T), T = crowd_steer_predict_time(pos, max_speed, threat_pos).
+CROWD_API crowd_vec2 crowd_steer_evade(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                       crowd_vec2 threat_pos, crowd_vec2 threat_vel);
+
+// pursuit: seek(target_pos + target_vel * T), T = crowd_steer_predict_time(pos, max_speed, target_pos).
+CROWD_API crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                         crowd_vec2 target_pos, crowd_vec2 target_vel);
+
+// separation, the spec's form. For every neighbor n with offset = pos - n, d = |offset| and
+// 0.01 < d < sep_radius, add (normalize(offset) * max_speed * (1 - d / sep_radius) - vel) * weight.
+// Neighbors outside that range (including the agent itself, at d = 0) contribute nothing.
+CROWD_API crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                            const crowd_vec2* neighbors, int count,
+                                            float sep_radius, float weight);
+
+// limit: v scaled down to length max_len when |v| > max_len, else v.
+CROWD_API crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len);
+
+// One explicit Euler step with the engine's rules (unit mass):
+// f = limit(force, max_force); v += f * dt; v = limit(v, max_speed); x += v * dt;
+// heading = normalize(v) when |v|^2 > 0.01, else heading is kept (the last valid heading).
+CROWD_API void crowd_steer_integrate(crowd_vec2* pos, crowd_vec2* vel, crowd_vec2* heading,
+                                     crowd_vec2 force, float max_speed, float max_force, float dt);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,156 @@
+// crowdstep: the world, its agents and the tick.
+#ifndef CROWD_WORLD_H
+#define CROWD_WORLD_H
+
+#include <stddef.h>
+
+#include "crowd/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct crowd_world crowd_world;
+
+// Allocator hooks. `alloc` returns memory aligned to `align` (a power of two, at most 64) or NULL;
+// `free` receives the same size it was allocated with.
+typedef void* crowd_alloc_fn(size_t size, size_t align, void* user);
+typedef void crowd_free_fn(void* ptr, size_t size, void* user);
+
+typedef struct crowd_world_def {
+    float dt;             // tick length in seconds, > 0 (default 0.1)
+    float cell_size;      // spatial hash cell edge in metres, > 0 (default 2.5)
+    int capacity;         // agents storage is sized for up front (default 1024)
+    int max_agents;       // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
+    int threads;          // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
+    uint16_t world_tag;   // tag stamped on handles; 0 = derived from the world's address
+    crowd_alloc_fn* alloc;// NULL = the C library's aligned_alloc
+    crowd_free_fn* free;  // NULL = the C library's free
+    void* alloc_user;
+} crowd_world_def;
+
+CROWD_API crowd_world_def crowd_world_def_default(void);
+
+// Creates a world. On failure *out is set to NULL.
+CROWD_API crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out);
+CROWD_API void crowd_world_destroy(crowd_world* world);
+
+// Advances the world by one tick of def.dt seconds. Performs no allocation.
+CROWD_API crowd_status crowd_world_step(crowd_world* world);
+
+// Sizes every buffer for `agents` agents so that adding up to that many and stepping allocate
+// nothing more.
+CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
+
+// Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).
+CROWD_API crowd_status crowd_world_set_threads(crowd_world* world, int threads);
+CROWD_API int crowd_world_get_threads(const crowd_world* world);
+
+CROWD_API int crowd_world_agent_count(const crowd_world* world);
+CROWD_API float crowd_world_get_dt(const crowd_world* world);
+CROWD_API uint64_t crowd_world_tick(const crowd_world* world);
+
+// A 64-bit hash of every agent's state (handle, position, velocity, heading and behavior state)
+// in handle order. Equal hashes after equal inputs are the engine's determinism contract.
+CROWD_API uint64_t crowd_world_state_hash(const crowd_world* world);
+
+// Copies every live agent's handle, position and velocity, in handle order, into the caller's
+// arrays (any of which may be NULL). `capacity` is the length of each array; when it is smaller
+// than the agent count nothing is written, *count is set to the agent count and
+// CROWD_ERR_BUFFER_TOO_SMALL is returned.
+CROWD_API crowd_status crowd_world_get_agents(const crowd_world* world, crowd_agent_id* ids,
+                                              crowd_vec2* positions, crowd_vec2* velocities,
+                                              int capacity, int* count);
+
+// Wall time of each phase of the last step.
+typedef enum crowd_phase {
+    CROWD_PHASE_SORT,      // cell keys, counting sort, gather into cell order
+    CROWD_PHASE_NEIGHBOR,  // separation and queue-cone neighbor pass
+    CROWD_PHASE_LEADER,    // follow-leader pass
+    CROWD_PHASE_PATH,      // path-following pass
+    CROWD_PHASE_GOAL,      // goal seek / arrive / flee and queue braking
+    CROWD_PHASE_INTEGRATE, // controller limit and double-buffered integration
+    CROWD_PHASE_COUNT
+} crowd_phase;
+
+CROWD_API const char* crowd_phase_name(crowd_phase phase);
+
+typedef struct crowd_profile {
+    double phase_ms[CROWD_PHASE_COUNT];
+    double step_ms;            // the whole step
+    uint64_t candidates;       // neighbor candidates examined in the last step
+    int agents;                // agents stepped
+    int threads;               // threads the step ran on
+} crowd_profile;
+
+CROWD_API crowd_profile crowd_world_get_profile(const crowd_world* world);
+
+// ---- agents ----------------------------------------------------------------------------------
+
+typedef enum crowd_goal_mode {
+    CROWD_GOAL_NONE = 0,
+    CROWD_GOAL_SEEK,   // crowd_steer_seek toward target
+    CROWD_GOAL_ARRIVE, // crowd_steer_arrive toward target with slow_radius
+    CROWD_GOAL_FLEE,   // crowd_steer_flee from target
+    CROWD_GOAL_MODE_COUNT
+} crowd_goal_mode;
+
+typedef struct crowd_goal {
+    crowd_goal_mode mode;
+    crowd_vec2 target;
+    float slow_radius; // > 0 (default 1)
+    float weight;      // >= 0 (default 1)
+} crowd_goal;
+
+typedef struct crowd_agent_def {
+    crowd_vec2 position;
+    crowd_vec2 velocity;
+    crowd_vec2 heading;        // initial last valid heading, unit length (default (1, 0))
+    float radius;              // body radius, > 0 (default 0.3)
+    float max_speed;           // > 0 (default 1.5)
+    float max_force;           // > 0 (default 3)
+    float separation_radius;   // > 0 (default 1.2)
+    float separation_weight;   // >= 0, 0 turns separation off (default 1)
+    crowd_goal goal;           // default: none
+    uint64_t user_data;        // opaque to the engine
+} crowd_agent_def;
+
+CROWD_API crowd_agent_def crowd_agent_def_default(void);
+CROWD_API crowd_goal crowd_goal_default(void);
+
+CROWD_API crowd_status crowd_agent_add(crowd_world* world, const crowd_agent_def* def,
+                                       crowd_agent_id* out);
+CROWD_API crowd_status crowd_agent_remove(crowd_world* world, crowd_agent_id id);
+
+// CROWD_OK when the handle names a live agent of this world, else why not.
+CROWD_API crowd_status crowd_agent_validate(const crowd_world* world, crowd_agent_id id);
+
+// The agent's current parameters and state as a def (position, velocity and heading are live).
+CROWD_API crowd_status crowd_agent_get_def(const crowd_world* world, crowd_agent_id id,
+                                           crowd_agent_def* out);
+
+CROWD_API crowd_status crowd_agent_get_position(const crowd_world* world, crowd_agent_id id,
+                                                crowd_vec2* out);
+CROWD_API crowd_status crowd_agent_get_velocity(const crowd_world* world, crowd_agent_id id,
+                                                crowd_vec2* out);
+CROWD_API crowd_status crowd_agent_get_heading(const crowd_world* world, crowd_agent_id id,
+                                               crowd_vec2* out);
+
+// Teleport / server correction; takes effect from the next step.
+CROWD_API crowd_status crowd_agent_set_position(crowd_world* world, crowd_agent_id id,
+                                                crowd_vec2 position);
+CROWD_API crowd_status crowd_agent_set_velocity(crowd_world* world, crowd_agent_id id,
+                                                crowd_vec2 velocity);
+CROWD_API crowd_status crowd_agent_set_limits(crowd_world* world, crowd_agent_id id,
+                                              float max_speed, float max_force);
+CROWD_API crowd_status crowd_agent_set_radius(crowd_world* world, crowd_agent_id id, float radius);
+CROWD_API crowd_status crowd_agent_set_separation(crowd_world* world, crowd_agent_id id,
+                                                  float radius, float weight);
+CROWD_API crowd_status crowd_agent_set_goal(crowd_world* world, crowd_agent_id id,
+                                            const crowd_goal* goal);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

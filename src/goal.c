@@ -1,0 +1,39 @@
+// Goal pass: seek / arrive / flee toward each agent's goal point, braked by the queue cone.
+#include <math.h>
+
+#include "internal.h"
+
+// The queue brake of the spec: closest agent ahead at `along` scales the desired speed by
+// clamp(along / cone_length, 0, 1); nobody ahead (along = +inf) means no braking.
+static inline float queue_brake(float along, float cone_length) {
+    if (!(along < INFINITY)) return 1.0f;
+    float b = along / cone_length;
+    return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+}
+
+void crowd_pass_goal(crowd_world* w) {
+    const int n = w->count;
+    const crowd_columns* c = &w->cur;
+#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
+    for (int s = 0; s < n; ++s) {
+        const uint32_t flags = c->flags[s];
+        if (!(flags & CROWD_FLAG_GOAL)) continue;
+        const uint32_t idx = c->id[s];
+        const crowd_goal* g = &w->goal[idx];
+        const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
+        float speed = c->max_speed[s];
+        if (flags & CROWD_FLAG_QUEUE) speed *= queue_brake(w->cone_along[s], w->cone_length[idx]);
+        crowd_vec2 f = {0.0f, 0.0f};
+        switch (g->mode) {
+        case CROWD_GOAL_SEEK: f = crowd_steer_seek(pos, vel, speed, g->target); break;
+        case CROWD_GOAL_ARRIVE:
+            f = crowd_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
+            break;
+        case CROWD_GOAL_FLEE: f = crowd_steer_flee(pos, vel, speed, g->target); break;
+        case CROWD_GOAL_NONE:
+        case CROWD_GOAL_MODE_COUNT: break;
+        }
+        w->force_x[s] += f.x * g->weight;
+        w->force_y[s] += f.y * g->weight;
+    }
+}

@@ -1,0 +1,98 @@
+// Stable parallel counting sort of agents into cell order.
+#include "grid.h"
+
+#include <omp.h>
+#include <string.h>
+
+// Chunk [lo, hi) of n items for thread t of nt: contiguous, in thread order, so that scattering
+// each chunk in order after the per-thread prefix keeps the sort stable.
+static inline void chunk_of(int n, int t, int nt, int* lo, int* hi) {
+    int64_t a = (int64_t)n * t / nt, b = (int64_t)n * (t + 1) / nt;
+    *lo = (int)a;
+    *hi = (int)b;
+}
+
+// Decides the key layout from the occupied cell bounding box.
+static void choose_layout(crowd_grid* g, int64_t min_cx, int64_t min_cy, int64_t max_cx,
+                          int64_t max_cy, uint32_t bucket_capacity) {
+    int64_t w = max_cx - min_cx + 1, h = max_cy - min_cy + 1;
+    g->min_cx = (int32_t)min_cx, g->min_cy = (int32_t)min_cy;
+    g->max_cx = (int32_t)max_cx, g->max_cy = (int32_t)max_cy;
+    if (w * h <= (int64_t)bucket_capacity) {
+        g->dense = true;
+        g->width = (uint32_t)w;
+        g->buckets = (uint32_t)(w * h);
+        g->mask = 0;
+    } else {
+        g->dense = false;
+        g->width = 0;
+        g->buckets = bucket_capacity; // a power of two
+        g->mask = bucket_capacity - 1;
+    }
+}
+
+void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float* y, int n,
+                     uint32_t bucket_capacity, uint32_t* hist, int threads, uint32_t* keys,
+                     uint32_t* order, uint32_t* cell_start) {
+    g->inv_cell = 1.0f / cell_size;
+    g->cell_start = cell_start;
+    if (n == 0) {
+        choose_layout(g, 0, 0, 0, 0, bucket_capacity);
+        cell_start[0] = cell_start[1] = 0;
+        return;
+    }
+    const float inv = g->inv_cell;
+
+    // Bounding box of the occupied cells. min/max are exact, so the reduction order is moot.
+    int32_t bx0 = INT32_MAX, by0 = INT32_MAX, bx1 = INT32_MIN, by1 = INT32_MIN;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)                   \
+    reduction(min : bx0, by0) reduction(max : bx1, by1)
+    for (int i = 0; i < n; ++i) {
+        int32_t cx = crowd_cell_coord(x[i], inv), cy = crowd_cell_coord(y[i], inv);
+        bx0 = cx < bx0 ? cx : bx0;
+        by0 = cy < by0 ? cy : by0;
+        bx1 = cx > bx1 ? cx : bx1;
+        by1 = cy > by1 ? cy : by1;
+    }
+    choose_layout(g, bx0, by0, bx1, by1, bucket_capacity);
+    const uint32_t buckets = g->buckets;
+    uint32_t block_sum[512]; // one per thread; threads are capped far below this
+
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        int lo, hi;
+        chunk_of(n, t, nt, &lo, &hi);
+        uint32_t* h = hist + (size_t)t * bucket_capacity;
+        memset(h, 0, sizeof(uint32_t) * buckets);
+        for (int i = lo; i < hi; ++i) {
+            uint32_t k = crowd_grid_key(g, crowd_cell_coord(x[i], inv), crowd_cell_coord(y[i], inv));
+            keys[i] = k;
+            h[k]++;
+        }
+#pragma omp barrier
+        // Exclusive prefix over (bucket, thread): bucket-major so that within a bucket thread t's
+        // agents come after those of threads < t, i.e. in input order.
+        int klo, khi;
+        chunk_of((int)buckets, t, nt, &klo, &khi);
+        uint32_t sum = 0;
+        for (int k = klo; k < khi; ++k)
+            for (int u = 0; u < nt; ++u) sum += hist[(size_t)u * bucket_capacity + k];
+        block_sum[t] = sum;
+#pragma omp barrier
+        uint32_t run = 0;
+        for (int u = 0; u < t; ++u) run += block_sum[u];
+        for (int k = klo; k < khi; ++k) {
+            cell_start[k] = run;
+            for (int u = 0; u < nt; ++u) {
+                uint32_t* c = &hist[(size_t)u * bucket_capacity + k];
+                uint32_t v = *c;
+                *c = run;
+                run += v;
+            }
+        }
+#pragma omp barrier
+        for (int i = lo; i < hi; ++i) order[h[keys[i]]++] = (uint32_t)i;
+    }
+    cell_start[buckets] = (uint32_t)n;
+}

@@ -1,0 +1,66 @@
+#include "scenes.h"
+
+#include <math.h>
+
+uint64_t scene_rng_next(scene_rng* r) {
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+float scene_rng_float(scene_rng* r, float lo, float hi) {
+    float u = (float)(scene_rng_next(r) >> 40) * (1.0f / 16777216.0f);
+    return lo + (hi - lo) * u;
+}
+
+scene_def scene_def_default(void) {
+    return (scene_def){.kind = SCENE_SEPARATION, .agents = 10000, .density = 0.25f, .seed = 1};
+}
+
+float scene_side(const scene_def* def) { return sqrtf((float)def->agents / def->density); }
+
+crowd_status scene_create(const scene_def* def, crowd_world** out) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.capacity = def->agents;
+    wd.threads = def->threads;
+    wd.world_tag = 1;
+    crowd_status st = crowd_world_create(&wd, out);
+    if (st != CROWD_OK) return st;
+    crowd_world* w = *out;
+    scene_rng rng = {def->seed};
+    const float side = scene_side(def), half = side * 0.5f;
+    for (int i = 0; i < def->agents; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position.x = scene_rng_float(&rng, -half, half);
+        a.position.y = scene_rng_float(&rng, -half, half);
+        float ang = scene_rng_float(&rng, 0.0f, 6.2831853f);
+        a.velocity = (crowd_vec2){cosf(ang) * 1.2f, sinf(ang) * 1.2f};
+        switch (def->kind) {
+        case SCENE_SEPARATION: break;
+        case SCENE_CROSSING:
+            a.goal.mode = CROWD_GOAL_SEEK;
+            a.goal.target = (crowd_vec2){-a.position.x, -a.position.y};
+            break;
+        case SCENE_MIXED: {
+            int m = i % 4;
+            a.goal.mode = m == 0 ? CROWD_GOAL_NONE
+                                 : (m == 1 ? CROWD_GOAL_SEEK
+                                           : (m == 2 ? CROWD_GOAL_ARRIVE : CROWD_GOAL_FLEE));
+            a.goal.target = (crowd_vec2){scene_rng_float(&rng, -half, half),
+                                         scene_rng_float(&rng, -half, half)};
+            a.goal.slow_radius = 2.0f;
+            a.max_speed = scene_rng_float(&rng, 1.0f, 2.0f);
+            break;
+        }
+        }
+        crowd_agent_id id;
+        st = crowd_agent_add(w, &a, &id);
+        if (st != CROWD_OK) {
+            crowd_world_destroy(w);
+            *out = NULL;
+            return st;
+        }
+    }
+    return CROWD_OK;
+}
