@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages crowdstep needs that are missing. Usage: tools/deps.sh [build|test]
+set -euo pipefail
+need=(gcc g++ make cmake pkg-config libgomp1)
+if [ "${1:-build}" = test ]; then
+  need+=(libcriterion-dev libbenchmark-dev clang)
+fi
+missing=()
+for p in "${need[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
