@@ -22,8 +22,7 @@ static void BM_Separation(benchmark::State& state) {
         for (int k = 0; k < CROWD_PHASE_COUNT; ++k) phase[k] += p.phase_ms[k];
     }
     const double n = (double)def.agents, iters = (double)state.iterations();
-    state.counters["agent_steps/s"] =
-        benchmark::Counter(n * iters, benchmark::Counter::kIsRate);
+    state.counters["agent_steps/s"] = benchmark::Counter(n * iters, benchmark::Counter::kIsRate);
     for (int k = 0; k < CROWD_PHASE_COUNT; ++k)
         state.counters[std::string("ns/agent_") + crowd_phase_name((crowd_phase)k)] =
             phase[k] * 1e6 / (n * iters);

@@ -20,7 +20,9 @@ crowd_agent_def crowd_agent_def_default(void) {
     };
 }
 
-static bool finite2(crowd_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+static bool finite2(crowd_vec2 v) {
+    return isfinite(v.x) && isfinite(v.y);
+}
 
 static crowd_status check_goal(const crowd_goal* g) {
     if ((unsigned)g->mode >= CROWD_GOAL_MODE_COUNT) return CROWD_ERR_INVALID_ENUM;
@@ -93,8 +95,8 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
         if (st != CROWD_OK) return st;
     }
 
-    uint32_t idx = w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count]
-                                     : (uint32_t)w->index_count++;
+    uint32_t idx =
+        w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count] : (uint32_t)w->index_count++;
     const int s = w->count++;
     w->slot_of[idx] = s;
 

@@ -25,13 +25,18 @@ void crowd_pass_goal(crowd_world* w) {
         if (flags & CROWD_FLAG_QUEUE) speed *= queue_brake(w->cone_along[s], w->cone_length[idx]);
         crowd_vec2 f = {0.0f, 0.0f};
         switch (g->mode) {
-        case CROWD_GOAL_SEEK: f = crowd_steer_seek(pos, vel, speed, g->target); break;
+        case CROWD_GOAL_SEEK:
+            f = crowd_steer_seek(pos, vel, speed, g->target);
+            break;
         case CROWD_GOAL_ARRIVE:
             f = crowd_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
             break;
-        case CROWD_GOAL_FLEE: f = crowd_steer_flee(pos, vel, speed, g->target); break;
+        case CROWD_GOAL_FLEE:
+            f = crowd_steer_flee(pos, vel, speed, g->target);
+            break;
         case CROWD_GOAL_NONE:
-        case CROWD_GOAL_MODE_COUNT: break;
+        case CROWD_GOAL_MODE_COUNT:
+            break;
         }
         w->force_x[s] += f.x * g->weight;
         w->force_y[s] += f.y * g->weight;

@@ -45,8 +45,10 @@ void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float
 
     // Bounding box of the occupied cells. min/max are exact, so the reduction order is moot.
     int32_t bx0 = INT32_MAX, by0 = INT32_MAX, bx1 = INT32_MIN, by1 = INT32_MIN;
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)                   \
-    reduction(min : bx0, by0) reduction(max : bx1, by1)
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)                    \
+    reduction(min                                                                                  \
+              : bx0, by0) reduction(max                                                            \
+                                    : bx1, by1)
     for (int i = 0; i < n; ++i) {
         int32_t cx = crowd_cell_coord(x[i], inv), cy = crowd_cell_coord(y[i], inv);
         bx0 = cx < bx0 ? cx : bx0;
@@ -66,7 +68,8 @@ void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float
         uint32_t* h = hist + (size_t)t * bucket_capacity;
         memset(h, 0, sizeof(uint32_t) * buckets);
         for (int i = lo; i < hi; ++i) {
-            uint32_t k = crowd_grid_key(g, crowd_cell_coord(x[i], inv), crowd_cell_coord(y[i], inv));
+            uint32_t k =
+                crowd_grid_key(g, crowd_cell_coord(x[i], inv), crowd_cell_coord(y[i], inv));
             keys[i] = k;
             h[k]++;
         }

@@ -61,11 +61,18 @@ typedef struct crowd_cell_box {
     int32_t cx0, cy0, cx1, cy1;
 } crowd_cell_box;
 
-// Returns false when the box misses every occupied cell.
+// Returns false when the box misses every occupied cell. The box always spans
+// floor(extent / cell) + 2 cells per axis, whatever the position: queries with the same radius
+// then walk the same number of rows and columns, which keeps the walk's branches predictable
+// (the extra cell costs a few candidates that the exact tests reject).
 static inline bool crowd_grid_box(const crowd_grid* g, float x0, float y0, float x1, float y1,
                                   crowd_cell_box* box) {
     int32_t cx0 = crowd_cell_coord(x0, g->inv_cell), cx1 = crowd_cell_coord(x1, g->inv_cell);
     int32_t cy0 = crowd_cell_coord(y0, g->inv_cell), cy1 = crowd_cell_coord(y1, g->inv_cell);
+    const int32_t nx = (int32_t)((x1 - x0) * g->inv_cell) + 1;
+    const int32_t ny = (int32_t)((y1 - y0) * g->inv_cell) + 1;
+    if (cx1 < cx0 + nx && cx0 <= (int32_t)CROWD_CELL_CLAMP - nx) cx1 = cx0 + nx;
+    if (cy1 < cy0 + ny && cy0 <= (int32_t)CROWD_CELL_CLAMP - ny) cy1 = cy0 + ny;
     if (cx0 < g->min_cx) cx0 = g->min_cx;
     if (cy0 < g->min_cy) cy0 = g->min_cy;
     if (cx1 > g->max_cx) cx1 = g->max_cx;

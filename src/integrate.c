@@ -8,38 +8,26 @@
 
 #include "internal.h"
 
-void crowd_pass_integrate(crowd_world* w) {
-    const int n = w->count;
-    const float dt = w->dt;
-    const crowd_columns* restrict f = &w->cur;
-    const crowd_columns* restrict b = &w->alt;
-    const float* restrict px = f->px;
-    const float* restrict py = f->py;
-    const float* restrict vx = f->vx;
-    const float* restrict vy = f->vy;
-    const float* restrict hx = f->hx;
-    const float* restrict hy = f->hy;
-    const float* restrict ms = f->max_speed;
-    const float* restrict mf = f->max_force;
-    const float* restrict fx = w->force_x;
-    const float* restrict fy = w->force_y;
-    float* restrict opx = b->px;
-    float* restrict opy = b->py;
-    float* restrict ovx = b->vx;
-    float* restrict ovy = b->vy;
-    float* restrict ohx = b->hx;
-    float* restrict ohy = b->hy;
-
-#pragma omp parallel for simd num_threads(w->threads) if (w->threads > 1) schedule(simd : static)
-    for (int s = 0; s < n; ++s) {
+// A plain function with restrict parameters: inside an OpenMP outlined body gcc loses the
+// no-alias facts and falls back to scalar code.
+static void integrate_range(const float* restrict px, const float* restrict py,
+                            const float* restrict vx, const float* restrict vy,
+                            const float* restrict hx, const float* restrict hy,
+                            const float* restrict ms, const float* restrict mf,
+                            const float* restrict fx, const float* restrict fy, float* restrict opx,
+                            float* restrict opy, float* restrict ovx, float* restrict ovy,
+                            float* restrict ohx, float* restrict ohy, float dt, int lo, int hi) {
+    for (int s = lo; s < hi; ++s) {
+        // Every load is unconditional: a load under a condition keeps the loop scalar.
+        const float old_hx = hx[s], old_hy = hy[s], max_f = mf[s], max_v = ms[s];
         float ax = fx[s], ay = fy[s];
         const float f2 = ax * ax + ay * ay;
-        const float fs = f2 > mf[s] * mf[s] ? mf[s] / sqrtf(f2) : 1.0f;
+        const float fs = f2 > max_f * max_f ? max_f / sqrtf(f2) : 1.0f;
         ax *= fs;
         ay *= fs;
         float nvx = vx[s] + ax * dt, nvy = vy[s] + ay * dt;
         const float v2 = nvx * nvx + nvy * nvy;
-        const float vs = v2 > ms[s] * ms[s] ? ms[s] / sqrtf(v2) : 1.0f;
+        const float vs = v2 > max_v * max_v ? max_v / sqrtf(v2) : 1.0f;
         nvx *= vs;
         nvy *= vs;
         ovx[s] = nvx;
@@ -49,8 +37,22 @@ void crowd_pass_integrate(crowd_world* w) {
         const float sp2 = nvx * nvx + nvy * nvy;
         const bool moving = sp2 > 0.01f;
         const float len = sqrtf(moving ? sp2 : 1.0f);
-        ohx[s] = moving ? nvx / len : hx[s];
-        ohy[s] = moving ? nvy / len : hy[s];
+        ohx[s] = moving ? nvx / len : old_hx;
+        ohy[s] = moving ? nvy / len : old_hy;
+    }
+}
+
+void crowd_pass_integrate(crowd_world* w) {
+    const int n = w->count;
+    const float dt = w->dt;
+    const crowd_columns f = w->cur, b = w->alt;
+    const float *fx = w->force_x, *fy = w->force_y;
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
+    {
+        int lo, hi;
+        crowd_thread_range(n, &lo, &hi);
+        integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, fx, fy, b.px,
+                        b.py, b.vx, b.vy, b.hx, b.hy, dt, lo, hi);
     }
 
     for (int k = 0; k < CROWD_KIN_COUNT; ++k) {

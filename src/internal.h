@@ -11,7 +11,7 @@
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
 // AVX-512 and a portable SSE2 build give bit-identical results.
-#define CROWD_LANES 16
+#define CROWD_LANES 8
 
 // Sorted arrays are over-allocated by this many elements so a CROWD_LANES-wide chunk that starts
 // at the last agent may read past it without leaving the allocation.
@@ -80,10 +80,10 @@ struct crowd_world {
     crowd_columns cur, alt;
 
     // Per-slot scratch written by the passes of one step (not gathered).
-    float *force_x, *force_y;   // weighted behavior forces, summed in pass order
-    float *gsep_x, *gsep_y;     // separation among followers of the same group (unweighted)
-    float* cone_along;          // queue: closest agent ahead along the heading, +inf if none
-    uint32_t *key, *order;      // sort keys and the gather permutation
+    float *force_x, *force_y; // weighted behavior forces, summed in pass order
+    float *gsep_x, *gsep_y;   // separation among followers of the same group (unweighted)
+    float* cone_along;        // queue: closest agent ahead along the heading, +inf if none
+    uint32_t *key, *order;    // sort keys and the gather permutation
 
     // Spatial hash built by the last sort.
     crowd_grid grid;
@@ -113,6 +113,10 @@ crowd_status crowd_world_grow(crowd_world* w, int capacity);
 
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
+
+// This thread's share [lo, hi) of n items inside a parallel region, split into contiguous
+// ranges in thread order (aligned to CROWD_LANES so vector loops start on whole chunks).
+void crowd_thread_range(int n, int* lo, int* hi);
 
 // ---- passes, in tick order (step.c calls them) ----------------------------------------------
 void crowd_pass_sort(crowd_world* w);

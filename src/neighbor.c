@@ -6,13 +6,16 @@
 // the last agent lets a chunk read past the end of its range. Sums are carried per lane and reduced
 // in one fixed order, so results do not depend on the ISA, the vector width or the thread count.
 #include <math.h>
+#include <omp.h>
+#include <string.h>
 
 #include "internal.h"
 
 typedef struct query {
     float px, py, vx, vy;
-    float sep_r;   // separation radius (also the group-separation radius)
-    float hx, hy;  // queue heading
+    float sep_r; // separation radius (also the group-separation radius)
+    float inv_r;
+    float hx, hy; // queue heading
     float cone_l, cone_w;
     uint32_t self; // own sorted slot
     uint32_t group;
@@ -25,10 +28,27 @@ typedef struct sums {
     float along[CROWD_LANES];                                // closest agent in the cone
 } sums;
 
-static inline float reduce_lanes(float* a) {
-    for (int width = CROWD_LANES / 2; width >= 1; width /= 2)
-        for (int l = 0; l < width; ++l) a[l] += a[l + width];
-    return a[0];
+typedef float f16 __attribute__((vector_size(64)));
+typedef float f8 __attribute__((vector_size(32)));
+typedef float f4 __attribute__((vector_size(16)));
+
+// Pairwise halving, always in this order: lane l + 8 onto l, then + 4, + 2, + 1. Written with
+// vector types because gcc reduces a plain array one scalar at a time through the stack.
+static inline float reduce_lanes(const float* a) {
+#if CROWD_LANES == 16
+    f16 v;
+    memcpy(&v, a, sizeof v);
+    f8 h8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+            __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+#elif CROWD_LANES == 8
+    f8 h8;
+    memcpy(&h8, a, sizeof h8);
+#else
+#error "reduction written for 8 or 16 lanes"
+#endif
+    f4 h4 =
+        __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+    return (h4[0] + h4[2]) + (h4[1] + h4[3]);
 }
 
 static inline float min_lanes(const float* a) {
@@ -38,53 +58,56 @@ static inline float min_lanes(const float* a) {
 }
 
 // Separation only: the common case, kept lean.
-static inline __attribute__((always_inline)) void
-chunk_sep(const crowd_world* w, const query* q, sums* acc, uint32_t b, uint32_t e, int32_t cy,
-          bool sparse) {
+static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w, const query* q,
+                                                            sums* acc, uint32_t b, uint32_t e,
+                                                            int32_t cy, bool sparse) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const float inv_cell = w->grid.inv_cell;
-    const float r = q->sep_r;
+    const float r = q->sep_r, inv_r = q->inv_r;
     for (uint32_t j = b; j < e; j += CROWD_LANES) {
-#pragma omp simd
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const int live = (int)(e - j);
         for (int l = 0; l < CROWD_LANES; ++l) {
-            const uint32_t jj = j + (uint32_t)l;
-            const float dx = q->px - xs[jj], dy = q->py - ys[jj];
+            const float dx = q->px - xc[l], dy = q->py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
-            bool in = (jj < e) & (d > 0.01f) & (d < r);
-            if (sparse) in &= crowd_cell_coord(ys[jj], inv_cell) == cy;
-            const float inv_d = 1.0f / (in ? d : 1.0f);
-            const float push = 1.0f - d / r;
-            acc->sx[l] += in ? dx * inv_d * push : 0.0f;
-            acc->sy[l] += in ? dy * inv_d * push : 0.0f;
+            bool in = (l < live) & (d > 0.01f) & (d < r);
+            if (sparse) in &= crowd_cell_coord(yc[l], inv_cell) == cy;
+            // normalize(offset) * (1 - d / r) = offset * (1 / d - 1 / r): one division per lane.
+            const float k = 1.0f / (in ? d : 1.0f) - inv_r;
+            acc->sx[l] += in ? dx * k : 0.0f;
+            acc->sy[l] += in ? dy * k : 0.0f;
             acc->sn[l] += in ? 1.0f : 0.0f;
         }
     }
 }
 
 // Everything: separation, separation within the follower group, and the forward cone.
-static inline __attribute__((always_inline)) void
-chunk_all(const crowd_world* w, const query* q, sums* acc, uint32_t b, uint32_t e, int32_t cy,
-          bool sparse) {
+static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
+                                                            sums* acc, uint32_t b, uint32_t e,
+                                                            int32_t cy, bool sparse) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const uint32_t* restrict grp = w->cur.group;
     const float inv_cell = w->grid.inv_cell;
-    const float r = q->sep_r;
+    const float r = q->sep_r, inv_r = q->inv_r;
     for (uint32_t j = b; j < e; j += CROWD_LANES) {
-#pragma omp simd
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const uint32_t* restrict gc = grp + j;
+        const int live = (int)(e - j);
+        const int self = (int)q->self - (int)j; // lane of the agent itself, if in this chunk
         for (int l = 0; l < CROWD_LANES; ++l) {
-            const uint32_t jj = j + (uint32_t)l;
-            const float dx = q->px - xs[jj], dy = q->py - ys[jj];
+            const float dx = q->px - xc[l], dy = q->py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
-            bool valid = jj < e;
-            if (sparse) valid &= crowd_cell_coord(ys[jj], inv_cell) == cy;
+            bool valid = l < live;
+            if (sparse) valid &= crowd_cell_coord(yc[l], inv_cell) == cy;
             const bool near = valid & (d > 0.01f) & (d < r);
             const bool in_sep = near & q->sep;
-            const bool in_grp = near & q->grp & (grp[jj] == q->group);
-            const float inv_d = 1.0f / (near ? d : 1.0f);
-            const float push = 1.0f - d / r;
-            const float ux = dx * inv_d * push, uy = dy * inv_d * push;
+            const bool in_grp = near & q->grp & (gc[l] == q->group);
+            const float k = 1.0f / (near ? d : 1.0f) - inv_r;
+            const float ux = dx * k, uy = dy * k;
             acc->sx[l] += in_sep ? ux : 0.0f;
             acc->sy[l] += in_sep ? uy : 0.0f;
             acc->sn[l] += in_sep ? 1.0f : 0.0f;
@@ -95,7 +118,7 @@ chunk_all(const crowd_world* w, const query* q, sums* acc, uint32_t b, uint32_t 
             const float along = -dx * q->hx + -dy * q->hy;
             const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
             const float perp = sqrtf(qx * qx + qy * qy);
-            const bool in_cone = valid & q->cone & (jj != q->self) & (along >= 0.0f) &
+            const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
                                  (along <= q->cone_l) & (perp <= q->cone_w);
             acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
         }
@@ -103,9 +126,9 @@ chunk_all(const crowd_world* w, const query* q, sums* acc, uint32_t b, uint32_t 
 }
 
 // Visits every row of the box; returns the candidates examined.
-static inline __attribute__((always_inline)) uint64_t
-visit(const crowd_world* w, const query* q, sums* acc, float x0, float y0, float x1, float y1,
-      bool general, bool sparse) {
+static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
+                                                            sums* acc, float x0, float y0, float x1,
+                                                            float y1, bool general, bool sparse) {
     crowd_cell_box box;
     if (!crowd_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
     uint64_t candidates = 0;
@@ -130,7 +153,7 @@ static inline float margin(float px, float py, float reach) {
 }
 
 static inline __attribute__((always_inline)) uint64_t agent_neighbors(crowd_world* w, int s,
-                                                                        bool sparse) {
+                                                                      bool sparse) {
     const crowd_columns* c = &w->cur;
     query q = {
         .px = c->px[s],
@@ -138,6 +161,7 @@ static inline __attribute__((always_inline)) uint64_t agent_neighbors(crowd_worl
         .vx = c->vx[s],
         .vy = c->vy[s],
         .sep_r = c->sep_radius[s],
+        .inv_r = 1.0f / c->sep_radius[s],
         .self = (uint32_t)s,
         .group = c->group[s],
     };
@@ -202,17 +226,88 @@ static inline __attribute__((always_inline)) uint64_t agent_neighbors(crowd_worl
     return cand;
 }
 
-uint64_t crowd_pass_neighbor(crowd_world* w) {
-    const int n = w->count;
+// Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
+// compiler keeps in vector registers.
+static inline __attribute__((always_inline)) uint64_t
+sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* restrict ys, float px,
+         float py, float vx, float vy, float r, float ms, float weight, float* restrict out_x,
+         float* restrict out_y, bool sparse) {
+    const float inv_r = 1.0f / r, m = margin(px, py, r);
+    const float inv_cell = g->inv_cell;
+    float ax[CROWD_LANES] = {0}, ay[CROWD_LANES] = {0}, an[CROWD_LANES] = {0};
     uint64_t candidates = 0;
-    if (w->grid.dense) {
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)              \
-    reduction(+ : candidates)
-        for (int s = 0; s < n; ++s) candidates += agent_neighbors(w, s, false);
-    } else {
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)              \
-    reduction(+ : candidates)
-        for (int s = 0; s < n; ++s) candidates += agent_neighbors(w, s, true);
+    crowd_cell_box box;
+    if (crowd_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
+        for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+            uint32_t b[2], e[2];
+            const int ranges = crowd_grid_row_ranges(g, &box, cy, b, e);
+            for (int k = 0; k < ranges; ++k) {
+                const uint32_t end = e[k];
+                candidates += end - b[k];
+                for (uint32_t j = b[k]; j < end; j += CROWD_LANES) {
+                    // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove
+                    // the lanes contiguous and loads them one by one.
+                    const float* restrict xc = xs + j;
+                    const float* restrict yc = ys + j;
+                    const int live = (int)(end - j);
+                    for (int l = 0; l < CROWD_LANES; ++l) {
+                        const float dx = px - xc[l], dy = py - yc[l];
+                        const float d = sqrtf(dx * dx + dy * dy);
+                        bool in = (l < live) & (d > 0.01f) & (d < r);
+                        if (sparse) in &= crowd_cell_coord(yc[l], inv_cell) == cy;
+                        const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+                        ax[l] += in ? dx * q : 0.0f;
+                        ay[l] += in ? dy * q : 0.0f;
+                        an[l] += in ? 1.0f : 0.0f;
+                    }
+                }
+            }
+        }
+    }
+    const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
+    *out_x = (ms * sx - sn * vx) * weight;
+    *out_y = (ms * sy - sn * vy) * weight;
+    return candidates;
+}
+
+static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world* w, int lo, int hi,
+                                                                     bool sparse) {
+    const crowd_grid g = w->grid;
+    const crowd_columns c = w->cur;
+    float* restrict fx = w->force_x;
+    float* restrict fy = w->force_y;
+    uint64_t candidates = 0;
+    for (int s = lo; s < hi; ++s) {
+        if ((c.flags[s] & CROWD_FLAG_QUEUE) || c.group[s] != 0) {
+            candidates += agent_neighbors(w, s, sparse);
+            continue;
+        }
+        w->gsep_x[s] = w->gsep_y[s] = 0.0f;
+        w->cone_along[s] = INFINITY;
+        const float weight = c.sep_weight[s];
+        if (!(weight > 0.0f)) {
+            fx[s] = fy[s] = 0.0f;
+            continue;
+        }
+        candidates += sep_only(&g, c.px, c.py, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
+                               c.max_speed[s], weight, &fx[s], &fy[s], sparse);
     }
     return candidates;
+}
+
+uint64_t crowd_pass_neighbor(crowd_world* w) {
+    const int n = w->count;
+    const bool sparse = !w->grid.dense;
+    uint64_t per_thread[256] = {0};
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
+    {
+        int lo, hi;
+        crowd_thread_range(n, &lo, &hi);
+        const uint64_t cand =
+            sparse ? neighbor_range(w, lo, hi, true) : neighbor_range(w, lo, hi, false);
+        per_thread[omp_get_thread_num()] = cand;
+    }
+    uint64_t total = 0;
+    for (int t = 0; t < 256; ++t) total += per_thread[t];
+    return total;
 }

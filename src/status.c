@@ -3,38 +3,64 @@
 
 const char* crowd_status_string(crowd_status status) {
     switch (status) {
-    case CROWD_OK: return "ok";
-    case CROWD_ERR_NULL_ARGUMENT: return "a required pointer argument is NULL";
-    case CROWD_ERR_INVALID_ENUM: return "enumeration value out of range";
-    case CROWD_ERR_NOT_FINITE: return "NaN or infinite value";
-    case CROWD_ERR_BAD_RADIUS: return "radius or distance out of range";
-    case CROWD_ERR_BAD_SPEED: return "max speed or max force is not positive";
-    case CROWD_ERR_BAD_WEIGHT: return "negative behavior weight";
-    case CROWD_ERR_BAD_HEADING: return "zero-length heading or direction";
-    case CROWD_ERR_BAD_DT: return "time step is not positive";
-    case CROWD_ERR_BAD_CELL_SIZE: return "cell size is not positive";
-    case CROWD_ERR_BAD_THREADS: return "negative thread count";
-    case CROWD_ERR_BAD_CAPACITY: return "capacity out of range";
-    case CROWD_ERR_CAPACITY: return "world is full (max_agents reached)";
-    case CROWD_ERR_OUT_OF_MEMORY: return "out of memory";
-    case CROWD_ERR_NULL_HANDLE: return "null agent handle";
-    case CROWD_ERR_STALE_HANDLE: return "stale agent handle (agent was removed)";
-    case CROWD_ERR_FOREIGN_HANDLE: return "agent handle from another world";
-    case CROWD_ERR_BUFFER_TOO_SMALL: return "output buffer too small";
-    case CROWD_STATUS_COUNT: break;
+    case CROWD_OK:
+        return "ok";
+    case CROWD_ERR_NULL_ARGUMENT:
+        return "a required pointer argument is NULL";
+    case CROWD_ERR_INVALID_ENUM:
+        return "enumeration value out of range";
+    case CROWD_ERR_NOT_FINITE:
+        return "NaN or infinite value";
+    case CROWD_ERR_BAD_RADIUS:
+        return "radius or distance out of range";
+    case CROWD_ERR_BAD_SPEED:
+        return "max speed or max force is not positive";
+    case CROWD_ERR_BAD_WEIGHT:
+        return "negative behavior weight";
+    case CROWD_ERR_BAD_HEADING:
+        return "zero-length heading or direction";
+    case CROWD_ERR_BAD_DT:
+        return "time step is not positive";
+    case CROWD_ERR_BAD_CELL_SIZE:
+        return "cell size is not positive";
+    case CROWD_ERR_BAD_THREADS:
+        return "negative thread count";
+    case CROWD_ERR_BAD_CAPACITY:
+        return "capacity out of range";
+    case CROWD_ERR_CAPACITY:
+        return "world is full (max_agents reached)";
+    case CROWD_ERR_OUT_OF_MEMORY:
+        return "out of memory";
+    case CROWD_ERR_NULL_HANDLE:
+        return "null agent handle";
+    case CROWD_ERR_STALE_HANDLE:
+        return "stale agent handle (agent was removed)";
+    case CROWD_ERR_FOREIGN_HANDLE:
+        return "agent handle from another world";
+    case CROWD_ERR_BUFFER_TOO_SMALL:
+        return "output buffer too small";
+    case CROWD_STATUS_COUNT:
+        break;
     }
     return "unknown status";
 }
 
 const char* crowd_phase_name(crowd_phase phase) {
     switch (phase) {
-    case CROWD_PHASE_SORT: return "sort";
-    case CROWD_PHASE_NEIGHBOR: return "neighbor";
-    case CROWD_PHASE_LEADER: return "leader";
-    case CROWD_PHASE_PATH: return "path";
-    case CROWD_PHASE_GOAL: return "goal";
-    case CROWD_PHASE_INTEGRATE: return "integrate";
-    case CROWD_PHASE_COUNT: break;
+    case CROWD_PHASE_SORT:
+        return "sort";
+    case CROWD_PHASE_NEIGHBOR:
+        return "neighbor";
+    case CROWD_PHASE_LEADER:
+        return "leader";
+    case CROWD_PHASE_PATH:
+        return "path";
+    case CROWD_PHASE_GOAL:
+        return "goal";
+    case CROWD_PHASE_INTEGRATE:
+        return "integrate";
+    case CROWD_PHASE_COUNT:
+        break;
     }
     return "unknown";
 }

@@ -3,7 +3,9 @@
 
 #include <math.h>
 
-static inline crowd_vec2 v2(float x, float y) { return (crowd_vec2){x, y}; }
+static inline crowd_vec2 v2(float x, float y) {
+    return (crowd_vec2){x, y};
+}
 
 static inline crowd_vec2 normalize(crowd_vec2 v) {
     float len = sqrtf(v.x * v.x + v.y * v.y);

@@ -21,7 +21,9 @@ static void default_free(void* ptr, size_t size, void* user) {
     free(ptr);
 }
 
-void* crowd_alloc(crowd_world* w, size_t bytes) { return w->alloc(bytes, 64, w->alloc_user); }
+void* crowd_alloc(crowd_world* w, size_t bytes) {
+    return w->alloc(bytes, 64, w->alloc_user);
+}
 
 void crowd_free(crowd_world* w, void* p, size_t bytes) {
     if (p) w->free(p, bytes, w->alloc_user);
@@ -91,7 +93,9 @@ static void* ref_get(const array_ref* r) {
     return p;
 }
 
-static void ref_set(const array_ref* r, void* p) { memcpy(r->addr, &p, sizeof p); }
+static void ref_set(const array_ref* r, void* p) {
+    memcpy(r->addr, &p, sizeof p);
+}
 
 static size_t ref_bytes(const array_ref* r, int capacity) {
     size_t n = (size_t)capacity + (r->per_slot ? CROWD_PAD : 0);
@@ -247,10 +251,26 @@ crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
     return CROWD_OK;
 }
 
-int crowd_world_get_threads(const crowd_world* w) { return w ? w->threads : 0; }
-int crowd_world_agent_count(const crowd_world* w) { return w ? w->count : 0; }
-float crowd_world_get_dt(const crowd_world* w) { return w ? w->dt : 0.0f; }
-uint64_t crowd_world_tick(const crowd_world* w) { return w ? w->tick : 0; }
+int crowd_world_get_threads(const crowd_world* w) {
+    return w ? w->threads : 0;
+}
+int crowd_world_agent_count(const crowd_world* w) {
+    return w ? w->count : 0;
+}
+float crowd_world_get_dt(const crowd_world* w) {
+    return w ? w->dt : 0.0f;
+}
+uint64_t crowd_world_tick(const crowd_world* w) {
+    return w ? w->tick : 0;
+}
 crowd_profile crowd_world_get_profile(const crowd_world* w) {
     return w ? w->profile : (crowd_profile){0};
+}
+
+void crowd_thread_range(int n, int* lo, int* hi) {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t chunks = ((int64_t)n + CROWD_LANES - 1) / CROWD_LANES;
+    int64_t a = chunks * t / nt * CROWD_LANES, b = chunks * (t + 1) / nt * CROWD_LANES;
+    *lo = (int)(a < n ? a : n);
+    *hi = (int)(b < n ? b : n);
 }

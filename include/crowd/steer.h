@@ -28,11 +28,13 @@ CROWD_API crowd_vec2 crowd_steer_flee(crowd_vec2 pos, crowd_vec2 vel, float max_
 // Reynolds' look-ahead time used by pursuit and evade: T = |other - pos| / max_speed.
 CROWD_API float crowd_steer_predict_time(crowd_vec2 pos, float max_speed, crowd_vec2 other);
 
-// evade: flee(threat_pos + threat_vel * T), T = crowd_steer_predict_time(pos, max_speed, threat_pos).
+// evade: flee(threat_pos + threat_vel * T), T = crowd_steer_predict_time(pos, max_speed,
+// threat_pos).
 CROWD_API crowd_vec2 crowd_steer_evade(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                        crowd_vec2 threat_pos, crowd_vec2 threat_vel);
 
-// pursuit: seek(target_pos + target_vel * T), T = crowd_steer_predict_time(pos, max_speed, target_pos).
+// pursuit: seek(target_pos + target_vel * T), T = crowd_steer_predict_time(pos, max_speed,
+// target_pos).
 CROWD_API crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                          crowd_vec2 target_pos, crowd_vec2 target_vel);
 

@@ -18,14 +18,14 @@ typedef void* crowd_alloc_fn(size_t size, size_t align, void* user);
 typedef void crowd_free_fn(void* ptr, size_t size, void* user);
 
 typedef struct crowd_world_def {
-    float dt;             // tick length in seconds, > 0 (default 0.1)
-    float cell_size;      // spatial hash cell edge in metres, > 0 (default 2.5)
-    int capacity;         // agents storage is sized for up front (default 1024)
-    int max_agents;       // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
-    int threads;          // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
-    uint16_t world_tag;   // tag stamped on handles; 0 = derived from the world's address
-    crowd_alloc_fn* alloc;// NULL = the C library's aligned_alloc
-    crowd_free_fn* free;  // NULL = the C library's free
+    float dt;              // tick length in seconds, > 0 (default 0.1)
+    float cell_size;       // spatial hash cell edge in metres, > 0 (default 2.5)
+    int capacity;          // agents storage is sized for up front (default 1024)
+    int max_agents;        // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
+    int threads;           // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
+    uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
+    crowd_alloc_fn* alloc; // NULL = the C library's aligned_alloc
+    crowd_free_fn* free;   // NULL = the C library's free
     void* alloc_user;
 } crowd_world_def;
 
@@ -77,10 +77,10 @@ CROWD_API const char* crowd_phase_name(crowd_phase phase);
 
 typedef struct crowd_profile {
     double phase_ms[CROWD_PHASE_COUNT];
-    double step_ms;            // the whole step
-    uint64_t candidates;       // neighbor candidates examined in the last step
-    int agents;                // agents stepped
-    int threads;               // threads the step ran on
+    double step_ms;      // the whole step
+    uint64_t candidates; // neighbor candidates examined in the last step
+    int agents;          // agents stepped
+    int threads;         // threads the step ran on
 } crowd_profile;
 
 CROWD_API crowd_profile crowd_world_get_profile(const crowd_world* world);
@@ -105,14 +105,14 @@ typedef struct crowd_goal {
 typedef struct crowd_agent_def {
     crowd_vec2 position;
     crowd_vec2 velocity;
-    crowd_vec2 heading;        // initial last valid heading, unit length (default (1, 0))
-    float radius;              // body radius, > 0 (default 0.3)
-    float max_speed;           // > 0 (default 1.5)
-    float max_force;           // > 0 (default 3)
-    float separation_radius;   // > 0 (default 1.2)
-    float separation_weight;   // >= 0, 0 turns separation off (default 1)
-    crowd_goal goal;           // default: none
-    uint64_t user_data;        // opaque to the engine
+    crowd_vec2 heading;      // initial last valid heading, unit length (default (1, 0))
+    float radius;            // body radius, > 0 (default 0.3)
+    float max_speed;         // > 0 (default 1.5)
+    float max_force;         // > 0 (default 3)
+    float separation_radius; // > 0 (default 1.2)
+    float separation_weight; // >= 0, 0 turns separation off (default 1)
+    crowd_goal goal;         // default: none
+    uint64_t user_data;      // opaque to the engine
 } crowd_agent_def;
 
 CROWD_API crowd_agent_def crowd_agent_def_default(void);

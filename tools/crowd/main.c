@@ -64,9 +64,12 @@ static int parse(int argc, char** argv, options* o) {
         } else if (!strcmp(a, "--seed") && parse_int(v, 0, INT32_MAX, &n)) {
             o->scene.seed = (uint64_t)n;
         } else if (!strcmp(a, "--scene")) {
-            if (!strcmp(v, "separation")) o->scene.kind = SCENE_SEPARATION;
-            else if (!strcmp(v, "crossing")) o->scene.kind = SCENE_CROSSING;
-            else if (!strcmp(v, "mixed")) o->scene.kind = SCENE_MIXED;
+            if (!strcmp(v, "separation"))
+                o->scene.kind = SCENE_SEPARATION;
+            else if (!strcmp(v, "crossing"))
+                o->scene.kind = SCENE_CROSSING;
+            else if (!strcmp(v, "mixed"))
+                o->scene.kind = SCENE_MIXED;
             else {
                 fprintf(stderr, "crowd: unknown scene '%s' (separation, crossing, mixed)\n", v);
                 return 2;
@@ -92,8 +95,7 @@ static int demo(const options* o) {
         return 1;
     }
     const int ticks = o->ticks > 0 ? o->ticks : 1;
-    double* ms = malloc(sizeof(double) * (size_t)ticks);
-    double phase[CROWD_PHASE_COUNT] = {0};
+    double* ms = malloc(sizeof(double) * (size_t)ticks * (CROWD_PHASE_COUNT + 1));
     uint64_t candidates = 0;
     if (!ms) {
         crowd_world_destroy(w);
@@ -104,10 +106,11 @@ static int demo(const options* o) {
         crowd_world_step(w);
         crowd_profile p = crowd_world_get_profile(w);
         ms[t] = p.step_ms;
-        for (int k = 0; k < CROWD_PHASE_COUNT; ++k) phase[k] += p.phase_ms[k];
+        for (int k = 0; k < CROWD_PHASE_COUNT; ++k) ms[(size_t)(k + 1) * ticks + t] = p.phase_ms[k];
         candidates += p.candidates;
     }
-    qsort(ms, (size_t)ticks, sizeof *ms, cmp_double);
+    for (int k = 0; k <= CROWD_PHASE_COUNT; ++k)
+        qsort(ms + (size_t)k * ticks, (size_t)ticks, sizeof *ms, cmp_double);
     const double median = ms[ticks / 2], p95 = ms[(int)((ticks - 1) * 0.95)];
     const int n = crowd_world_agent_count(w);
     printf("crowdstep demo: %d separating agents, density %.2f/m2, %d threads, %d ticks\n", n,
@@ -115,9 +118,10 @@ static int demo(const options* o) {
     printf("ms/tick: median %.3f, p95 %.3f\n", median, p95);
     printf("agent-steps/s: %.2f M\n", median > 0 ? n / median * 1e-3 : 0.0);
     printf("candidates/agent: %.1f\n", n ? (double)candidates / ticks / n : 0.0);
-    printf("phases (mean ms):");
+    printf("phases (median ms):");
     for (int k = 0; k < CROWD_PHASE_COUNT; ++k)
-        printf(" %s %.3f", crowd_phase_name((crowd_phase)k), phase[k] / ticks);
+        printf(" %s %.3f", crowd_phase_name((crowd_phase)k),
+               ms[(size_t)(k + 1) * ticks + ticks / 2]);
     printf("\nstate-hash: %016" PRIx64 "\n", crowd_world_state_hash(w));
     free(ms);
     crowd_world_destroy(w);
@@ -147,8 +151,8 @@ static crowd_status churn(crowd_world* w, scene_rng* rng, float half) {
             if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK;
         } else {
             crowd_agent_def a = crowd_agent_def_default();
-            a.position = (crowd_vec2){scene_rng_float(rng, -half, half),
-                                      scene_rng_float(rng, -half, half)};
+            a.position =
+                (crowd_vec2){scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
             a.goal.mode = CROWD_GOAL_ARRIVE;
             a.goal.target = (crowd_vec2){0.0f, 0.0f};
             crowd_agent_id id;

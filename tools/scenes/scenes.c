@@ -18,7 +18,9 @@ scene_def scene_def_default(void) {
     return (scene_def){.kind = SCENE_SEPARATION, .agents = 10000, .density = 0.25f, .seed = 1};
 }
 
-float scene_side(const scene_def* def) { return sqrtf((float)def->agents / def->density); }
+float scene_side(const scene_def* def) {
+    return sqrtf((float)def->agents / def->density);
+}
 
 crowd_status scene_create(const scene_def* def, crowd_world** out) {
     crowd_world_def wd = crowd_world_def_default();
@@ -37,7 +39,8 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
         float ang = scene_rng_float(&rng, 0.0f, 6.2831853f);
         a.velocity = (crowd_vec2){cosf(ang) * 1.2f, sinf(ang) * 1.2f};
         switch (def->kind) {
-        case SCENE_SEPARATION: break;
+        case SCENE_SEPARATION:
+            break;
         case SCENE_CROSSING:
             a.goal.mode = CROWD_GOAL_SEEK;
             a.goal.target = (crowd_vec2){-a.position.x, -a.position.y};

@@ -1,4 +1,5 @@
-// Reproducible test and benchmark worlds, shared by the crowd command, the tests and the benchmarks.
+// Reproducible test and benchmark worlds, shared by the crowd command, the tests and the
+// benchmarks.
 #ifndef CROWD_SCENES_H
 #define CROWD_SCENES_H
 
