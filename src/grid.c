@@ -31,6 +31,26 @@ static void choose_layout(crowd_grid* g, int64_t min_cx, int64_t min_cy, int64_t
     }
 }
 
+// Keys in their own loop (the histogram's scattered increments would keep it scalar), one loop per
+// layout so each is branch-free.
+static void compute_keys(const crowd_grid* g, const float* restrict x, const float* restrict y,
+                         uint32_t* restrict keys, int lo, int hi) {
+    const float inv = g->inv_cell;
+    if (g->dense) {
+        const uint32_t width = g->width;
+        const int32_t min_cx = g->min_cx, min_cy = g->min_cy;
+        for (int i = lo; i < hi; ++i)
+            keys[i] = (uint32_t)(crowd_cell_coord(y[i], inv) - min_cy) * width +
+                      (uint32_t)(crowd_cell_coord(x[i], inv) - min_cx);
+    } else {
+        const uint32_t mask = g->mask;
+        for (int i = lo; i < hi; ++i)
+            keys[i] = (crowd_mix32((uint32_t)crowd_cell_coord(y[i], inv)) +
+                       (uint32_t)crowd_cell_coord(x[i], inv)) &
+                      mask;
+    }
+}
+
 void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float* y, int n,
                      uint32_t bucket_capacity, uint32_t* hist, int threads, uint32_t* keys,
                      uint32_t* order, uint32_t* cell_start) {
@@ -67,12 +87,8 @@ void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float
         chunk_of(n, t, nt, &lo, &hi);
         uint32_t* h = hist + (size_t)t * bucket_capacity;
         memset(h, 0, sizeof(uint32_t) * buckets);
-        for (int i = lo; i < hi; ++i) {
-            uint32_t k =
-                crowd_grid_key(g, crowd_cell_coord(x[i], inv), crowd_cell_coord(y[i], inv));
-            keys[i] = k;
-            h[k]++;
-        }
+        compute_keys(g, x, y, keys, lo, hi);
+        for (int i = lo; i < hi; ++i) h[keys[i]]++;
 #pragma omp barrier
         // Exclusive prefix over (bucket, thread): bucket-major so that within a bucket thread t's
         // agents come after those of threads < t, i.e. in input order.
