@@ -18,6 +18,8 @@ static void choose_layout(crowd_grid* g, int64_t min_cx, int64_t min_cy, int64_t
     int64_t w = max_cx - min_cx + 1, h = max_cy - min_cy + 1;
     g->min_cx = (int32_t)min_cx, g->min_cy = (int32_t)min_cy;
     g->max_cx = (int32_t)max_cx, g->max_cy = (int32_t)max_cy;
+    // Rows at least 3 cells wide: the 3x3 stencil's three row ranges then never overlap.
+    if (w < 3) w = 3;
     if (w * h <= (int64_t)bucket_capacity) {
         g->dense = true;
         g->width = (uint32_t)w;
@@ -53,7 +55,7 @@ static void compute_keys(const crowd_grid* g, const float* restrict x, const flo
 
 void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float* y, int n,
                      uint32_t bucket_capacity, uint32_t* hist, int threads, uint32_t* keys,
-                     uint32_t* order, uint32_t* cell_start) {
+                     uint32_t* order, uint32_t* sorted_keys, uint32_t* cell_start) {
     g->inv_cell = 1.0f / cell_size;
     g->cell_start = cell_start;
     if (n == 0) {
@@ -111,7 +113,11 @@ void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float
             }
         }
 #pragma omp barrier
-        for (int i = lo; i < hi; ++i) order[h[keys[i]]++] = (uint32_t)i;
+        for (int i = lo; i < hi; ++i) {
+            const uint32_t k = keys[i], pos = h[k]++;
+            order[pos] = (uint32_t)i;
+            sorted_keys[pos] = k;
+        }
     }
     cell_start[buckets] = (uint32_t)n;
 }

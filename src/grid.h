@@ -112,12 +112,13 @@ static inline int crowd_grid_row_ranges(const crowd_grid* g, const crowd_cell_bo
 }
 
 // Counting sort of n points into cell order (stable: equal keys keep their input order).
-// Writes keys[n], order[n] (order[s] = input index of sorted slot s) and cell_start[buckets + 1],
+// Writes keys[n], order[n] (order[s] = input index of sorted slot s), sorted_keys[n] (the key of
+// sorted slot s) and cell_start[buckets + 1],
 // and sets every field of *g but cell_start's pointer, which the caller owns. `hist` holds
 // threads * bucket_capacity counters. Runs on up to `threads` OpenMP threads; the result does not
 // depend on the thread count.
 void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float* y, int n,
                      uint32_t bucket_capacity, uint32_t* hist, int threads, uint32_t* keys,
-                     uint32_t* order, uint32_t* cell_start);
+                     uint32_t* order, uint32_t* sorted_keys, uint32_t* cell_start);
 
 #endif

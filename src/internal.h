@@ -83,7 +83,8 @@ struct crowd_world {
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
     float *gsep_x, *gsep_y;   // separation among followers of the same group (unweighted)
     float* cone_along;        // queue: closest agent ahead along the heading, +inf if none
-    uint32_t *key, *order;    // sort keys and the gather permutation
+    uint32_t *key, *order;    // sort keys (input order) and the gather permutation
+    uint32_t* skey;           // cell key of each sorted slot
 
     // Spatial hash built by the last sort.
     crowd_grid grid;

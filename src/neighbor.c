@@ -152,8 +152,9 @@ static inline float margin(float px, float py, float reach) {
     return (fabsf(px) + fabsf(py) + reach) * 1e-6f + 1e-6f;
 }
 
-static inline __attribute__((always_inline)) uint64_t agent_neighbors(crowd_world* w, int s,
-                                                                      bool sparse) {
+// Queue and follower agents: out of line so the separation-only loop stays small and keeps its
+// values in registers.
+static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s, bool sparse) {
     const crowd_columns* c = &w->cur;
     query q = {
         .px = c->px[s],
@@ -226,40 +227,64 @@ static inline __attribute__((always_inline)) uint64_t agent_neighbors(crowd_worl
     return cand;
 }
 
+// One contiguous range of candidates for a separation-only agent.
+static inline __attribute__((always_inline)) void
+sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
+          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
+          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
+    for (uint32_t j = b; j < end; j += CROWD_LANES) {
+        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
+        // contiguous and loads them one by one.
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const int live = (int)(end - j);
+        for (int l = 0; l < CROWD_LANES; ++l) {
+            const float dx = px - xc[l], dy = py - yc[l];
+            const float d = sqrtf(dx * dx + dy * dy);
+            bool in = (l < live) & (d > 0.01f) & (d < r);
+            if (sparse) in &= crowd_cell_coord(yc[l], inv_cell) == cy;
+            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+            ax[l] += in ? dx * q : 0.0f;
+            ay[l] += in ? dy * q : 0.0f;
+            an[l] += in ? 1.0f : 0.0f;
+        }
+    }
+}
+
 // Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
-// compiler keeps in vector registers.
+// compiler keeps in vector registers. When the separation disc fits in the agent's own cell and
+// its eight neighbors (the usual case: radius 1.2, cell 2.5) and the layout is dense, the rows
+// come straight from the agent's sorted key: three ranges, no cell arithmetic. Otherwise the
+// query box decides.
 static inline __attribute__((always_inline)) uint64_t
-sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* restrict ys, float px,
-         float py, float vx, float vy, float r, float ms, float weight, float* restrict out_x,
-         float* restrict out_y, bool sparse) {
+sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* restrict ys,
+         uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
+         float* restrict out_x, float* restrict out_y, bool sparse) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CROWD_LANES] = {0}, ay[CROWD_LANES] = {0}, an[CROWD_LANES] = {0};
     uint64_t candidates = 0;
-    crowd_cell_box box;
-    if (crowd_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
-        for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
-            uint32_t b[2], e[2];
-            const int ranges = crowd_grid_row_ranges(g, &box, cy, b, e);
-            for (int k = 0; k < ranges; ++k) {
-                const uint32_t end = e[k];
-                candidates += end - b[k];
-                for (uint32_t j = b[k]; j < end; j += CROWD_LANES) {
-                    // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove
-                    // the lanes contiguous and loads them one by one.
-                    const float* restrict xc = xs + j;
-                    const float* restrict yc = ys + j;
-                    const int live = (int)(end - j);
-                    for (int l = 0; l < CROWD_LANES; ++l) {
-                        const float dx = px - xc[l], dy = py - yc[l];
-                        const float d = sqrtf(dx * dx + dy * dy);
-                        bool in = (l < live) & (d > 0.01f) & (d < r);
-                        if (sparse) in &= crowd_cell_coord(yc[l], inv_cell) == cy;
-                        const float q = 1.0f / (in ? d : 1.0f) - inv_r;
-                        ax[l] += in ? dx * q : 0.0f;
-                        ay[l] += in ? dy * q : 0.0f;
-                        an[l] += in ? 1.0f : 0.0f;
-                    }
+    if (!sparse && (r + m) * inv_cell <= 1.0f) {
+        const int64_t last = (int64_t)g->buckets - 1;
+        for (int dr = -1; dr <= 1; ++dr) {
+            int64_t k0 = (int64_t)key + dr * (int64_t)g->width - 1, k1 = k0 + 2;
+            k0 = k0 < 0 ? 0 : k0;
+            k1 = k1 > last ? last : k1;
+            if (k0 > k1) continue;
+            const uint32_t b = g->cell_start[k0], e = g->cell_start[k1 + 1];
+            candidates += e - b;
+            sep_range(xs, ys, b, e, px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
+        }
+    } else {
+        crowd_cell_box box;
+        if (crowd_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
+            for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+                uint32_t b[2], e[2];
+                const int ranges = crowd_grid_row_ranges(g, &box, cy, b, e);
+                for (int k = 0; k < ranges; ++k) {
+                    candidates += e[k] - b[k];
+                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse, cy,
+                              inv_cell);
                 }
             }
         }
@@ -276,6 +301,7 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
     const crowd_columns c = w->cur;
     float* restrict fx = w->force_x;
     float* restrict fy = w->force_y;
+    const uint32_t* restrict skey = w->skey;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
         if ((c.flags[s] & CROWD_FLAG_QUEUE) || c.group[s] != 0) {
@@ -289,8 +315,8 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
             fx[s] = fy[s] = 0.0f;
             continue;
         }
-        candidates += sep_only(&g, c.px, c.py, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                               c.max_speed[s], weight, &fx[s], &fy[s], sparse);
+        candidates += sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
+                               c.sep_radius[s], c.max_speed[s], weight, &fx[s], &fy[s], sparse);
     }
     return candidates;
 }

@@ -13,7 +13,7 @@ static void slot_range(int32_t* restrict slot_of, const uint32_t* restrict id, i
 void crowd_pass_sort(crowd_world* w) {
     const int n = w->count;
     crowd_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, n, w->bucket_capacity, w->hist,
-                    w->threads, w->key, w->order, w->cell_start);
+                    w->threads, w->key, w->order, w->skey, w->cell_start);
 
     const uint32_t* order = w->order;
 #pragma omp parallel num_threads(w->threads) if (w->threads > 1)

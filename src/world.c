@@ -74,6 +74,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->cone_along, sizeof(float), true};
     out[n++] = (array_ref){&w->key, sizeof(uint32_t), true};
     out[n++] = (array_ref){&w->order, sizeof(uint32_t), true};
+    out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
