@@ -35,8 +35,7 @@ static void BM_Queue(benchmark::State& state) {
     }
     const double iters = (double)state.iterations();
     state.counters["queues"] = def.queues;
-    state.counters["agent_steps/s"] =
-        benchmark::Counter(agent_steps, benchmark::Counter::kIsRate);
+    state.counters["agent_steps/s"] = benchmark::Counter(agent_steps, benchmark::Counter::kIsRate);
     state.counters["candidates/agent"] = candidates / agent_steps;
     state.counters["arrivals/tick"] = arrivals / iters;
     for (int k = 0; k < CROWD_PHASE_COUNT; ++k)

@@ -40,11 +40,12 @@ CROWD_API crowd_queue_def crowd_queue_def_default(void);
 
 // Makes the agent queue: its goal becomes crowd_steer_arrive toward def->goal with slow_radius and
 // weight (replacing any goal it had) and it brakes for its forward cone. Calling it again replaces
-// the queue and re-arms a STOP arrival. Errors, checked in this order: the handle's; a NULL def
-// (CROWD_ERR_NULL_ARGUMENT); an on_arrival out of range (CROWD_ERR_INVALID_ENUM); a NaN or
-// infinity (CROWD_ERR_NOT_FINITE); cone_length <= 0 or cone_width < 0 (CROWD_ERR_BAD_CONE);
-// slow_radius or arrival_radius <= 0 (CROWD_ERR_BAD_RADIUS); weight < 0 (CROWD_ERR_BAD_WEIGHT);
-// start_min > start_max (CROWD_ERR_BAD_AREA).
+// the queue and re-arms a STOP arrival. A later crowd_agent_set_goal changes where the agent
+// steers; arrivals are still tested at the queue's goal. Errors, checked in this order: the
+// handle's; a NULL def (CROWD_ERR_NULL_ARGUMENT); an on_arrival out of range
+// (CROWD_ERR_INVALID_ENUM); a NaN or infinity (CROWD_ERR_NOT_FINITE); cone_length <= 0 or
+// cone_width < 0 (CROWD_ERR_BAD_CONE); slow_radius or arrival_radius <= 0 (CROWD_ERR_BAD_RADIUS);
+// weight < 0 (CROWD_ERR_BAD_WEIGHT); start_min > start_max (CROWD_ERR_BAD_AREA).
 CROWD_API crowd_status crowd_agent_set_queue(crowd_world* world, crowd_agent_id id,
                                              const crowd_queue_def* def);
 
