@@ -4,6 +4,10 @@
 // A queueing agent steers with crowd_steer_arrive toward its queue goal, its desired speed scaled
 // by the brake. After integration, every queueing agent within arrival_radius of its goal has
 // arrived: the step reports it and applies the queue's on-arrival policy.
+//
+// The brake only reaches zero when the agent ahead is touching, so behind a head that stands still
+// (a STOP goal) followers keep pressing forward; a file longer than a few agents then compacts into
+// a cluster around the goal. A file stays open while its head keeps moving (REMOVE, RESPAWN).
 #ifndef CROWD_QUEUE_H
 #define CROWD_QUEUE_H
 
