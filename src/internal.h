@@ -7,6 +7,7 @@
 
 #include "crowd/crowd.h"
 #include "grid.h"
+#include "queue.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
@@ -16,9 +17,6 @@
 // Sorted arrays are over-allocated by this many elements so a CROWD_LANES-wide chunk that starts
 // at the last agent may read past it without leaving the allocation.
 #define CROWD_PAD CROWD_LANES
-
-// Below this speed a queueing agent has no heading and so no forward cone (brake 1).
-#define CROWD_QUEUE_MIN_SPEED 1e-3f
 
 // Per-agent behavior bits, kept in the sorted `flags` column so passes can skip agents cheaply.
 enum {
@@ -103,6 +101,14 @@ struct crowd_world {
     crowd_goal* goal;
     uint64_t* user_data;
     float *cone_length, *cone_width; // queue cone per agent index
+    crowd_queue_agent* queue;        // queue goal and arrival policy per agent index
+    crowd_queue_def* queue_def;      // the queue as set, per agent index
+
+    // Queue arrivals (queue.c).
+    uint8_t* arrived;        // per slot: the arrival test's result
+    crowd_arrival* arrivals; // the last step's arrivals in handle order (capacity entries)
+    int arrival_count;
+    uint64_t rng; // splitmix64 state: respawn points, drawn in handle order
 
     crowd_profile profile;
 };
@@ -124,5 +130,6 @@ void crowd_pass_sort(crowd_world* w);
 uint64_t crowd_pass_neighbor(crowd_world* w);
 void crowd_pass_goal(crowd_world* w);
 void crowd_pass_integrate(crowd_world* w);
+void crowd_pass_arrival(crowd_world* w);
 
 #endif

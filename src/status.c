@@ -39,6 +39,12 @@ const char* crowd_status_string(crowd_status status) {
         return "agent handle from another world";
     case CROWD_ERR_BUFFER_TOO_SMALL:
         return "output buffer too small";
+    case CROWD_ERR_BAD_CONE:
+        return "queue cone length is not positive or width is negative";
+    case CROWD_ERR_BAD_AREA:
+        return "rectangle with min greater than max";
+    case CROWD_ERR_NOT_QUEUEING:
+        return "agent does not queue";
     case CROWD_STATUS_COUNT:
         break;
     }
@@ -59,6 +65,8 @@ const char* crowd_phase_name(crowd_phase phase) {
         return "goal";
     case CROWD_PHASE_INTEGRATE:
         return "integrate";
+    case CROWD_PHASE_ARRIVAL:
+        return "arrival";
     case CROWD_PHASE_COUNT:
         break;
     }

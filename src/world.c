@@ -36,6 +36,7 @@ crowd_world_def crowd_world_def_default(void) {
         .capacity = 1024,
         .max_agents = 1 << 24,
         .threads = 0,
+        .seed = 1,
     };
 }
 
@@ -83,6 +84,10 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
     out[n++] = (array_ref){&w->cone_length, sizeof(float), false};
     out[n++] = (array_ref){&w->cone_width, sizeof(float), false};
+    out[n++] = (array_ref){&w->queue, sizeof(crowd_queue_agent), false};
+    out[n++] = (array_ref){&w->queue_def, sizeof(crowd_queue_def), false};
+    out[n++] = (array_ref){&w->arrived, sizeof(uint8_t), true};
+    out[n++] = (array_ref){&w->arrivals, sizeof(crowd_arrival), false};
     return n;
 }
 
@@ -206,6 +211,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->threads_requested = def->threads;
     w->threads = resolve_threads(def->threads);
     w->max_agents = def->max_agents;
+    w->rng = def->seed;
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {

@@ -32,7 +32,7 @@ build build/portable -DCMAKE_BUILD_TYPE=Release -DCROWD_NATIVE=OFF -DCROWD_BUILD
 
 echo "== determinism across builds and thread counts"
 fail=0
-for scene in separation crossing mixed; do
+for scene in separation crossing mixed queue; do
   ref=""
   for bin in build/release/crowd build/portable/crowd; do
     for t in 1 2 3 8; do

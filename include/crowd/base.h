@@ -40,6 +40,9 @@ typedef enum crowd_status {
     CROWD_ERR_STALE_HANDLE,     // the agent behind the handle was removed
     CROWD_ERR_FOREIGN_HANDLE,   // the handle belongs to another world or was never issued
     CROWD_ERR_BUFFER_TOO_SMALL, // the caller's buffer cannot hold the result
+    CROWD_ERR_BAD_CONE,         // queue cone length <= 0 or cone width < 0
+    CROWD_ERR_BAD_AREA,         // a rectangle with min > max
+    CROWD_ERR_NOT_QUEUEING,     // the agent has no queue
     CROWD_STATUS_COUNT
 } crowd_status;
 

@@ -24,7 +24,7 @@ static void usage(FILE* f) {
           "  --agents N     number of agents (demo: 100000, hash: 20000)\n"
           "  --ticks N      ticks to step (demo: 100, hash: 200)\n"
           "  --threads T    OpenMP threads, 0 = all cores (default 0)\n"
-          "  --scene NAME   separation | crossing | mixed (hash only; default mixed)\n"
+          "  --scene NAME   separation | crossing | mixed | queue (default mixed)\n"
           "  --seed S       random seed (default 1)\n"
           "  --churn        hash: add, remove and teleport agents between steps\n",
           f);
@@ -70,8 +70,11 @@ static int parse(int argc, char** argv, options* o) {
                 o->scene.kind = SCENE_CROSSING;
             else if (!strcmp(v, "mixed"))
                 o->scene.kind = SCENE_MIXED;
+            else if (!strcmp(v, "queue"))
+                o->scene.kind = SCENE_QUEUE;
             else {
-                fprintf(stderr, "crowd: unknown scene '%s' (separation, crossing, mixed)\n", v);
+                fprintf(stderr, "crowd: unknown scene '%s' (separation, crossing, mixed, queue)\n",
+                        v);
                 return 2;
             }
         } else {

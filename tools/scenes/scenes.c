@@ -22,11 +22,38 @@ float scene_side(const scene_def* def) {
     return sqrtf((float)def->agents / def->density);
 }
 
+static int queue_count(const scene_def* def) {
+    return def->queues > 0 ? def->queues : (def->agents + 199) / 200;
+}
+
+// A queueing agent in a uniform point of its queue's tile: the square cut into cols x rows tiles.
+static crowd_status add_queue_agent(crowd_world* w, const scene_def* def, scene_rng* rng, int i,
+                                    crowd_agent_def* a) {
+    const int queues = queue_count(def), q = i % queues;
+    const int cols = (int)ceilf(sqrtf((float)queues));
+    const int rows = (queues + cols - 1) / cols;
+    const float side = scene_side(def), half = side * 0.5f;
+    const float tw = side / (float)cols, th = side / (float)rows;
+    const float x0 = -half + tw * (float)(q % cols), y0 = -half + th * (float)(q / cols);
+    a->position =
+        (crowd_vec2){scene_rng_float(rng, x0, x0 + tw), scene_rng_float(rng, y0, y0 + th)};
+    crowd_agent_id id;
+    crowd_status st = crowd_agent_add(w, a, &id);
+    if (st != CROWD_OK) return st;
+    crowd_queue_def qd = crowd_queue_def_default();
+    qd.goal = (crowd_vec2){x0 + tw * 0.9f, y0 + th * 0.5f};
+    qd.on_arrival = CROWD_QUEUE_RESPAWN;
+    qd.start_min = (crowd_vec2){x0, y0 + th * 0.25f};
+    qd.start_max = (crowd_vec2){x0 + tw * 0.1f, y0 + th * 0.75f};
+    return crowd_agent_set_queue(w, id, &qd);
+}
+
 crowd_status scene_create(const scene_def* def, crowd_world** out) {
     crowd_world_def wd = crowd_world_def_default();
     wd.capacity = def->agents;
     wd.threads = def->threads;
     wd.world_tag = 1;
+    wd.seed = def->seed;
     crowd_status st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st;
     crowd_world* w = *out;
@@ -56,9 +83,15 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
             a.max_speed = scene_rng_float(&rng, 1.0f, 2.0f);
             break;
         }
+        case SCENE_QUEUE:
+            break;
         }
-        crowd_agent_id id;
-        st = crowd_agent_add(w, &a, &id);
+        if (def->kind == SCENE_QUEUE) {
+            st = add_queue_agent(w, def, &rng, i, &a);
+        } else {
+            crowd_agent_id id;
+            st = crowd_agent_add(w, &a, &id);
+        }
         if (st != CROWD_OK) {
             crowd_world_destroy(w);
             *out = NULL;

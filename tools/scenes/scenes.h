@@ -23,6 +23,8 @@ typedef enum scene_kind {
     SCENE_SEPARATION, // uniform crowd drifting with random velocities, separation only
     SCENE_CROSSING,   // every agent seeks the point mirrored across the centre
     SCENE_MIXED,      // separation with seek, arrive and flee goals
+    SCENE_QUEUE,      // one tile of the square per queue: queue for the tile's goal (right end),
+                      // respawn in its start strip (left end)
 } scene_kind;
 
 typedef struct scene_def {
@@ -31,6 +33,7 @@ typedef struct scene_def {
     float density; // agents per square metre (default 0.25)
     uint64_t seed;
     int threads;
+    int queues; // SCENE_QUEUE: number of queues, 0 = one per 200 agents
 } scene_def;
 
 scene_def scene_def_default(void);

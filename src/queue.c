@@ -1,0 +1,240 @@
+// Queues: the public queue API, the spec's cone search and brake as pure functions, and the
+// arrival phase.
+//
+// The cone itself is searched in the neighbor pass (closest along -> w->cone_along) and applied
+// in the goal pass; this file sets the per-agent parameters those passes read and handles what
+// happens when a queueing agent reaches its goal.
+#include <math.h>
+
+#include "internal.h"
+
+crowd_queue_def crowd_queue_def_default(void) {
+    return (crowd_queue_def){
+        .cone_length = 2.5f,
+        .cone_width = 0.6f,
+        .slow_radius = 1.0f,
+        .weight = 1.0f,
+        .arrival_radius = 0.5f,
+        .on_arrival = CROWD_QUEUE_STOP,
+    };
+}
+
+// ---- pure functions ---------------------------------------------------------------------------
+
+// The expressions are the neighbor pass's, in the same order, so the two agree bit for bit.
+float crowd_queue_closest_along(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others, int count,
+                                int self, float cone_length, float cone_width) {
+    const float speed = sqrtf(vel.x * vel.x + vel.y * vel.y);
+    if (!(speed >= CROWD_QUEUE_MIN_SPEED) || !others) return INFINITY;
+    const float hx = vel.x / speed, hy = vel.y / speed;
+    float closest = INFINITY;
+    for (int i = 0; i < count; ++i) {
+        if (i == self) continue;
+        const float ox = others[i].x - pos.x, oy = others[i].y - pos.y;
+        const float along = ox * hx + oy * hy;
+        if (along < 0.0f || along > cone_length) continue;
+        const float qx = ox - hx * along, qy = oy - hy * along;
+        if (sqrtf(qx * qx + qy * qy) > cone_width) continue;
+        if (along < closest) closest = along;
+    }
+    return closest;
+}
+
+float crowd_queue_brake(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others, int count,
+                        int self, float cone_length, float cone_width) {
+    const float along =
+        crowd_queue_closest_along(pos, vel, others, count, self, cone_length, cone_width);
+    if (!(along < INFINITY)) return 1.0f;
+    const float b = along / cone_length;
+    return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+}
+
+// ---- per-agent API ------------------------------------------------------------------------------
+
+static bool finite2(crowd_vec2 v) {
+    return isfinite(v.x) && isfinite(v.y);
+}
+
+static crowd_status check_def(const crowd_queue_def* d) {
+    if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if (!isfinite(d->cone_length) || !isfinite(d->cone_width) || !finite2(d->goal) ||
+        !isfinite(d->slow_radius) || !isfinite(d->weight) || !isfinite(d->arrival_radius) ||
+        !finite2(d->start_min) || !finite2(d->start_max))
+        return CROWD_ERR_NOT_FINITE;
+    if (d->cone_length <= 0.0f || d->cone_width < 0.0f) return CROWD_ERR_BAD_CONE;
+    if (d->slow_radius <= 0.0f || d->arrival_radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    if (d->start_min.x > d->start_max.x || d->start_min.y > d->start_max.y)
+        return CROWD_ERR_BAD_AREA;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crowd_queue_def* def) {
+    int s;
+    crowd_status st = crowd_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!def) return CROWD_ERR_NULL_ARGUMENT;
+    st = check_def(def);
+    if (st != CROWD_OK) return st;
+
+    const uint32_t idx = id.index1 - 1;
+    w->goal[idx] = (crowd_goal){
+        .mode = CROWD_GOAL_ARRIVE,
+        .target = def->goal,
+        .slow_radius = def->slow_radius,
+        .weight = def->weight,
+    };
+    w->cone_length[idx] = def->cone_length;
+    w->cone_width[idx] = def->cone_width;
+    w->queue[idx] = (crowd_queue_agent){
+        .goal = def->goal,
+        .arrival_radius = def->arrival_radius,
+        .policy = (uint8_t)def->on_arrival,
+    };
+    w->queue_def[idx] = *def;
+    w->cur.flags[s] |= CROWD_FLAG_GOAL | CROWD_FLAG_QUEUE;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
+    int s;
+    crowd_status st = crowd_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    const uint32_t idx = id.index1 - 1;
+    w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_QUEUE;
+    w->cone_length[idx] = 0.0f;
+    w->cone_width[idx] = 0.0f;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_get_queue(const crowd_world* w, crowd_agent_id id, crowd_queue_def* out) {
+    int s;
+    crowd_status st = crowd_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    if (!(w->cur.flags[s] & CROWD_FLAG_QUEUE)) return CROWD_ERR_NOT_QUEUEING;
+    *out = w->queue_def[id.index1 - 1];
+    return CROWD_OK;
+}
+
+int crowd_world_arrival_count(const crowd_world* w) {
+    return w ? w->arrival_count : 0;
+}
+
+crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, int capacity,
+                                      int* count) {
+    if (!w || !count) return CROWD_ERR_NULL_ARGUMENT;
+    if (capacity < w->arrival_count) {
+        *count = w->arrival_count;
+        return CROWD_ERR_BUFFER_TOO_SMALL;
+    }
+    if (w->arrival_count > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
+    for (int i = 0; i < w->arrival_count; ++i) out[i] = w->arrivals[i];
+    *count = w->arrival_count;
+    return CROWD_OK;
+}
+
+// ---- arrival phase ------------------------------------------------------------------------------
+
+// splitmix64, the world's one random stream.
+static uint64_t rng_next(uint64_t* state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// A point of [lo, hi] from 24 random bits.
+static float rng_range(uint64_t* state, float lo, float hi) {
+    const float u = (float)(rng_next(state) >> 40) * (1.0f / 16777216.0f);
+    return lo + (hi - lo) * u;
+}
+
+// In-place heapsort by handle index (unique keys): no allocation, unlike the C library's qsort,
+// which may call malloc behind the world's allocator hooks.
+static void sift_down(crowd_arrival* a, int root, int n) {
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && a[child + 1].id.index1 > a[child].id.index1) child++;
+        if (a[root].id.index1 >= a[child].id.index1) return;
+        const crowd_arrival t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+static void sort_by_index(crowd_arrival* a, int n) {
+    for (int i = n / 2 - 1; i >= 0; --i) sift_down(a, i, n);
+    for (int end = n - 1; end > 0; --end) {
+        const crowd_arrival t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+void crowd_pass_arrival(crowd_world* w) {
+    const int n = w->count;
+    const crowd_columns* c = &w->cur;
+    uint8_t* restrict hit = w->arrived;
+    w->arrival_count = 0;
+
+    // Test every agent in parallel, in slot order, on the positions just integrated.
+#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
+    for (int s = 0; s < n; ++s) {
+        // The queue records are read in cell order, that is at random: fetch ahead.
+        if (s + 16 < n) __builtin_prefetch(&w->queue[c->id[s + 16]]);
+        bool arrived = false;
+        if (c->flags[s] & CROWD_FLAG_QUEUE) {
+            const crowd_queue_agent* q = &w->queue[c->id[s]];
+            const float dx = c->px[s] - q->goal.x, dy = c->py[s] - q->goal.y;
+            arrived = !q->done && sqrtf(dx * dx + dy * dy) <= q->arrival_radius;
+        }
+        hit[s] = arrived;
+    }
+
+    // Collect the arrivals and put them in handle order: the order the policies are applied in,
+    // and so the order respawn points are drawn in, does not depend on the cell order or threads.
+    int k = 0;
+    for (int s = 0; s < n; ++s) {
+        if (!hit[s]) continue;
+        const uint32_t idx = c->id[s];
+        w->arrivals[k++] = (crowd_arrival){
+            .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
+            .user_data = w->user_data[idx],
+            .position = {c->px[s], c->py[s]},
+            .action = (crowd_queue_policy)w->queue[idx].policy,
+        };
+    }
+    sort_by_index(w->arrivals, k);
+    w->arrival_count = k;
+
+    for (int i = 0; i < k; ++i) {
+        const crowd_arrival* a = &w->arrivals[i];
+        const uint32_t idx = a->id.index1 - 1;
+        switch (a->action) {
+        case CROWD_QUEUE_STOP:
+            w->queue[idx].done = 1;
+            break;
+        case CROWD_QUEUE_REMOVE:
+            crowd_agent_remove(w, a->id);
+            break;
+        case CROWD_QUEUE_RESPAWN: {
+            // Earlier removals in this loop may have moved the agent: look its slot up now.
+            const int32_t s = w->slot_of[idx];
+            const crowd_queue_def* d = &w->queue_def[idx];
+            const float x = rng_range(&w->rng, d->start_min.x, d->start_max.x);
+            const float y = rng_range(&w->rng, d->start_min.y, d->start_max.y);
+            w->cur.px[s] = x;
+            w->cur.py[s] = y;
+            w->cur.vx[s] = 0.0f;
+            w->cur.vy[s] = 0.0f;
+            break;
+        }
+        case CROWD_QUEUE_POLICY_COUNT:
+            break;
+        }
+    }
+}
