@@ -61,6 +61,15 @@ typedef union crowd_columns {
 
 _Static_assert(sizeof(crowd_columns) == CROWD_COL_COUNT * sizeof(void*), "column view mismatch");
 
+// A path follower's cursor, the revision of its path the cursor was last synced to (a replaced
+// path is noticed by the agent itself, see path_internal.h) and, while it is lost, the distance
+// at which it last searched the whole path.
+typedef struct crowd_path_agent {
+    crowd_path_cursor cursor;
+    uint32_t revision;
+    float lost_dist;
+} crowd_path_agent;
+
 struct crowd_world {
     crowd_alloc_fn* alloc;
     crowd_free_fn* free;
@@ -102,6 +111,10 @@ struct crowd_world {
     crowd_goal* goal;
     uint64_t* user_data;
     float *cone_length, *cone_width; // queue cone per agent index
+    crowd_path_follow_def* path_def;  // path parameters per agent index (CROWD_FLAG_PATH)
+    crowd_path_agent* path_state;     // path cursor per agent index
+
+    struct crowd_path_table* paths; // shared polylines; NULL until the first path is created
 
     crowd_profile profile;
 };
@@ -114,9 +127,13 @@ crowd_status crowd_world_grow(crowd_world* w, int capacity);
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
 
+// Frees every path (path_store.c); crowd_world_destroy calls it.
+void crowd_paths_free(crowd_world* w);
+
 // ---- passes, in tick order (step.c calls them) ----------------------------------------------
 void crowd_pass_sort(crowd_world* w);
 uint64_t crowd_pass_neighbor(crowd_world* w);
+void crowd_pass_path(crowd_world* w);
 void crowd_pass_goal(crowd_world* w);
 void crowd_pass_integrate(crowd_world* w);
 

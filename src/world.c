@@ -80,6 +80,8 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
     out[n++] = (array_ref){&w->cone_length, sizeof(float), false};
     out[n++] = (array_ref){&w->cone_width, sizeof(float), false};
+    out[n++] = (array_ref){&w->path_def, sizeof(crowd_path_follow_def), false};
+    out[n++] = (array_ref){&w->path_state, sizeof(crowd_path_agent), false};
     return n;
 }
 
@@ -220,6 +222,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
 
 void crowd_world_destroy(crowd_world* w) {
     if (!w) return;
+    crowd_paths_free(w);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
     for (int i = 0; i < n; ++i) crowd_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));

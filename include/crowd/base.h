@@ -40,6 +40,13 @@ typedef enum crowd_status {
     CROWD_ERR_STALE_HANDLE,    // the agent behind the handle was removed
     CROWD_ERR_FOREIGN_HANDLE,  // the handle belongs to another world or was never issued
     CROWD_ERR_BUFFER_TOO_SMALL,// the caller's buffer cannot hold the result
+    CROWD_ERR_PATH_TOO_SHORT,  // a path needs at least 2 points
+    CROWD_ERR_PATH_TOO_LONG,   // a path of more than CROWD_PATH_MAX_POINTS points
+    CROWD_ERR_PATH_REPEATED_POINT, // two consecutive path points are equal
+    CROWD_ERR_NULL_PATH,       // the zero (null) path handle was passed
+    CROWD_ERR_STALE_PATH,      // the path behind the handle was destroyed
+    CROWD_ERR_FOREIGN_PATH,    // the path handle belongs to another world or was never issued
+    CROWD_ERR_BAD_PATH_INDEX,  // a path point index out of range
     CROWD_STATUS_COUNT
 } crowd_status;
 

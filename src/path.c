@@ -1,0 +1,73 @@
+// Path pass: waypoint and tube forces for every agent with CROWD_FLAG_PATH.
+//
+// Each follower reads its immutable path and writes only its own cursor (by agent index) and its
+// own force slot, so the result does not depend on the thread count or schedule. The forces are
+// the pure functions' (path_internal.h); what the pass adds is the choice of the tube segment:
+// the hint window, and the grid search for followers that are new or lost.
+#include "path_internal.h"
+
+// The segment a tube follower projects on this step.
+static int choose_segment(const crowd_path* p, const crowd_path_follow_def* d, crowd_path_agent* a,
+                          crowd_vec2 predicted) {
+    const int segs = crowd_path_segment_count(p->count, d->mode);
+    const float lost = CROWD_PATH_LOST_TUBES * d->tube_radius;
+    const int hint = a->cursor.segment;
+    float dist;
+    if (hint < 0 || hint >= segs) {
+        const int k = crowd_path_nearest(p, segs, predicted, &dist);
+        a->lost_dist = dist > lost ? dist : 0.0f;
+        return k;
+    }
+    int k = crowd_path_track(p, segs, d->mode == CROWD_PATH_LOOP, a->cursor.direction, hint,
+                             predicted, &dist);
+    if (!(dist > lost)) {
+        a->lost_dist = 0.0f;
+        return k;
+    }
+    // Lost: search the whole path, but only again once it has drifted another `lost` further
+    // away than at its last search, so a follower far off the path does not search every step.
+    if (dist > a->lost_dist + lost) {
+        k = crowd_path_nearest(p, segs, predicted, &dist);
+        a->lost_dist = dist > lost ? dist : 0.0f;
+    }
+    return k;
+}
+
+void crowd_pass_path(crowd_world* w) {
+    if (!w->paths) return;
+    const int n = w->count;
+    const crowd_columns* c = &w->cur;
+    const crowd_path_table* t = w->paths;
+#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
+    for (int s = 0; s < n; ++s) {
+        const uint32_t flags = c->flags[s];
+        if (!(flags & CROWD_FLAG_PATH)) continue;
+        const uint32_t idx = c->id[s];
+        const crowd_path_follow_def* d = &w->path_def[idx];
+        crowd_path_agent* a = &w->path_state[idx];
+        const crowd_path* p = crowd_path_sync(t, d, a);
+        if (!p) {
+            c->flags[s] = flags & ~(uint32_t)CROWD_FLAG_PATH;
+            continue;
+        }
+        const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
+        const float max_speed = c->max_speed[s];
+        crowd_path_cursor cur = a->cursor;
+        crowd_vec2 f;
+        if (d->kind == CROWD_PATH_WAYPOINTS) {
+            f = crowd_path_waypoint_inline(p->points, p->count, d, &cur, pos, vel, max_speed);
+        } else {
+            int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
+            if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
+                const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
+                                              pos.y + vel.y * d->predict_ahead};
+                k = choose_segment(p, d, a, predicted);
+            }
+            f = crowd_path_tube_inline(p->points, p->count, &p->seg[k], d, &cur, k, pos, vel,
+                                       max_speed);
+        }
+        a->cursor = cur;
+        w->force_x[s] += f.x * d->weight;
+        w->force_y[s] += f.y * d->weight;
+    }
+}
