@@ -33,8 +33,13 @@ typedef struct crowd_path {
     size_t bytes; // of the one allocation holding all of the above
 } crowd_path;
 
+// The pass reads a path's points and segments through these copies of its header's fields, so
+// the table (small and hot) is all it touches besides the geometry itself.
 typedef struct crowd_path_entry {
-    crowd_path* path;  // NULL when the slot is free
+    crowd_path* path; // NULL when the slot is free
+    const crowd_vec2* points;
+    const crowd_path_seg* seg;
+    int count;
     uint32_t revision; // bumped by every replace
     uint16_t generation;
 } crowd_path_entry;
@@ -51,9 +56,6 @@ typedef struct crowd_path_table {
 // How far (in tube radii) the predicted position may be from the best segment of its hint
 // window before a follower counts as lost and searches the whole path.
 #define CROWD_PATH_LOST_TUBES 4.0f
-
-// Width of the hint window, in segments: one behind the hint and the rest ahead of it.
-#define CROWD_PATH_WINDOW 8
 
 // How many times a window may slide ahead in one step when its best segment is its front edge
 // (a fast follower on short segments).
@@ -73,8 +75,8 @@ int crowd_path_nearest(const crowd_path* p, int segs, crowd_vec2 q, float* dist)
 
 // Nearest segment to q in a window around `hint`, biased toward the direction of travel, sliding
 // ahead while the best segment is the window's front edge. *dist gets its distance.
-int crowd_path_track(const crowd_path* p, int segs, bool closed, int dir, int hint, crowd_vec2 q,
-                     float* dist);
+int crowd_path_track(const crowd_path_seg* seg, int segs, bool closed, int dir, int hint,
+                     crowd_vec2 q, float* dist);
 
 // ---- the behaviors' math ------------------------------------------------------------------------
 
@@ -178,9 +180,10 @@ static inline crowd_vec2 crowd_path_tube_inline(const crowd_vec2* pts, int count
 
 // ---- followers ----------------------------------------------------------------------------------
 
-// Brings a follower's cursor up to date with its path and returns the path, or NULL (state
-// DETACHED) when the path was destroyed. After a replace the cursor is clamped as path.h says.
-static inline const crowd_path*
+// Brings a follower's cursor up to date with its path and returns the path's entry, or NULL
+// (state DETACHED) when the path was destroyed. After a replace the cursor is clamped as path.h
+// says.
+static inline const crowd_path_entry*
 crowd_path_sync(const crowd_path_table* t, const crowd_path_follow_def* d, crowd_path_agent* a) {
     const uint32_t slot = d->path.index1 - 1;
     const crowd_path_entry* e = t && slot < (uint32_t)t->used ? &t->entries[slot] : NULL;
@@ -189,7 +192,7 @@ crowd_path_sync(const crowd_path_table* t, const crowd_path_follow_def* d, crowd
         return NULL;
     }
     if (e->revision != a->revision) {
-        const int last = e->path->count - 1;
+        const int last = e->count - 1;
         a->revision = e->revision;
         a->cursor.index = a->cursor.index > last ? last : a->cursor.index;
         a->cursor.segment = -1;
@@ -197,7 +200,7 @@ crowd_path_sync(const crowd_path_table* t, const crowd_path_follow_def* d, crowd
             a->cursor.state = CROWD_PATH_STATE_FOLLOWING;
         a->lost_dist = 0.0f;
     }
-    return e->path;
+    return e;
 }
 
 #endif

@@ -62,8 +62,8 @@ int crowd_path_nearest(const crowd_path* p, int segs, crowd_vec2 q, float* dist)
     return best_k;
 }
 
-int crowd_path_track(const crowd_path* p, int segs, bool closed, int dir, int hint, crowd_vec2 q,
-                     float* dist) {
+int crowd_path_track(const crowd_path_seg* seg, int segs, bool closed, int dir, int hint,
+                     crowd_vec2 q, float* dist) {
     const int width = segs < CROWD_PATH_WINDOW ? segs : CROWD_PATH_WINDOW;
     // One segment behind the hint, the rest ahead, in the direction of travel.
     int lo = dir > 0 ? hint - 1 : hint - (width - 2);
@@ -81,7 +81,7 @@ int crowd_path_track(const crowd_path* p, int segs, bool closed, int dir, int hi
         float ds[CROWD_PATH_WINDOW] = {0};
         for (int j = 0; j < width; ++j) ks[j] = lo + j >= segs ? lo + j - segs : lo + j;
 #pragma omp simd
-        for (int j = 0; j < width; ++j) crowd_path_project_seg(&p->seg[ks[j]], q, &ds[j]);
+        for (int j = 0; j < width; ++j) crowd_path_project_seg(&seg[ks[j]], q, &ds[j]);
         int best_j = 0;
         best_d = ds[0];
         best_k = ks[0];

@@ -139,6 +139,13 @@ static crowd_path* build(crowd_world* w, const crowd_vec2* pts, int count) {
 
 // ---- the table ----------------------------------------------------------------------------------
 
+static void set_path(crowd_path_entry* e, crowd_path* p) {
+    e->path = p;
+    e->points = p ? p->points : NULL;
+    e->seg = p ? p->seg : NULL;
+    e->count = p ? p->count : 0;
+}
+
 static void free_path(crowd_world* w, crowd_path* p) {
     if (p) crowd_free(w, p, p->bytes);
 }
@@ -214,7 +221,7 @@ crowd_status crowd_path_create(crowd_world* w, const crowd_vec2* points, int cou
     crowd_path_table* t = w->paths;
     const int slot = t->free_count > 0 ? t->free_list[--t->free_count] : t->used++;
     crowd_path_entry* e = &t->entries[slot];
-    e->path = p;
+    set_path(e, p);
     t->live++;
     *out =
         (crowd_path_id){.index1 = (uint32_t)slot + 1, .generation = e->generation, .world = w->tag};
@@ -231,7 +238,7 @@ crowd_status crowd_path_replace(crowd_world* w, crowd_path_id id, const crowd_ve
     if (!p) return CROWD_ERR_OUT_OF_MEMORY;
     crowd_path_entry* e = &w->paths->entries[id.index1 - 1];
     free_path(w, e->path);
-    e->path = p;
+    set_path(e, p);
     e->revision++;
     return CROWD_OK;
 }
@@ -243,7 +250,7 @@ crowd_status crowd_path_destroy(crowd_world* w, crowd_path_id id) {
     crowd_path_table* t = w->paths;
     crowd_path_entry* e = &t->entries[id.index1 - 1];
     free_path(w, e->path);
-    e->path = NULL;
+    set_path(e, NULL);
     e->generation++;
     t->free_list[t->free_count++] = (int32_t)(id.index1 - 1);
     t->live--;

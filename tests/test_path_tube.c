@@ -243,12 +243,12 @@ Test(path_tube, hint_window_slides_ahead) {
         for (int ahead = -1; ahead < 40; ++ahead) {
             const crowd_vec2 q = {line[hint].x + ahead * 0.5f + 0.2f, 0.3f};
             float td, bd;
-            const int tk = crowd_path_track(p, N - 1, false, 1, hint, q, &td);
+            const int tk = crowd_path_track(p->seg, N - 1, false, 1, hint, q, &td);
             const int bk = brute_closest(line, N, N - 1, q, &bd);
             cr_assert_eq(tk, bk, "hint %d ahead %d", hint, ahead);
             cr_assert_eq(td, bd);
             // And backwards along the path.
-            const int rk = crowd_path_track(p, N - 1, false, -1, hint + 45, q, &td);
+            const int rk = crowd_path_track(p->seg, N - 1, false, -1, hint + 45, q, &td);
             cr_assert_eq(rk, bk, "reverse: hint %d ahead %d", hint + 45, ahead);
         }
     }

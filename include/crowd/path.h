@@ -16,6 +16,18 @@
 //    (with the cursor it had) until the agent is given a new path or its path is cleared. A
 //    new path never inherits agents of a destroyed one, even when it reuses its storage.
 // Paths and agents are changed between steps only, like every other world data.
+//
+// How the engine picks a tube follower's segment: not by searching the whole path every step
+// (the spec's findClosestSegment) but in a window of CROWD_PATH_WINDOW segments around its
+// segment hint, one behind and the rest ahead in its direction of travel, sliding ahead while
+// the nearest is the window's front edge. So a follower keeps to its own part of a path that
+// comes back near itself (a U, a crossing) and a step costs the same on a path of any length.
+// A follower without a hint (on its first step after a replace) or whose predicted
+// position is more than 4 tube radii from every segment of its window (lost: pushed or
+// teleported away) searches the whole path through a grid of its segments, which gives the
+// same segment as the brute force; a lost follower searches again only after drifting another
+// 4 tube radii away. Where the window's best segment is the path's overall nearest, the engine
+// equals crowd_path_tube_step on crowd_path_closest_segment.
 #ifndef CROWD_PATH_H
 #define CROWD_PATH_H
 
@@ -42,6 +54,9 @@ static inline bool crowd_path_id_equal(crowd_path_id a, crowd_path_id b) {
 
 // Most points one path may have.
 #define CROWD_PATH_MAX_POINTS (1 << 24)
+
+// Segments in a tube follower's search window.
+#define CROWD_PATH_WINDOW 8
 
 // ---- paths -------------------------------------------------------------------------------------
 
@@ -83,7 +98,8 @@ typedef enum crowd_path_kind {
 
 typedef enum crowd_path_mode {
     CROWD_PATH_ONE_SHOT,  // first to last point, then arrive at the last and stay there
-    CROWD_PATH_LOOP,      // after the last point back to the first (the path is closed)
+    CROWD_PATH_LOOP,      // after the last point back to the first (a tube has the closing
+                          // segment; a path need not repeat its first point to loop)
     CROWD_PATH_PING_PONG, // reverse the direction at either end
     CROWD_PATH_MODE_COUNT
 } crowd_path_mode;
@@ -104,7 +120,8 @@ typedef struct crowd_path_follow_def {
     float tube_radius;    // > 0: tube half-width (default 1)
     float predict_ahead;  // >= 0: seconds of velocity to predict the position (default 0.5)
     float weight;         // >= 0: scales the force (default 1)
-    int start_index;      // first target point, in [0, count) (default 0); see cursor_start
+    int start_index;      // in [0, count) (default 0): waypoints: the first target point; tube:
+                          // the point whose outgoing segment is the first hint (cursor_start)
     bool reverse;         // travel from high to low indices (default false)
 } crowd_path_follow_def;
 
@@ -175,7 +192,8 @@ CROWD_API crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int coun
 //  - PING_PONG: when next is the path's end in the direction of travel and |next - pos| <
 //    arrive_radius, the direction flips and next becomes the segment's other end;
 //  - ONE_SHOT: when next is the final point and |next - pos| < arrive_radius the state becomes
-//    FINISHED; a FINISHED cursor ignores `segment` and arrives at the final point;
+//    FINISHED. A FINISHED cursor gets arrive(final point, slow_radius); one that was FINISHED
+//    before the call is returned unchanged and `segment` is not used;
 //  - dist > tube_radius: seek(proj); else seek(points[next]), or arrive(points[next],
 //    slow_radius) when a one-shot's next is its final point.
 // cursor->index = next. Returns the force (unweighted). A segment outside [0,
