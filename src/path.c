@@ -4,6 +4,8 @@
 // own force slot, so the result does not depend on the thread count or schedule. The forces are
 // the pure functions' (path_internal.h); what the pass adds is the choice of the tube segment:
 // the hint window, and the grid search for followers that are new or lost.
+#include <omp.h>
+
 #include "path_internal.h"
 
 // Slots are in cell order, so a follower's parameters and cursor (by agent index) are a random
@@ -72,43 +74,52 @@ static inline void prefetch_geometry(const crowd_world* w, const crowd_columns* 
     }
 }
 
+static inline void follow_one(crowd_world* w, const crowd_columns* c, int s) {
+    const uint32_t flags = c->flags[s];
+    if (!(flags & CROWD_FLAG_PATH)) return;
+    const uint32_t idx = c->id[s];
+    const crowd_path_follow_def* d = &w->path_def[idx];
+    crowd_path_agent* a = &w->path_state[idx];
+    const crowd_path_entry* e = crowd_path_sync(w->paths, d, a);
+    if (!e) {
+        c->flags[s] = flags & ~(uint32_t)CROWD_FLAG_PATH;
+        return;
+    }
+    const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
+    const float max_speed = c->max_speed[s];
+    crowd_path_cursor cur = a->cursor;
+    crowd_vec2 f;
+    if (d->kind == CROWD_PATH_WAYPOINTS) {
+        f = crowd_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed);
+    } else {
+        int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
+        if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
+            const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
+                                          pos.y + vel.y * d->predict_ahead};
+            k = choose_segment(e, d, a, predicted);
+        }
+        f = crowd_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel,
+                                   max_speed);
+    }
+    a->cursor = cur;
+    w->force_x[s] += f.x * d->weight;
+    w->force_y[s] += f.y * d->weight;
+}
+
 void crowd_pass_path(crowd_world* w) {
     if (!w->paths) return;
     const int n = w->count;
     const crowd_columns* c = &w->cur;
-    const crowd_path_table* t = w->paths;
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
-        if (s + PREFETCH_AHEAD < n) prefetch_agent(w, c, s + PREFETCH_AHEAD);
-        if (s + PREFETCH_AHEAD / 2 < n) prefetch_geometry(w, c, s + PREFETCH_AHEAD / 2);
-        const uint32_t flags = c->flags[s];
-        if (!(flags & CROWD_FLAG_PATH)) continue;
-        const uint32_t idx = c->id[s];
-        const crowd_path_follow_def* d = &w->path_def[idx];
-        crowd_path_agent* a = &w->path_state[idx];
-        const crowd_path_entry* e = crowd_path_sync(t, d, a);
-        if (!e) {
-            c->flags[s] = flags & ~(uint32_t)CROWD_FLAG_PATH;
-            continue;
+    // Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the
+    // thread's own range (other threads write their followers' cursors and flags).
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
+    {
+        const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
+        const int lo = (int)((int64_t)n * tid / nt), hi = (int)((int64_t)n * (tid + 1) / nt);
+        for (int s = lo; s < hi; ++s) {
+            if (s + PREFETCH_AHEAD < hi) prefetch_agent(w, c, s + PREFETCH_AHEAD);
+            if (s + PREFETCH_AHEAD / 2 < hi) prefetch_geometry(w, c, s + PREFETCH_AHEAD / 2);
+            follow_one(w, c, s);
         }
-        const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
-        const float max_speed = c->max_speed[s];
-        crowd_path_cursor cur = a->cursor;
-        crowd_vec2 f;
-        if (d->kind == CROWD_PATH_WAYPOINTS) {
-            f = crowd_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed);
-        } else {
-            int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
-            if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
-                const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
-                                              pos.y + vel.y * d->predict_ahead};
-                k = choose_segment(e, d, a, predicted);
-            }
-            f = crowd_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel,
-                                       max_speed);
-        }
-        a->cursor = cur;
-        w->force_x[s] += f.x * d->weight;
-        w->force_y[s] += f.y * d->weight;
     }
 }
