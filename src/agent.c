@@ -119,6 +119,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     w->user_data[idx] = def->user_data;
     w->cone_length[idx] = 0.0f;
     w->cone_width[idx] = 0.0f;
+    w->path_state[idx] = (crowd_path_agent){.cursor = {.state = CROWD_PATH_STATE_NONE}};
     c->flags[s] = flags_for(w, idx, 0);
 
     *out = (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};

@@ -59,6 +59,15 @@ typedef union crowd_columns {
 
 _Static_assert(sizeof(crowd_columns) == CROWD_COL_COUNT * sizeof(void*), "column view mismatch");
 
+// A path follower's cursor, the revision of its path the cursor was last synced to (a replaced
+// path is noticed by the agent itself, see path_internal.h) and, while it is lost, the distance
+// at which it last searched the whole path.
+typedef struct crowd_path_agent {
+    crowd_path_cursor cursor;
+    uint32_t revision;
+    float lost_dist;
+} crowd_path_agent;
+
 struct crowd_world {
     crowd_alloc_fn* alloc;
     crowd_free_fn* free;
@@ -108,7 +117,11 @@ struct crowd_world {
     uint8_t* arrived;        // per slot: the arrival test's result
     crowd_arrival* arrivals; // the last step's arrivals in handle order (capacity entries)
     int arrival_count;
-    uint64_t rng; // splitmix64 state: respawn points, drawn in handle order
+    uint64_t rng;                    // splitmix64 state: respawn points, drawn in handle order
+    crowd_path_follow_def* path_def; // path parameters per agent index (CROWD_FLAG_PATH)
+    crowd_path_agent* path_state;    // path cursor per agent index
+
+    struct crowd_path_table* paths; // shared polylines; NULL until the first path is created
 
     crowd_profile profile;
 };
@@ -124,10 +137,13 @@ crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot
 // This thread's share [lo, hi) of n items inside a parallel region, split into contiguous
 // ranges in thread order (aligned to CROWD_LANES so vector loops start on whole chunks).
 void crowd_thread_range(int n, int* lo, int* hi);
+// Frees every path (path_store.c); crowd_world_destroy calls it.
+void crowd_paths_free(crowd_world* w);
 
 // ---- passes, in tick order (step.c calls them) ----------------------------------------------
 void crowd_pass_sort(crowd_world* w);
 uint64_t crowd_pass_neighbor(crowd_world* w);
+void crowd_pass_path(crowd_world* w);
 void crowd_pass_goal(crowd_world* w);
 void crowd_pass_integrate(crowd_world* w);
 void crowd_pass_arrival(crowd_world* w);

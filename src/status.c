@@ -45,6 +45,20 @@ const char* crowd_status_string(crowd_status status) {
         return "rectangle with min greater than max";
     case CROWD_ERR_NOT_QUEUEING:
         return "agent does not queue";
+    case CROWD_ERR_PATH_TOO_SHORT:
+        return "path has fewer than 2 points";
+    case CROWD_ERR_PATH_TOO_LONG:
+        return "path has more than CROWD_PATH_MAX_POINTS points";
+    case CROWD_ERR_PATH_REPEATED_POINT:
+        return "path has two equal consecutive points";
+    case CROWD_ERR_NULL_PATH:
+        return "null path handle";
+    case CROWD_ERR_STALE_PATH:
+        return "stale path handle (path was destroyed)";
+    case CROWD_ERR_FOREIGN_PATH:
+        return "path handle from another world";
+    case CROWD_ERR_BAD_PATH_INDEX:
+        return "path point index out of range";
     case CROWD_STATUS_COUNT:
         break;
     }

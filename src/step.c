@@ -25,6 +25,7 @@ crowd_status crowd_world_step(crowd_world* w) {
     // consumes the group separation.
     t[3] = omp_get_wtime();
     // Path pass (CROWD_PHASE_PATH): waypoint and tube forces.
+    crowd_pass_path(w);
     t[4] = omp_get_wtime();
     crowd_pass_goal(w);
     t[5] = omp_get_wtime();

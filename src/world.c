@@ -60,7 +60,8 @@ typedef struct array_ref {
     bool per_slot; // sorted slot arrays carry CROWD_PAD extra elements
 } array_ref;
 
-enum { MAX_ARRAYS = 2 * CROWD_COL_COUNT + 24 };
+// Room for every capacity-sized array; world_arrays() lists about 50 today.
+enum { MAX_ARRAYS = 2 * CROWD_COL_COUNT + 64 };
 
 static int world_arrays(crowd_world* w, array_ref* out) {
     int n = 0;
@@ -88,6 +89,8 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->queue_def, sizeof(crowd_queue_def), false};
     out[n++] = (array_ref){&w->arrived, sizeof(uint8_t), true};
     out[n++] = (array_ref){&w->arrivals, sizeof(crowd_arrival), false};
+    out[n++] = (array_ref){&w->path_def, sizeof(crowd_path_follow_def), false};
+    out[n++] = (array_ref){&w->path_state, sizeof(crowd_path_agent), false};
     return n;
 }
 
@@ -231,6 +234,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
 
 void crowd_world_destroy(crowd_world* w) {
     if (!w) return;
+    crowd_paths_free(w);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
     for (int i = 0; i < n; ++i) crowd_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));

@@ -23,26 +23,33 @@ extern "C" {
 // the world exactly as it was.
 typedef enum crowd_status {
     CROWD_OK = 0,
-    CROWD_ERR_NULL_ARGUMENT,    // a required pointer argument was NULL
-    CROWD_ERR_INVALID_ENUM,     // an enumeration value out of range
-    CROWD_ERR_NOT_FINITE,       // a NaN or infinite float in the input
-    CROWD_ERR_BAD_RADIUS,       // a radius or distance that must be > 0 (or >= 0) was not
-    CROWD_ERR_BAD_SPEED,        // max speed or max force <= 0
-    CROWD_ERR_BAD_WEIGHT,       // a behavior weight < 0
-    CROWD_ERR_BAD_HEADING,      // a heading or direction of zero length
-    CROWD_ERR_BAD_DT,           // time step <= 0
-    CROWD_ERR_BAD_CELL_SIZE,    // spatial hash cell size <= 0
-    CROWD_ERR_BAD_THREADS,      // thread count < 0
-    CROWD_ERR_BAD_CAPACITY,     // capacity < 0 or above the handle range
-    CROWD_ERR_CAPACITY,         // the world holds max_agents agents already
-    CROWD_ERR_OUT_OF_MEMORY,    // the allocator returned NULL
-    CROWD_ERR_NULL_HANDLE,      // the zero (null) handle was passed
-    CROWD_ERR_STALE_HANDLE,     // the agent behind the handle was removed
-    CROWD_ERR_FOREIGN_HANDLE,   // the handle belongs to another world or was never issued
-    CROWD_ERR_BUFFER_TOO_SMALL, // the caller's buffer cannot hold the result
-    CROWD_ERR_BAD_CONE,         // queue cone length <= 0 or cone width < 0
-    CROWD_ERR_BAD_AREA,         // a rectangle with min > max
-    CROWD_ERR_NOT_QUEUEING,     // the agent has no queue
+    CROWD_ERR_NULL_ARGUMENT,       // a required pointer argument was NULL
+    CROWD_ERR_INVALID_ENUM,        // an enumeration value out of range
+    CROWD_ERR_NOT_FINITE,          // a NaN or infinite float in the input
+    CROWD_ERR_BAD_RADIUS,          // a radius or distance that must be > 0 (or >= 0) was not
+    CROWD_ERR_BAD_SPEED,           // max speed or max force <= 0
+    CROWD_ERR_BAD_WEIGHT,          // a behavior weight < 0
+    CROWD_ERR_BAD_HEADING,         // a heading or direction of zero length
+    CROWD_ERR_BAD_DT,              // time step <= 0
+    CROWD_ERR_BAD_CELL_SIZE,       // spatial hash cell size <= 0
+    CROWD_ERR_BAD_THREADS,         // thread count < 0
+    CROWD_ERR_BAD_CAPACITY,        // capacity < 0 or above the handle range
+    CROWD_ERR_CAPACITY,            // the world holds max_agents agents already
+    CROWD_ERR_OUT_OF_MEMORY,       // the allocator returned NULL
+    CROWD_ERR_NULL_HANDLE,         // the zero (null) handle was passed
+    CROWD_ERR_STALE_HANDLE,        // the agent behind the handle was removed
+    CROWD_ERR_FOREIGN_HANDLE,      // the handle belongs to another world or was never issued
+    CROWD_ERR_BUFFER_TOO_SMALL,    // the caller's buffer cannot hold the result
+    CROWD_ERR_BAD_CONE,            // queue cone length <= 0 or cone width < 0
+    CROWD_ERR_BAD_AREA,            // a rectangle with min > max
+    CROWD_ERR_NOT_QUEUEING,        // the agent has no queue
+    CROWD_ERR_PATH_TOO_SHORT,      // a path needs at least 2 points
+    CROWD_ERR_PATH_TOO_LONG,       // a path of more than CROWD_PATH_MAX_POINTS points
+    CROWD_ERR_PATH_REPEATED_POINT, // two consecutive path points are equal
+    CROWD_ERR_NULL_PATH,           // the zero (null) path handle was passed
+    CROWD_ERR_STALE_PATH,          // the path behind the handle was destroyed
+    CROWD_ERR_FOREIGN_PATH,        // the path handle belongs to another world or was never issued
+    CROWD_ERR_BAD_PATH_INDEX,      // a path point index out of range
     CROWD_STATUS_COUNT
 } crowd_status;
 

@@ -1,0 +1,125 @@
+// Path pass: waypoint and tube forces for every agent with CROWD_FLAG_PATH.
+//
+// Each follower reads its immutable path and writes only its own cursor (by agent index) and its
+// own force slot, so the result does not depend on the thread count or schedule. The forces are
+// the pure functions' (path_internal.h); what the pass adds is the choice of the tube segment:
+// the hint window, and the grid search for followers that are new or lost.
+#include <omp.h>
+
+#include "path_internal.h"
+
+// Slots are in cell order, so a follower's parameters and cursor (by agent index) are a random
+// access each: they are fetched this many slots ahead, and its path's geometry half as far.
+#define PREFETCH_AHEAD 16
+
+// The segment a tube follower projects on this step.
+static int choose_segment(const crowd_path_entry* e, const crowd_path_follow_def* d,
+                          crowd_path_agent* a, crowd_vec2 predicted) {
+    const int segs = crowd_path_segment_count(e->count, d->mode);
+    const float lost = CROWD_PATH_LOST_TUBES * d->tube_radius;
+    const int hint = a->cursor.segment;
+    float dist;
+    if (hint < 0 || hint >= segs) {
+        const int k = crowd_path_nearest(e->path, segs, predicted, &dist);
+        a->lost_dist = dist > lost ? dist : 0.0f;
+        return k;
+    }
+    int k = crowd_path_track(e->seg, segs, d->mode == CROWD_PATH_LOOP, a->cursor.direction, hint,
+                             predicted, &dist);
+    if (!(dist > lost)) {
+        a->lost_dist = 0.0f;
+        return k;
+    }
+    // Lost: search the whole path, but only again once it has drifted another `lost` further
+    // away than at its last search, so a follower far off the path does not search every step.
+    if (dist > a->lost_dist + lost) {
+        k = crowd_path_nearest(e->path, segs, predicted, &dist);
+        a->lost_dist = dist > lost ? dist : 0.0f;
+    }
+    return k;
+}
+
+static inline void prefetch_agent(const crowd_world* w, const crowd_columns* c, int s) {
+    if (!(c->flags[s] & CROWD_FLAG_PATH)) return;
+    const uint32_t idx = c->id[s];
+    const char* d = (const char*)&w->path_def[idx];
+    __builtin_prefetch(d);
+    __builtin_prefetch(d + sizeof(crowd_path_follow_def) - 1);
+    const char* a = (const char*)&w->path_state[idx];
+    __builtin_prefetch(a);
+    __builtin_prefetch(a + sizeof(crowd_path_agent) - 1);
+}
+
+// Addresses are formed as integers: a stale cursor may point past the geometry, and a prefetch
+// of any address is harmless where forming an out-of-range pointer is not.
+static inline void prefetch_geometry(const crowd_world* w, const crowd_columns* c, int s) {
+    if (!(c->flags[s] & CROWD_FLAG_PATH)) return;
+    const uint32_t idx = c->id[s];
+    const crowd_path_follow_def* d = &w->path_def[idx];
+    const crowd_path_table* t = w->paths;
+    const uint32_t slot = d->path.index1 - 1;
+    if (slot >= (uint32_t)t->used) return;
+    const crowd_path_entry* e = &t->entries[slot];
+    const crowd_path_cursor* cur = &w->path_state[idx].cursor;
+    if (d->kind == CROWD_PATH_WAYPOINTS) {
+        __builtin_prefetch(
+            (const void*)((uintptr_t)e->points + (uintptr_t)cur->index * sizeof(crowd_vec2)));
+    } else if (cur->segment >= 0) {
+        int k0 = cur->direction > 0 ? cur->segment - 1 : cur->segment - (CROWD_PATH_WINDOW - 2);
+        k0 = k0 < 0 ? 0 : k0;
+        const uintptr_t seg = (uintptr_t)e->seg + (uintptr_t)k0 * sizeof(crowd_path_seg);
+        __builtin_prefetch((const void*)seg);
+        __builtin_prefetch((const void*)(seg + 64));
+        __builtin_prefetch((const void*)(seg + 128));
+    }
+}
+
+static inline void follow_one(crowd_world* w, const crowd_columns* c, int s) {
+    const uint32_t flags = c->flags[s];
+    if (!(flags & CROWD_FLAG_PATH)) return;
+    const uint32_t idx = c->id[s];
+    const crowd_path_follow_def* d = &w->path_def[idx];
+    crowd_path_agent* a = &w->path_state[idx];
+    const crowd_path_entry* e = crowd_path_sync(w->paths, d, a);
+    if (!e) {
+        c->flags[s] = flags & ~(uint32_t)CROWD_FLAG_PATH;
+        return;
+    }
+    const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
+    const float max_speed = c->max_speed[s];
+    crowd_path_cursor cur = a->cursor;
+    crowd_vec2 f;
+    if (d->kind == CROWD_PATH_WAYPOINTS) {
+        f = crowd_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed);
+    } else {
+        int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
+        if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
+            const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
+                                          pos.y + vel.y * d->predict_ahead};
+            k = choose_segment(e, d, a, predicted);
+        }
+        f = crowd_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel,
+                                   max_speed);
+    }
+    a->cursor = cur;
+    w->force_x[s] += f.x * d->weight;
+    w->force_y[s] += f.y * d->weight;
+}
+
+void crowd_pass_path(crowd_world* w) {
+    if (!w->paths) return;
+    const int n = w->count;
+    const crowd_columns* c = &w->cur;
+    // Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the
+    // thread's own range (other threads write their followers' cursors and flags).
+#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
+    {
+        const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
+        const int lo = (int)((int64_t)n * tid / nt), hi = (int)((int64_t)n * (tid + 1) / nt);
+        for (int s = lo; s < hi; ++s) {
+            if (s + PREFETCH_AHEAD < hi) prefetch_agent(w, c, s + PREFETCH_AHEAD);
+            if (s + PREFETCH_AHEAD / 2 < hi) prefetch_geometry(w, c, s + PREFETCH_AHEAD / 2);
+            follow_one(w, c, s);
+        }
+    }
+}

@@ -1,0 +1,77 @@
+// Agents on paths: starting, stopping and reading a follower's cursor between steps.
+#include <math.h>
+
+#include "path_internal.h"
+
+crowd_path_follow_def crowd_path_follow_def_default(void) {
+    return (crowd_path_follow_def){
+        .kind = CROWD_PATH_WAYPOINTS,
+        .mode = CROWD_PATH_LOOP,
+        .arrive_radius = 0.8f,
+        .slow_radius = 1.5f,
+        .tube_radius = 1.0f,
+        .predict_ahead = 0.5f,
+        .weight = 1.0f,
+        .start_index = 0,
+        .reverse = false,
+    };
+}
+
+static crowd_status check_follow(const crowd_path_follow_def* d) {
+    if ((unsigned)d->kind >= CROWD_PATH_KIND_COUNT || (unsigned)d->mode >= CROWD_PATH_MODE_COUNT)
+        return CROWD_ERR_INVALID_ENUM;
+    if (!isfinite(d->arrive_radius) || !isfinite(d->slow_radius) || !isfinite(d->tube_radius) ||
+        !isfinite(d->predict_ahead) || !isfinite(d->weight))
+        return CROWD_ERR_NOT_FINITE;
+    if (d->arrive_radius <= 0.0f || d->slow_radius <= 0.0f || d->tube_radius <= 0.0f ||
+        d->predict_ahead < 0.0f)
+        return CROWD_ERR_BAD_RADIUS;
+    if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
+                                  const crowd_path_follow_def* def) {
+    int s;
+    crowd_status st = crowd_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!def) return CROWD_ERR_NULL_ARGUMENT;
+    st = check_follow(def);
+    const crowd_path_entry* e = NULL;
+    if (st == CROWD_OK) st = crowd_path_lookup(w, def->path, &e);
+    if (st != CROWD_OK) return st;
+    if (def->start_index < 0 || def->start_index >= e->path->count) return CROWD_ERR_BAD_PATH_INDEX;
+    const uint32_t idx = id.index1 - 1;
+    w->path_def[idx] = *def;
+    w->path_state[idx] = (crowd_path_agent){
+        .cursor = crowd_path_cursor_start(e->path->count, def),
+        .revision = e->revision,
+    };
+    w->cur.flags[s] |= CROWD_FLAG_PATH;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_clear_path(crowd_world* w, crowd_agent_id id) {
+    int s;
+    crowd_status st = crowd_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    w->path_state[id.index1 - 1].cursor.state = CROWD_PATH_STATE_NONE;
+    w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_PATH;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_get_path(const crowd_world* w, crowd_agent_id id,
+                                  crowd_path_follow_def* def, crowd_path_cursor* cursor) {
+    int s;
+    crowd_status st = crowd_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    const uint32_t idx = id.index1 - 1;
+    crowd_path_agent a = w->path_state[idx];
+    if (w->cur.flags[s] & CROWD_FLAG_PATH) crowd_path_sync(w->paths, &w->path_def[idx], &a);
+    const bool none = a.cursor.state == CROWD_PATH_STATE_NONE;
+    if (def) *def = none ? crowd_path_follow_def_default() : w->path_def[idx];
+    if (cursor)
+        *cursor =
+            none ? (crowd_path_cursor){.state = CROWD_PATH_STATE_NONE, .segment = -1} : a.cursor;
+    return CROWD_OK;
+}
