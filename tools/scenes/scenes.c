@@ -18,13 +18,18 @@ scene_def scene_def_default(void) {
     return (scene_def){.kind = SCENE_SEPARATION, .agents = 10000, .density = 0.25f, .seed = 1};
 }
 
-float scene_side(const scene_def* def) { return sqrtf((float)def->agents / def->density); }
+float scene_side(const scene_def* def) {
+    return sqrtf((float)def->agents / def->density);
+}
 
 crowd_status scene_create(const scene_def* def, crowd_world** out) {
     crowd_world_def wd = crowd_world_def_default();
     wd.capacity = def->agents;
     wd.threads = def->threads;
     wd.world_tag = 1;
+    wd.alloc = def->alloc;
+    wd.free = def->free;
+    wd.alloc_user = def->alloc_user;
     crowd_status st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st;
     crowd_world* w = *out;
@@ -37,7 +42,8 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
         float ang = scene_rng_float(&rng, 0.0f, 6.2831853f);
         a.velocity = (crowd_vec2){cosf(ang) * 1.2f, sinf(ang) * 1.2f};
         switch (def->kind) {
-        case SCENE_SEPARATION: break;
+        case SCENE_SEPARATION:
+            break;
         case SCENE_CROSSING:
             a.goal.mode = CROWD_GOAL_SEEK;
             a.goal.target = (crowd_vec2){-a.position.x, -a.position.y};

@@ -1,4 +1,5 @@
-// Reproducible test and benchmark worlds, shared by the crowd command, the tests and the benchmarks.
+// Reproducible test and benchmark worlds, shared by the crowd command, the tests and the
+// benchmarks.
 #ifndef CROWD_SCENES_H
 #define CROWD_SCENES_H
 
@@ -30,6 +31,11 @@ typedef struct scene_def {
     float density; // agents per square metre (default 0.25)
     uint64_t seed;
     int threads;
+    // Allocator hooks handed to the world (NULL = the library's default), so a caller can count
+    // the bytes a scene's world uses.
+    crowd_alloc_fn* alloc;
+    crowd_free_fn* free;
+    void* alloc_user;
 } scene_def;
 
 scene_def scene_def_default(void);
