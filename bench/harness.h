@@ -32,6 +32,8 @@ extern const Scenario kSeparation;
 extern const Scenario kCrossing;
 // Crossing traffic with queue braking in the forward cone (separation + cone).
 extern const Scenario kCrossingCone;
+// A behavior scenario is one more Scenario over a shared scene kind, registered for the engine in
+// engine.cc; tools/bench_report.py evaluates the plaza targets on a scenario named "plaza".
 
 // Parameters shared by every agent of the family.
 struct Family {

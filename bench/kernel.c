@@ -4,10 +4,9 @@
 //   sort:  bounding box -> cell key -> stable counting sort (per-thread histograms) that scatters
 //          the state straight into cell order; cells row-major so the cells of a stencil row are
 //          one contiguous range
-//   fused: per agent, the <= 3 rows of its query box in fixed BK_LANES-wide chunks (separation and
-//   the
-//          forward cone in one pass), then seek, braking and integration in registers, written
-//          into the input buffer, which the next sort reads
+//   fused: per agent, the <= 3 rows of its query box in fixed BK_LANES-wide chunks
+//          (separation and the forward cone in one pass), then seek, braking and integration
+//          in registers, written into the input buffer, which the next sort reads
 #include <math.h>
 #include <omp.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include "lanes.h"
 
 enum { PX, PY, VX, VY, GX, GY, NCOL };
+enum { MAX_THREADS = 256 }; // the prefix sum keeps one partial sum per thread on the stack
 
 struct bench_kernel {
     bench_crowd_def def;
@@ -81,7 +81,7 @@ bench_kernel* bench_kernel_create(const bench_crowd_def* def) {
     k->def = *def;
     k->def.cone = def->cone && def->gx; // the cone brakes the seek: no seek, no cone
     k->n = def->n;
-    k->threads = def->threads > 0 ? def->threads : 1;
+    k->threads = def->threads > 0 ? (def->threads < MAX_THREADS ? def->threads : MAX_THREADS) : 1;
     k->cols = def->gx ? NCOL : VY + 1;
     k->inv_cell = 1.0f / def->cell;
     k->p = bk_params_of(def->dt, def->max_speed, def->max_force, def->sep_radius, def->cone_length,
@@ -130,7 +130,7 @@ static bool sort(bench_kernel* k) {
     uint32_t* restrict start = k->start;
     uint32_t* restrict hist = k->hist;
     const size_t stride = k->cell_cap;
-    uint32_t block_sum[256];
+    uint32_t block_sum[MAX_THREADS];
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();

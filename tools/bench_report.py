@@ -372,7 +372,7 @@ def targets_section(R):
         for t in R.threads_of("separation", ENGINE):
             r = ratio(R.get("separation", ENGINE, n, t), d)
             if r is not None:
-                rows.append([f"separation, {size_label(n)}: ≥ 50 × DetourCrowd", f"{r:.0f}× ({t} vs 1 thr)",
+                rows.append([f"separation, {size_label(n)}: ≥ 50 × DetourCrowd", f"{fmt_ratio(r)} ({t} vs 1 thr)",
                              verdict(r >= 50)])
     # Memory.
     for sc in R.scenarios:
