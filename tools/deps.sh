@@ -3,7 +3,7 @@
 set -euo pipefail
 need=(gcc g++ make cmake pkg-config libgomp1)
 if [ "${1:-build}" = test ]; then
-  need+=(libcriterion-dev libbenchmark-dev clang)
+  need+=(libcriterion-dev libbenchmark-dev clang librecast-dev python3)
 fi
 missing=()
 for p in "${need[@]}"; do

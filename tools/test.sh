@@ -2,7 +2,7 @@
 # Installs what is missing, builds crowdstep and runs every test:
 #  1. the Criterion suite on the Release build tuned for this CPU (gcc);
 #  2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
-#  3. a clang build (warnings as errors) of the library, tools and tests;
+#  3. a clang build (warnings as errors) of the library, tools, tests and benchmarks;
 #  4. determinism: state hashes equal across thread counts and between the -march=native and the
 #     portable x86-64 builds.
 set -euo pipefail
@@ -25,7 +25,7 @@ build build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCROWD_SANITIZE=ON -DCROWD_B
 ASAN_OPTIONS=detect_leaks=1 CROWD_TEST_SCALE=small ctest --test-dir build/asan --output-on-failure
 
 echo "== clang"
-build build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCROWD_BUILD_BENCH=OFF
+build build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 
 echo "== portable x86-64 build"
 build build/portable -DCMAKE_BUILD_TYPE=Release -DCROWD_NATIVE=OFF -DCROWD_BUILD_TESTS=OFF -DCROWD_BUILD_BENCH=OFF

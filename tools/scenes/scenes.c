@@ -54,6 +54,9 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
     wd.threads = def->threads;
     wd.world_tag = 1;
     wd.seed = def->seed;
+    wd.alloc = def->alloc;
+    wd.free = def->free;
+    wd.alloc_user = def->alloc_user;
     crowd_status st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st;
     crowd_world* w = *out;

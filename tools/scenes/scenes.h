@@ -34,6 +34,11 @@ typedef struct scene_def {
     uint64_t seed;
     int threads;
     int queues; // SCENE_QUEUE: number of queues, 0 = one per 200 agents
+    // Allocator hooks handed to the world (NULL = the library's default), so a caller can count
+    // the bytes a scene's world uses.
+    crowd_alloc_fn* alloc;
+    crowd_free_fn* free;
+    void* alloc_user;
 } scene_def;
 
 scene_def scene_def_default(void);

@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+"""Writes bench/RESULTS.md and the scaling chart from crowd_bench's JSON output.
+
+usage: bench_report.py RESULTS.json [--out RESULTS.md] [--svg scaling.svg]
+
+Benchmarks are named "<scenario>/<implementation>/agents:<N>/threads:<T>" (bench/harness.h).
+With repetitions the medians are used; a run without repetitions is used as it is. Every ratio
+compares two cases of the same run. Standard library only.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+NAME = re.compile(r"^(?P<scenario>[^/]+)/(?P<impl>[^/]+)/agents:(?P<agents>\d+)/threads:(?P<threads>\d+)")
+
+ENGINE = "crowdstep"
+# Display order and descriptions of the implementations.
+IMPLS = [
+    ("crowdstep", "crowdstep (this engine, public API)"),
+    ("kernel", "minimal kernel: counting sort into SoA, one vectorized stencil pass, fused integration"),
+    ("objects", "object per agent, virtual behaviors, unsorted bucket grid (OpenSteer style)"),
+    ("brute", "O(N^2) brute force, vectorized"),
+    ("detour", "DetourCrowd (librecast-dev), separation"),
+    ("detour_avoid", "DetourCrowd (librecast-dev), separation + obstacle avoidance"),
+]
+SCENARIOS = [
+    ("separation", "separation only, uniform crowd drifting with random velocities"),
+    ("crossing", "crossing traffic: every agent seeks the point mirrored across the centre, with separation"),
+    ("crossing_cone", "crossing traffic with separation and queue braking in the forward cone"),
+]
+COLORS = {
+    "crowdstep": "#d62728",
+    "kernel": "#1f77b4",
+    "objects": "#2ca02c",
+    "brute": "#7f7f7f",
+    "detour": "#9467bd",
+    "detour_avoid": "#8c564b",
+}
+FALLBACK_COLORS = ["#e377c2", "#bcbd22", "#17becf", "#ff7f0e"]
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    runs = {}
+    repeated = any(b.get("run_type") == "aggregate" for b in data.get("benchmarks", []))
+    for b in data.get("benchmarks", []):
+        if b.get("error_occurred"):
+            continue
+        if repeated and not (b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median"):
+            continue
+        m = NAME.match(b.get("run_name", b["name"]))
+        if not m:
+            continue
+        key = (m["scenario"], m["impl"], int(m["agents"]), int(m["threads"]))
+        runs[key] = b
+    return data.get("context", {}), runs
+
+
+class Results:
+    def __init__(self, runs):
+        self.runs = runs
+        self.scenarios = ordered({k[0] for k in runs}, [s for s, _ in SCENARIOS])
+        self.impls = ordered({k[1] for k in runs}, [i for i, _ in IMPLS])
+        self.sizes = sorted({k[2] for k in runs})
+        self.threads = sorted({k[3] for k in runs})
+
+    def get(self, scenario, impl, agents, threads, counter="agent_steps/s"):
+        b = self.runs.get((scenario, impl, agents, threads))
+        if b is None:
+            return None
+        v = b.get(counter)
+        return float(v) if v is not None else None
+
+    def has(self, scenario, impl):
+        return any(k[0] == scenario and k[1] == impl for k in self.runs)
+
+    def sizes_of(self, scenario, impl):
+        return sorted({k[2] for k in self.runs if k[0] == scenario and k[1] == impl})
+
+    def threads_of(self, scenario, impl):
+        return sorted({k[3] for k in self.runs if k[0] == scenario and k[1] == impl})
+
+
+def ordered(found, preferred):
+    return [x for x in preferred if x in found] + sorted(found - set(preferred))
+
+
+def describe(table, key):
+    return dict(table).get(key, key)
+
+
+def size_label(n):
+    if n >= 1000000 and n % 1000000 == 0:
+        return f"{n // 1000000}M"
+    if n >= 1000 and n % 1000 == 0:
+        return f"{n // 1000}k"
+    return str(n)
+
+
+def rate(v):
+    if v is None:
+        return "–"
+    if v >= 1e6:
+        return f"{v / 1e6:.2f} M"
+    return f"{v / 1e3:.0f} k"
+
+
+def short(v):
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"{v / scale:g}{suffix}"
+    return f"{v:g}"
+
+
+def num(v, digits=2):
+    if v is None:
+        return "–"
+    if v == 0:
+        return "0"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    return f"{v:.{digits}f}"
+
+
+def ratio(a, b, digits=2):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt_ratio(r, digits=2):
+    if r is None:
+        return "–"
+    if r >= 100:
+        return f"{r:.0f}×"
+    return f"{r:.{digits}f}×"
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def machine_section(ctx):
+    lines = ["## Machine", ""]
+    cpu = ctx.get("cpu_model", "").replace(";", ",") or "unknown"
+    lines.append(f"- CPU: {cpu}")
+    cpus = ctx.get("logical_cpus") or ctx.get("num_cpus")
+    tpc = ctx.get("threads_per_core")
+    lines.append(f"- Logical CPUs: {cpus}" + (f", {tpc} thread(s) per core" if tpc else ""))
+    if ctx.get("mhz_per_cpu"):
+        lines.append(f"- Clock reported: {ctx['mhz_per_cpu']} MHz")
+    if ctx.get("isa"):
+        lines.append(f"- ISA extensions: {ctx['isa']}")
+    caches = ctx.get("caches") or []
+    if caches:
+        kinds = {"Data": "d", "Instruction": "i"}
+        lines.append("- Caches: " + ", ".join(
+            f"L{c.get('level')}{kinds.get(c.get('type'), '')} {c.get('size', 0) // 1024} KiB" for c in caches))
+    if ctx.get("crowd_compiler"):
+        lines.append(f"- Compiler: {ctx['crowd_compiler']}")
+    if ctx.get("load_avg"):
+        lines.append("- Load average at start: " + ", ".join(f"{x:.2f}" for x in ctx["load_avg"]))
+    meta = []
+    if ctx.get("date"):
+        meta.append(f"run {ctx['date']}")
+    if ctx.get("commit"):
+        meta.append(f"commit {ctx['commit']}")
+    if ctx.get("repetitions"):
+        meta.append(f"median of {ctx['repetitions']} repetitions")
+    if ctx.get("quick") == "1":
+        meta.append("QUICK SMOKE RUN (short, small sizes: not a measurement)")
+    if meta:
+        lines.append("- " + ", ".join(meta))
+    return "\n".join(lines)
+
+
+def throughput_section(R):
+    out = ["## Agent-steps per second", "",
+           "Median agent-steps/s (agents × ticks ÷ wall time) of every case. Rows are implementation "
+           "and thread count, columns the number of agents.", ""]
+    for sc in R.scenarios:
+        out.append(f"### {sc}: {describe(SCENARIOS, sc)}")
+        out.append("")
+        rows = []
+        for impl in R.impls:
+            if not R.has(sc, impl):
+                continue
+            for t in R.threads_of(sc, impl):
+                rows.append([f"{impl}", t] + [rate(R.get(sc, impl, n, t)) for n in R.sizes])
+        out.append(table(["implementation", "threads"] + [size_label(n) for n in R.sizes], rows))
+        out.append("")
+    return "\n".join(out)
+
+
+def ratio_rows(R, sc, other, threads_other=None):
+    rows = []
+    for t in R.threads_of(sc, ENGINE):
+        cells = []
+        for n in R.sizes:
+            to = t if threads_other is None else threads_other
+            cells.append(fmt_ratio(ratio(R.get(sc, ENGINE, n, t), R.get(sc, other, n, to))))
+        if any(c != "–" for c in cells):
+            label = f"{t}" if threads_other is None else f"{t} vs {threads_other}"
+            rows.append([sc, label] + cells)
+    return rows
+
+
+def ratios_section(R):
+    out = ["## Ratios", "",
+           "Each ratio divides crowdstep's agent-steps/s by the other implementation's on the same "
+           "scenario, size and thread count, from the same run (above 1: crowdstep is faster).", ""]
+    for other, title in [("kernel", "crowdstep ÷ minimal kernel"),
+                         ("objects", "crowdstep ÷ object-per-agent"),
+                         ("brute", "crowdstep ÷ brute force")]:
+        rows = []
+        for sc in R.scenarios:
+            if R.has(sc, ENGINE) and R.has(sc, other):
+                rows += ratio_rows(R, sc, other)
+        if rows:
+            out += [f"### {title}", "", table(["scenario", "threads"] + [size_label(n) for n in R.sizes], rows), ""]
+    for other in ("detour", "detour_avoid"):
+        rows = []
+        for sc in R.scenarios:
+            if R.has(sc, ENGINE) and R.has(sc, other):
+                # DetourCrowd runs on one thread: crowdstep on 1 thread, and on each thread count.
+                rows += ratio_rows(R, sc, other, threads_other=1)
+        if rows:
+            out += [f"### crowdstep ÷ {describe(IMPLS, other)}", "",
+                    "DetourCrowd is single-threaded; the thread column reads \"crowdstep threads vs DetourCrowd threads\".", "",
+                    table(["scenario", "threads"] + [size_label(n) for n in R.sizes], rows), ""]
+    rows = []
+    for sc in R.scenarios:
+        for impl in R.impls:
+            ts = R.threads_of(sc, impl)
+            if 1 not in ts or len(ts) < 2:
+                continue
+            for t in ts[1:]:
+                rows.append([sc, impl, f"{t} ÷ 1"] + [fmt_ratio(ratio(R.get(sc, impl, n, t), R.get(sc, impl, n, 1)))
+                                                       for n in R.sizes])
+    if rows:
+        out += ["### Thread scaling (agent-steps/s with T threads ÷ with 1 thread)", "",
+                table(["scenario", "implementation", "threads"] + [size_label(n) for n in R.sizes], rows), ""]
+    return "\n".join(out)
+
+
+def flatness(R, sc, impl, t, lo=10000, hi=1000000):
+    pts = [(n, 1e9 / v) for n in R.sizes if lo <= n <= hi for v in [R.get(sc, impl, n, t)] if v]
+    if len(pts) < 2:
+        return pts, None
+    ns = [p[1] for p in pts]
+    return pts, max(ns) / min(ns)
+
+
+def flatness_section(R):
+    out = ["## Cost per agent from 10k to 1M agents", "",
+           "Wall-clock ns per agent-step (1e9 ÷ agent-steps/s). At fixed density the work per agent is "
+           "constant, so a flat row means cost linear in the number of agents; \"spread\" is the largest "
+           "÷ smallest value from 10k to 1M.", ""]
+    sizes = [n for n in R.sizes if 10000 <= n <= 1000000]
+    rows = []
+    for sc in R.scenarios:
+        for impl in R.impls:
+            for t in R.threads_of(sc, impl):
+                pts, spread = flatness(R, sc, impl, t)
+                if len(pts) < 2:
+                    continue
+                d = dict(pts)
+                rows.append([sc, impl, t] + [num(d.get(n), 1) for n in sizes] + [fmt_ratio(spread)])
+    if not rows:
+        return ""
+    out.append(table(["scenario", "implementation", "threads"] + [size_label(n) for n in sizes] + ["spread"], rows))
+    return "\n".join(out) + "\n"
+
+
+def memory_section(R):
+    out = ["## Memory", "",
+           "Peak bytes the implementation allocated while building and stepping the case, ÷ agents. "
+           "Every implementation allocates through a counting allocator (the engine through its "
+           "allocator hooks, C++ code through the global operator new, DetourCrowd through "
+           "dtAllocSetCustom); bytes are those requested, without allocator headers.", ""]
+    rows = []
+    for sc in R.scenarios:
+        for impl in R.impls:
+            ts = R.threads_of(sc, impl)
+            if not ts:
+                continue
+            t = ts[0]
+            cells = [num(R.get(sc, impl, n, t, "bytes/agent"), 0) for n in R.sizes]
+            if any(c != "–" for c in cells):
+                rows.append([sc, impl, t] + cells)
+    out.append(table(["scenario", "implementation", "threads"] + [size_label(n) for n in R.sizes], rows))
+    return "\n".join(out) + "\n"
+
+
+def phases_section(R):
+    out = ["## Where the time goes", "",
+           "Per-phase wall time in ns per agent-step, and neighbor candidates examined per agent "
+           "(crowdstep's phases from crowd_world_get_profile; the kernel's \"fused\" phase holds its "
+           "neighbor pass, seek, braking and integration).", ""]
+    rows = []
+    phase_names = []
+    for b in R.runs.values():
+        for k in b:
+            if k.startswith("ns/agent_") and k[9:] not in phase_names:
+                phase_names.append(k[9:])
+    order = ["sort", "neighbor", "leader", "path", "goal", "integrate", "fused", "plan", "rebucket"]
+    phase_names = ordered(set(phase_names), order)
+    for sc in R.scenarios:
+        for impl in R.impls:
+            for t in R.threads_of(sc, impl):
+                for n in R.sizes_of(sc, impl):
+                    b = R.runs.get((sc, impl, n, t))
+                    if not b or not any(k.startswith("ns/agent_") for k in b):
+                        continue
+                    cells = [num(b.get("ns/agent_" + p), 1) if ("ns/agent_" + p) in b else "" for p in phase_names]
+                    rows.append([sc, impl, size_label(n), t] + cells + [num(b.get("candidates/agent"), 1)])
+    if not rows:
+        return ""
+    out.append(table(["scenario", "implementation", "agents", "threads"] + phase_names + ["candidates/agent"], rows))
+    return "\n".join(out) + "\n"
+
+
+def targets_section(R):
+    """The targets of the benchmark issue, evaluated on this run."""
+    out = ["## Targets", "", "Measured in this run; \"not measured\" where a scenario is not in the suite yet.", ""]
+    rows = []
+    tmax = max(R.threads) if R.threads else 1
+
+    def verdict(ok):
+        return "met" if ok else "missed"
+
+    # Separation + cone vs the minimal kernel.
+    for n in (100000, 1000000):
+        vals = [(t, ratio(R.get("crossing_cone", ENGINE, n, t), R.get("crossing_cone", "kernel", n, t)))
+                for t in R.threads_of("crossing_cone", ENGINE)]
+        vals = [(t, r) for t, r in vals if r is not None]
+        if vals:
+            text = ", ".join(f"{r:.2f} at {t} thr" for t, r in vals)
+            rows.append([f"separation + cone, {size_label(n)}: ≥ 0.7 × minimal kernel", text,
+                         verdict(min(r for _, r in vals) >= 0.7)])
+        else:
+            proxy = [(t, ratio(R.get("crossing", ENGINE, n, t), R.get("crossing", "kernel", n, t)))
+                     for t in R.threads_of("crossing", ENGINE)]
+            proxy = [(t, r) for t, r in proxy if r is not None]
+            text = "not measured (crowdstep has no crossing_cone rows)"
+            if proxy:
+                text += "; without the cone: " + ", ".join(f"{r:.2f} at {t} thr" for t, r in proxy)
+            rows.append([f"separation + cone, {size_label(n)}: ≥ 0.7 × minimal kernel", text, "–"])
+    # Mixed plaza.
+    v100 = R.get("plaza", ENGINE, 100000, 2)
+    rows.append(["plaza, 100k, 2 threads: ≥ 25 M agent-steps/s", rate(v100) if v100 else "not measured",
+                 verdict(v100 >= 25e6) if v100 else "–"])
+    v1m = R.get("plaza", ENGINE, 1000000, tmax)
+    rows.append([f"plaza, 1M: ≥ 20 ticks/s", f"{v1m / 1e6:.1f} ticks/s at {tmax} thr" if v1m else "not measured",
+                 verdict(v1m / 1e6 >= 20) if v1m else "–"])
+    # Thread scaling.
+    for sc in R.scenarios:
+        r = ratio(R.get(sc, ENGINE, 100000, 2), R.get(sc, ENGINE, 100000, 1))
+        if r is not None:
+            rows.append([f"{sc}, 100k: 2 threads ÷ 1 ≥ 1.8", f"{r:.2f}", verdict(r >= 1.8)])
+    # DetourCrowd.
+    for n in (10000, 20000):
+        d = R.get("separation", "detour", n, 1)
+        for t in R.threads_of("separation", ENGINE):
+            r = ratio(R.get("separation", ENGINE, n, t), d)
+            if r is not None:
+                rows.append([f"separation, {size_label(n)}: ≥ 50 × DetourCrowd", f"{fmt_ratio(r)} ({t} vs 1 thr)",
+                             verdict(r >= 50)])
+    # Memory.
+    for sc in R.scenarios:
+        ts = R.threads_of(sc, ENGINE)
+        if ts:
+            b = R.get(sc, ENGINE, 1000000, ts[0], "bytes/agent")
+            if b is not None:
+                rows.append([f"{sc}, 1M: ≤ 150 bytes per agent", f"{b:.0f}", verdict(b <= 150)])
+    # Linear cost.
+    for sc in R.scenarios:
+        for t in R.threads_of(sc, ENGINE):
+            pts, spread = flatness(R, sc, ENGINE, t)
+            if spread is not None and pts[0][0] == 10000 and pts[-1][0] == 1000000:
+                rows.append([f"{sc}, {t} thr: ns/agent flat within 25% from 10k to 1M", f"spread {spread:.2f}",
+                             verdict(spread <= 1.25)])
+    out.append(table(["target", "measured", "verdict"], rows))
+    return "\n".join(out) + "\n"
+
+
+# ---- SVG -----------------------------------------------------------------------------------------
+
+def svg_chart(R, path):
+    W, H = 1010, 480
+    panel_w, panel_h = 400, 320
+    left = [80, 570]
+    top = 50
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+             f'font-family="sans-serif" font-size="12">',
+             f'<rect width="{W}" height="{H}" fill="white"/>']
+    color_of = dict(COLORS)
+    extra = iter(FALLBACK_COLORS)
+    for impl in R.impls:
+        if impl not in color_of:
+            color_of[impl] = next(extra, "#000000")
+
+    scenario = "separation" if "separation" in R.scenarios else (R.scenarios[0] if R.scenarios else None)
+    if scenario is None:
+        parts.append("</svg>")
+        with open(path, "w") as f:
+            f.write("\n".join(parts))
+        return
+
+    # Panel 1: agent-steps/s against agents, log-log, one line per implementation and thread count.
+    series = []
+    for impl in R.impls:
+        for t in R.threads_of(scenario, impl):
+            pts = [(n, R.get(scenario, impl, n, t)) for n in R.sizes_of(scenario, impl)]
+            pts = [(n, v) for n, v in pts if v]
+            if pts:
+                series.append((impl, t, pts))
+    xs = [n for _, _, pts in series for n, _ in pts] or [1, 10]
+    ys = [v for _, _, pts in series for _, v in pts] or [1, 10]
+    x0, x1 = math.log10(min(xs)), math.log10(max(xs))
+    y0, y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
+    if x1 == x0:
+        x1 = x0 + 1
+    if y1 == y0:
+        y1 = y0 + 1
+    px, py = left[0], top
+
+    def X(n):
+        return px + (math.log10(n) - x0) / (x1 - x0) * panel_w
+
+    def Y(v):
+        return py + panel_h - (math.log10(v) - y0) / (y1 - y0) * panel_h
+
+    parts.append(f'<text x="{px + panel_w / 2}" y="{top - 20}" text-anchor="middle" font-size="14">'
+                 f'{scenario}: agent-steps/s vs agents</text>')
+    parts.append(f'<rect x="{px}" y="{py}" width="{panel_w}" height="{panel_h}" fill="none" stroke="#999"/>')
+    for e in range(int(y0), int(y1) + 1):
+        y = Y(10 ** e)
+        parts.append(f'<line x1="{px}" y1="{y:.1f}" x2="{px + panel_w}" y2="{y:.1f}" stroke="#eee"/>')
+        parts.append(f'<text x="{px - 6}" y="{y + 4:.1f}" text-anchor="end">{short(10 ** e)}</text>')
+    for n in sorted(set(xs)):
+        x = X(n)
+        parts.append(f'<line x1="{x:.1f}" y1="{py}" x2="{x:.1f}" y2="{py + panel_h}" stroke="#eee"/>')
+        parts.append(f'<text x="{x:.1f}" y="{py + panel_h + 16}" text-anchor="middle">{size_label(n)}</text>')
+    parts.append(f'<text x="{px + panel_w / 2}" y="{py + panel_h + 34}" text-anchor="middle">agents</text>')
+    tmin = min(R.threads) if R.threads else 1
+    for impl, t, pts in series:
+        dash = "" if t == tmin else ' stroke-dasharray="6,4"'
+        d = " ".join(f"{'M' if i == 0 else 'L'}{X(n):.1f},{Y(v):.1f}" for i, (n, v) in enumerate(pts))
+        parts.append(f'<path d="{d}" fill="none" stroke="{color_of[impl]}" stroke-width="2"{dash}/>')
+        for n, v in pts:
+            parts.append(f'<circle cx="{X(n):.1f}" cy="{Y(v):.1f}" r="3" fill="{color_of[impl]}"/>')
+
+    # Panel 2: speedup over 1 thread, per implementation and size.
+    px = left[1]
+    speed = []
+    for impl in R.impls:
+        ts = R.threads_of(scenario, impl)
+        if 1 not in ts or len(ts) < 2:
+            continue
+        for n in R.sizes_of(scenario, impl):
+            base = R.get(scenario, impl, n, 1)
+            pts = [(t, R.get(scenario, impl, n, t) / base) for t in ts if base and R.get(scenario, impl, n, t)]
+            if len(pts) >= 2:
+                speed.append((impl, n, pts))
+    tmax = max(R.threads) if R.threads else 2
+    smax = max([tmax] + [s for _, _, pts in speed for _, s in pts])
+
+    def X2(t):
+        return px + (t - 1) / max(tmax - 1, 1) * panel_w
+
+    def Y2(s):
+        return py + panel_h - s / smax * panel_h
+
+    parts.append(f'<text x="{px + panel_w / 2}" y="{top - 20}" text-anchor="middle" font-size="14">'
+                 f'{scenario}: speedup over 1 thread</text>')
+    parts.append(f'<rect x="{px}" y="{py}" width="{panel_w}" height="{panel_h}" fill="none" stroke="#999"/>')
+    step = 0.5 if smax <= 4 else 1.0
+    s = 0.0
+    while s <= smax + 1e-9:
+        y = Y2(s)
+        parts.append(f'<line x1="{px}" y1="{y:.1f}" x2="{px + panel_w}" y2="{y:.1f}" stroke="#eee"/>')
+        parts.append(f'<text x="{px - 6}" y="{y + 4:.1f}" text-anchor="end">{s:g}×</text>')
+        s += step
+    for t in R.threads:
+        x = X2(t)
+        parts.append(f'<text x="{x:.1f}" y="{py + panel_h + 16}" text-anchor="middle">{t}</text>')
+    parts.append(f'<text x="{px + panel_w / 2}" y="{py + panel_h + 34}" text-anchor="middle">threads</text>')
+    parts.append(f'<line x1="{X2(1):.1f}" y1="{Y2(1):.1f}" x2="{X2(tmax):.1f}" y2="{Y2(tmax):.1f}" '
+                 f'stroke="#bbb" stroke-dasharray="2,3"/>')
+    sizes = sorted({n for _, n, _ in speed})
+    for impl, n, pts in speed:
+        width = 1 + 2.5 * (sizes.index(n) + 1) / len(sizes)
+        d = " ".join(f"{'M' if i == 0 else 'L'}{X2(t):.1f},{Y2(s):.1f}" for i, (t, s) in enumerate(pts))
+        parts.append(f'<path d="{d}" fill="none" stroke="{color_of[impl]}" stroke-width="{width:.1f}" '
+                     f'stroke-opacity="0.8"/>')
+        t, s = pts[-1]
+        parts.append(f'<text x="{X2(t) + 4:.1f}" y="{Y2(s) + 4:.1f}" font-size="10" fill="{color_of[impl]}">'
+                     f'{size_label(n)}</text>')
+
+    # Legend.
+    ly = H - 44
+    lx = 80
+    for impl in R.impls:
+        parts.append(f'<line x1="{lx}" y1="{ly}" x2="{lx + 24}" y2="{ly}" stroke="{color_of[impl]}" stroke-width="3"/>')
+        parts.append(f'<text x="{lx + 30}" y="{ly + 4}">{impl}</text>')
+        lx += 40 + 8 * len(impl)
+    parts.append(f'<text x="80" y="{H - 16}" fill="#555">left: solid = {tmin} thread, dashed = more threads; '
+                 f'right: line width grows with agents, dotted = ideal</text>')
+    parts.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(parts) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("json")
+    ap.add_argument("--out", default="bench/RESULTS.md")
+    ap.add_argument("--svg", default="bench/scaling.svg")
+    a = ap.parse_args()
+    ctx, runs = load(a.json)
+    if not runs:
+        print(f"bench_report: no benchmark results in {a.json}", file=sys.stderr)
+        return 1
+    R = Results(runs)
+    svg_chart(R, a.svg)
+    svg_rel = os.path.relpath(a.svg, os.path.dirname(os.path.abspath(a.out)) or ".")
+    doc = ["# crowdstep benchmark results", "",
+           "Written by `tools/bench.sh` (`tools/bench_report.py` over crowd_bench's JSON). The family: "
+           "uniform density 0.25 agents/m² in a square of side √(N ÷ 0.25), radius 0.3, max speed 1.5, "
+           "max force 3, separation radius 1.2, queue cone 2.5 × 0.6, dt 0.1, cell 2.5. Every "
+           "implementation steps the same starting crowd for the same number of ticks.", "",
+           machine_section(ctx), "",
+           "Implementations:", ""]
+    doc += [f"- **{i}**: {describe(IMPLS, i)}" for i in R.impls]
+    doc += ["", "Scenarios:", ""]
+    doc += [f"- **{s}**: {describe(SCENARIOS, s)}" for s in R.scenarios]
+    doc += ["", targets_section(R), f"![scaling with agents and threads]({svg_rel})", "",
+            throughput_section(R), ratios_section(R), flatness_section(R), memory_section(R), phases_section(R)]
+    with open(a.out, "w") as f:
+        f.write("\n".join(doc).rstrip() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
