@@ -304,12 +304,12 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
     const uint32_t* restrict skey = w->skey;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
-        if ((c.flags[s] & CROWD_FLAG_QUEUE) || c.group[s] != 0) {
+        // gsep and cone_along are read only for followers and queueing agents: the plain agents
+        // of this loop leave them alone, two fewer store streams.
+        if (c.flags[s] & (CROWD_FLAG_QUEUE | CROWD_FLAG_FOLLOW)) {
             candidates += agent_neighbors(w, s, sparse);
             continue;
         }
-        w->gsep_x[s] = w->gsep_y[s] = 0.0f;
-        w->cone_along[s] = INFINITY;
         const float weight = c.sep_weight[s];
         if (!(weight > 0.0f)) {
             fx[s] = fy[s] = 0.0f;
