@@ -109,8 +109,9 @@ static crowd_world* cone_world(int n, int clusters, float spread, int threads, u
     return w;
 }
 
-// After the sort and the neighbor pass, each slot's closest-along must equal a search over all
-// agents (min is exact, so equality is exact).
+// After the sort and the neighbor pass, each queueing slot's closest-along must equal a search
+// over all agents (min is exact, so equality is exact). cone_along is defined for queueing agents
+// only; the pass does not touch the others' entries.
 static int check_cone_pass(crowd_world* w) {
     crowd_pass_sort(w);
     crowd_pass_neighbor(w);
@@ -120,7 +121,8 @@ static int check_cone_pass(crowd_world* w) {
     for (int s = 0; s < n; ++s) {
         const uint32_t idx = c->id[s];
         float want = INFINITY;
-        if (c->flags[s] & CROWD_FLAG_QUEUE) {
+        if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
+        {
             const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
             const float len = sqrtf(vel.x * vel.x + vel.y * vel.y);
             if (len >= 1e-3f) {
