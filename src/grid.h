@@ -111,6 +111,24 @@ static inline int crowd_grid_row_ranges(const crowd_grid* g, const crowd_cell_bo
     return 2;
 }
 
+// The 3x3 stencil around the cell with dense key `key`: the sorted-slot ranges of its three rows
+// (the row's own cell and its left and right neighbors; rows past the table's ends are empty).
+// Covers every agent within one cell edge of any point of the cell. Rows are at least 3 cells
+// wide, so the three key ranges never overlap; a range that runs past a row's end reaches into
+// the next row's first cell, whose agents the exact distance test rejects.
+static inline void crowd_grid_stencil(const crowd_grid* g, uint32_t key, uint32_t begin[3],
+                                      uint32_t end[3]) {
+    const int64_t last = (int64_t)g->buckets - 1;
+    for (int r = 0; r < 3; ++r) {
+        int64_t k0 = (int64_t)key + (r - 1) * (int64_t)g->width - 1, k1 = k0 + 2;
+        k0 = k0 < 0 ? 0 : k0;
+        k1 = k1 > last ? last : k1;
+        const bool empty = k0 > k1;
+        begin[r] = empty ? 0 : g->cell_start[k0];
+        end[r] = empty ? 0 : g->cell_start[k1 + 1];
+    }
+}
+
 // Counting sort of n points into cell order (stable: equal keys keep their input order).
 // Writes keys[n], order[n] (order[s] = input index of sorted slot s), sorted_keys[n] (the key of
 // sorted slot s) and cell_start[buckets + 1],

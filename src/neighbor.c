@@ -265,15 +265,11 @@ sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* re
     float ax[CROWD_LANES] = {0}, ay[CROWD_LANES] = {0}, an[CROWD_LANES] = {0};
     uint64_t candidates = 0;
     if (!sparse && (r + m) * inv_cell <= 1.0f) {
-        const int64_t last = (int64_t)g->buckets - 1;
-        for (int dr = -1; dr <= 1; ++dr) {
-            int64_t k0 = (int64_t)key + dr * (int64_t)g->width - 1, k1 = k0 + 2;
-            k0 = k0 < 0 ? 0 : k0;
-            k1 = k1 > last ? last : k1;
-            if (k0 > k1) continue;
-            const uint32_t b = g->cell_start[k0], e = g->cell_start[k1 + 1];
-            candidates += e - b;
-            sep_range(xs, ys, b, e, px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
+        uint32_t b[3], e[3];
+        crowd_grid_stencil(g, key, b, e);
+        for (int k = 0; k < 3; ++k) {
+            candidates += e[k] - b[k];
+            sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
         }
     } else {
         crowd_cell_box box;

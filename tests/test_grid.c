@@ -34,7 +34,7 @@ typedef struct hashed {
     int n;
     uint32_t bucket_capacity;
     crowd_grid g;
-    uint32_t *keys, *order, *cell_start, *hist;
+    uint32_t *keys, *order, *sorted_keys, *cell_start, *hist;
     float *sx, *sy; // positions in sorted order, as the kernel reads them
 } hashed;
 
@@ -45,14 +45,16 @@ static void hashed_build(hashed* h, const float* x, const float* y, int n, float
     h->bucket_capacity = bucket_capacity;
     h->keys = xmalloc(sizeof(uint32_t) * (size_t)n);
     h->order = xmalloc(sizeof(uint32_t) * (size_t)n);
+    h->sorted_keys = xmalloc(sizeof(uint32_t) * (size_t)n);
     h->cell_start = xmalloc(sizeof(uint32_t) * ((size_t)bucket_capacity + 1));
     h->hist = xmalloc(sizeof(uint32_t) * bucket_capacity * (size_t)threads);
     h->sx = xmalloc(sizeof(float) * (size_t)n);
     h->sy = xmalloc(sizeof(float) * (size_t)n);
     crowd_grid_sort(&h->g, cell, x, y, n, bucket_capacity, h->hist, threads, h->keys, h->order,
-                    h->cell_start);
+                    h->sorted_keys, h->cell_start);
     for (int s = 0; s < n; ++s) {
         cr_assert_lt(h->order[s], (uint32_t)n, "order[%d] = %u out of range", s, h->order[s]);
+        cr_assert_eq(h->sorted_keys[s], h->keys[h->order[s]], "sorted key of slot %d", s);
         h->sx[s] = x[h->order[s]];
         h->sy[s] = y[h->order[s]];
     }
@@ -61,6 +63,7 @@ static void hashed_build(hashed* h, const float* x, const float* y, int n, float
 static void hashed_free(hashed* h) {
     free(h->keys);
     free(h->order);
+    free(h->sorted_keys);
     free(h->cell_start);
     free(h->hist);
     free(h->sx);
@@ -92,7 +95,10 @@ static void check_sort(const hashed* h, const float* x, const float* y, float ce
     cr_assert(g->min_cx == bx0 && g->min_cy == by0 && g->max_cx == bx1 && g->max_cy == by1,
               "bounding box (%d,%d)-(%d,%d), brute force (%d,%d)-(%d,%d)", g->min_cx, g->min_cy,
               g->max_cx, g->max_cy, bx0, by0, bx1, by1);
-    const int64_t wide = (int64_t)bx1 - bx0 + 1, high = (int64_t)by1 - by0 + 1;
+    // Dense rows are at least 3 cells wide, so the 3x3 stencil's row ranges never overlap.
+    int64_t wide = (int64_t)bx1 - bx0 + 1;
+    if (wide < 3) wide = 3;
+    const int64_t high = (int64_t)by1 - by0 + 1;
     const bool dense = wide * high <= (int64_t)h->bucket_capacity;
     cr_assert_eq(g->dense, dense, "layout for %lld x %lld cells, capacity %u", (long long)wide,
                  (long long)high, h->bucket_capacity);
@@ -158,6 +164,7 @@ typedef struct stats {
     uint64_t queries, found, candidates;
     int dense_cases, sparse_cases;
     uint64_t wrapped_rows, full_table_rows;
+    uint64_t stencil_queries;
 } stats;
 
 typedef struct visitor {
@@ -221,6 +228,34 @@ static void check_disc(const hashed* h, float px, float py, float r, visitor* v,
                      "times",
                      (double)h->sx[j], (double)h->sy[j], (double)d, (double)r, (double)px,
                      (double)py, v->visits[j]);
+    }
+    visitor_reset(v);
+}
+
+// (a) for the dense layout's 3x3 stencil, which the kernel uses for a separation disc that fits in
+// a cell (r + margin <= cell): queried from sorted slot s with its sorted key, every agent at
+// d < r is enumerated exactly once.
+static void check_stencil(const hashed* h, int s, float r, visitor* v, stats* st) {
+    const crowd_grid* g = &h->g;
+    const float px = h->sx[s], py = h->sy[s];
+    const float m = kernel_margin(px, py, r);
+    if (!g->dense || !((r + m) * g->inv_cell <= 1.0f)) return;
+    uint32_t b[3], e[3];
+    crowd_grid_stencil(g, h->sorted_keys[s], b, e);
+    st->stencil_queries++;
+    for (int k = 0; k < 3; ++k) {
+        cr_assert(b[k] <= e[k] && e[k] <= (uint32_t)h->n, "stencil range [%u, %u)", b[k], e[k]);
+        for (uint32_t j = b[k]; j < e[k]; ++j) {
+            if (v->visits[j]++ == 0) v->touched[v->ntouched++] = j;
+            cr_assert_eq(v->visits[j], 1u, "slot %u enumerated twice by the stencil", j);
+        }
+    }
+    for (int j = 0; j < h->n; ++j) {
+        const float dx = px - h->sx[j], dy = py - h->sy[j];
+        const float d = sqrtf(dx * dx + dy * dy);
+        if (!(d < r)) continue;
+        cr_assert_eq(v->visits[j], 1u, "stencil of slot %d misses slot %d at d = %.9g < r = %.9g",
+                     s, j, (double)d, (double)r);
     }
     visitor_reset(v);
 }
@@ -433,6 +468,7 @@ static void check_world(const world* w, layout kind, uint32_t cap, bool all_thre
         float rad = rnd(r, w->rmin, w->rmax);
         if (lattice) rad = (float)(1 + rndi(r, 10)) * 0.25f; // exactly on lattice distances
         check_disc(&h[0], px, py, rad, &v, st);
+        if (q < w->n) check_stencil(&h[0], q, fminf(rad, w->cell * 0.999f), &v, st);
 
         float vx = rnd(r, -2.0f, 2.0f), vy = rnd(r, -2.0f, 2.0f);
         if (lattice) vx = (float)(rndi(r, 3) - 1), vy = vx == 0.0f ? 1.0f : (float)(rndi(r, 3) - 1);
@@ -466,6 +502,8 @@ static void check_layout(layout kind, int seeds, int n) {
         cr_assert_eq(st.dense_cases, 0, "%s must use the sparse layout", layout_names[kind]);
     if (kind == LAYOUT_ONE_CELL || kind == LAYOUT_LATTICE)
         cr_assert_gt(st.dense_cases, 0, "%s never used the dense layout", layout_names[kind]);
+    if (kind == LAYOUT_UNIFORM || kind == LAYOUT_ONE_CELL || kind == LAYOUT_LATTICE)
+        cr_assert_gt(st.stencil_queries, 0u, "%s never used the stencil", layout_names[kind]);
     if (kind == LAYOUT_UNIFORM || kind == LAYOUT_SMALL_CELL) {
         cr_assert_gt(st.dense_cases, 0, "%s never used the dense layout", layout_names[kind]);
         cr_assert_gt(st.sparse_cases, 0, "%s never used the sparse layout", layout_names[kind]);
