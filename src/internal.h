@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "crowd/crowd.h"
+#include "follow.h"
 #include "grid.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
@@ -102,6 +103,7 @@ struct crowd_world {
     crowd_goal* goal;
     uint64_t* user_data;
     float *cone_length, *cone_width; // queue cone per agent index
+    crowd_follow_store follow;       // follow leader: per-index records, groups, slot scratch
 
     crowd_profile profile;
 };

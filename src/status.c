@@ -21,6 +21,8 @@ const char* crowd_status_string(crowd_status status) {
     case CROWD_ERR_STALE_HANDLE: return "stale agent handle (agent was removed)";
     case CROWD_ERR_FOREIGN_HANDLE: return "agent handle from another world";
     case CROWD_ERR_BUFFER_TOO_SMALL: return "output buffer too small";
+    case CROWD_ERR_FOLLOW_CYCLE: return "an agent would follow itself through a chain of leaders";
+    case CROWD_ERR_BAD_COUNT: return "count or size out of range";
     case CROWD_STATUS_COUNT: break;
     }
     return "unknown status";

@@ -40,6 +40,8 @@ typedef enum crowd_status {
     CROWD_ERR_STALE_HANDLE,    // the agent behind the handle was removed
     CROWD_ERR_FOREIGN_HANDLE,  // the handle belongs to another world or was never issued
     CROWD_ERR_BUFFER_TOO_SMALL,// the caller's buffer cannot hold the result
+    CROWD_ERR_FOLLOW_CYCLE,    // following would make an agent lead itself (directly or via a chain)
+    CROWD_ERR_BAD_COUNT,       // a count or size argument out of its documented range
     CROWD_STATUS_COUNT
 } crowd_status;
 
