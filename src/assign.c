@@ -34,8 +34,9 @@ static size_t exact_bytes(int n, int m) {
                   sizeof(int) * 2 * (mm + 1) + (mm + 1));
 }
 
+// Keys, their radix-sort buffer and the cost table, n x m each, and the slot owners.
 static size_t greedy_bytes(int n, int m) {
-    return align8(sizeof(uint64_t) * (size_t)n * (size_t)m + sizeof(int) * (size_t)m);
+    return align8(3 * sizeof(uint64_t) * (size_t)n * (size_t)m + sizeof(int) * (size_t)m);
 }
 
 typedef struct item {
@@ -67,7 +68,7 @@ size_t crowd_assign_scratch_bound(int n, int m) {
     const size_t gp =
         (size_t)(pairs < CROWD_FOLLOW_GREEDY_PAIRS ? pairs : CROWD_FOLLOW_GREEDY_PAIRS);
     return exact_bytes(ne, n > m ? n : m) +
-           align8(sizeof(uint64_t) * gp + sizeof(int) * (size_t)m) + sorted_bytes(n, m);
+           align8(3 * sizeof(uint64_t) * gp + sizeof(int) * (size_t)m) + sorted_bytes(n, m);
 }
 
 void crowd_assign_slots(int n, int m, const crowd_vec2* fpos, const crowd_vec2* spos, int* out,
@@ -158,13 +159,30 @@ void crowd_assign_exact(int n, int m, const crowd_vec2* fpos, const crowd_vec2* 
 
 // ---- greedy: shortest pair first, then local improvement ------------------------------------
 
-static int cmp_u64(const void* a, const void* b) {
-    const uint64_t x = *(const uint64_t*)a, y = *(const uint64_t*)b;
-    return (x > y) - (x < y);
+// LSD radix sort of 64-bit keys a byte at a time, skipping bytes equal in every key. The result
+// ends in keys.
+static void radix_sort(uint64_t* keys, uint64_t* tmp, size_t count) {
+    uint64_t *src = keys, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t hist[256] = {0};
+        for (size_t q = 0; q < count; ++q) ++hist[src[q] >> shift & 0xffu];
+        if (hist[src[0] >> shift & 0xffu] == count) continue;
+        size_t at = 0;
+        for (int b = 0; b < 256; ++b) {
+            const size_t h = hist[b];
+            hist[b] = at;
+            at += h;
+        }
+        for (size_t q = 0; q < count; ++q) dst[hist[src[q] >> shift & 0xffu]++] = src[q];
+        uint64_t* t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != keys) memcpy(keys, src, sizeof *keys * count);
 }
 
-static inline double slot_cost(const crowd_vec2* fpos, const crowd_vec2* spos, int i, int j) {
-    return j < 0 ? 0.0 : cost(fpos, spos, i, j);
+static inline double slot_cost(const double* c, int m, int i, int j) {
+    return j < 0 ? 0.0 : c[(size_t)i * (size_t)m + (size_t)j];
 }
 
 // Improvement only ever lowers the total, so it ends; the pass cap bounds its time. At its fixed
@@ -172,16 +190,15 @@ static inline double slot_cost(const crowd_vec2* fpos, const crowd_vec2* spos, i
 enum { IMPROVE_PASSES = 8 };
 #define IMPROVE_EPS 1e-9
 
-static void improve(int n, int m, const crowd_vec2* fpos, const crowd_vec2* spos, int* out,
-                    int* owner) {
+static void improve(int n, int m, const double* c, int* out, int* owner) {
     for (int pass = 0; pass < IMPROVE_PASSES; ++pass) {
         bool changed = false;
         for (int i = 0; i < n; ++i) {
             for (int k = i + 1; k < n; ++k) {
                 const int si = out[i], sk = out[k];
                 if (si == sk) continue; // both without a slot
-                const double now = slot_cost(fpos, spos, i, si) + slot_cost(fpos, spos, k, sk);
-                const double swapped = slot_cost(fpos, spos, i, sk) + slot_cost(fpos, spos, k, si);
+                const double now = slot_cost(c, m, i, si) + slot_cost(c, m, k, sk);
+                const double swapped = slot_cost(c, m, i, sk) + slot_cost(c, m, k, si);
                 if (swapped + IMPROVE_EPS < now) {
                     out[i] = sk;
                     out[k] = si;
@@ -196,7 +213,7 @@ static void improve(int n, int m, const crowd_vec2* fpos, const crowd_vec2* spos
                 for (int j = 0; j < m; ++j) {
                     if (owner[j] >= 0) continue;
                     const int si = out[i];
-                    if (cost(fpos, spos, i, j) + IMPROVE_EPS < slot_cost(fpos, spos, i, si)) {
+                    if (slot_cost(c, m, i, j) + IMPROVE_EPS < slot_cost(c, m, i, si)) {
                         if (si >= 0) owner[si] = -1;
                         owner[j] = i;
                         out[i] = j;
@@ -212,31 +229,35 @@ static void improve(int n, int m, const crowd_vec2* fpos, const crowd_vec2* spos
 void crowd_assign_greedy(int n, int m, const crowd_vec2* fpos, const crowd_vec2* spos, int* out,
                          void* scratch) {
     if (n <= 0) return;
+    const size_t pairs = (size_t)n * (size_t)m;
     uint64_t* keys = scratch;
-    int* owner = (int*)(keys + (size_t)n * (size_t)m);
+    uint64_t* tmp = keys + pairs;
+    double* c = (double*)(tmp + pairs);
+    int* owner = (int*)(c + pairs);
     size_t k = 0;
     for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < m; ++j) {
+        for (int j = 0; j < m; ++j, ++k) {
+            c[k] = cost(fpos, spos, i, j);
             // Non-negative floats order like their bit patterns; (i, j) break ties.
-            const float d = (float)cost(fpos, spos, i, j);
+            const float d = (float)c[k];
             uint32_t bits;
             memcpy(&bits, &d, sizeof bits);
-            keys[k++] = (uint64_t)bits << 32 | (uint64_t)i << 16 | (uint64_t)j;
+            keys[k] = (uint64_t)bits << 32 | (uint64_t)i << 16 | (uint64_t)j;
         }
     }
-    qsort(keys, k, sizeof *keys, cmp_u64);
+    radix_sort(keys, tmp, pairs);
     for (int i = 0; i < n; ++i) out[i] = -1;
     for (int j = 0; j < m; ++j) owner[j] = -1;
     const int want = n < m ? n : m;
     int got = 0;
-    for (size_t q = 0; q < k && got < want; ++q) {
+    for (size_t q = 0; q < pairs && got < want; ++q) {
         const int i = (int)(keys[q] >> 16 & 0xffffu), j = (int)(keys[q] & 0xffffu);
         if (out[i] >= 0 || owner[j] >= 0) continue;
         out[i] = j;
         owner[j] = i;
         ++got;
     }
-    improve(n, m, fpos, spos, out, owner);
+    improve(n, m, c, out, owner);
 }
 
 // ---- sorted: order matching for groups too large for a pair table ----------------------------

@@ -10,7 +10,7 @@
 #include "internal.h"
 
 // How many slots ahead the force loop fetches follower records.
-#define CROWD_FOLLOW_PREFETCH 32
+#define CROWD_FOLLOW_PREFETCH 16
 
 static inline size_t align8(size_t b) {
     return (b + 7u) & ~(size_t)7u;
@@ -87,35 +87,168 @@ static void assign_dirty(crowd_world* w) {
     fs->dirty_count = 0;
 }
 
-void crowd_pass_leader(crowd_world* w) {
-    if (w->follow.dirty_count > 0) assign_dirty(w);
-    if (w->follow.followers == 0) return;
+// ---- the force loop ---------------------------------------------------------------------------
+// Slots are processed in blocks: a scalar loop gathers each follower's inputs (its record, its
+// leader's columns) into lanes, a branch-free vector loop evaluates crowd_follow_force for all of
+// them, and a scalar loop adds the results. The vector loop performs exactly the scalar
+// function's operations in the same order (a branch not taken becomes a select of the value the
+// scalar code would have kept), so the results are bit-identical to crowd_steer_follow_leader.
 
-    const int n = w->count;
+enum { BLOCK = 4 * CROWD_LANES };
+
+typedef struct lanes {
+    float px[BLOCK], py[BLOCK], vx[BLOCK], vy[BLOCK], ms[BLOCK], mf[BLOCK];
+    float lpx[BLOCK], lpy[BLOCK], lvx[BLOCK], lvy[BLOCK], lhx[BLOCK], lhy[BLOCK];
+    float sepx[BLOCK], sepy[BLOCK];
+    float offx[BLOCK], offy[BLOCK]; // slot offset, or the stopped follower's target
+    float behind[BLOCK], ahead[BLOCK], ahead_r[BLOCK], slow[BLOCK], ew[BLOCK], sw[BLOCK];
+    float weight[BLOCK];
+    int32_t slot_mode[BLOCK], predict[BLOCK], stopped[BLOCK];
+    float fx[BLOCK], fy[BLOCK];
+    int32_t slot[BLOCK];
+} lanes;
+
+// Gathers the followers among sorted slots [b, e); returns how many.
+static int gather(const crowd_world* w, int b, int e, lanes* L) {
     const crowd_columns* c = &w->cur;
     const crowd_follower* fol = w->follow.follower;
-    const int32_t* slot_of = w->slot_of;
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
+    const int n = w->count;
+    int k = 0;
+    for (int s = b; s < e; ++s) {
         // Records are in agent-index order, slots in cell order: every record is a cache miss
         // unless fetched ahead.
         if (s + CROWD_FOLLOW_PREFETCH < n)
             __builtin_prefetch(&fol[c->id[s + CROWD_FOLLOW_PREFETCH]], 0, 0);
         if (!(c->flags[s] & CROWD_FLAG_FOLLOW)) continue;
         const crowd_follower* f = &fol[c->id[s]];
-        const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
-        const float ms = c->max_speed[s], mf = c->max_force[s];
-        crowd_vec2 force;
+        L->slot[k] = s;
+        L->px[k] = c->px[s];
+        L->py[k] = c->py[s];
+        L->vx[k] = c->vx[s];
+        L->vy[k] = c->vy[s];
+        L->ms[k] = c->max_speed[s];
+        L->mf[k] = c->max_force[s];
+        L->behind[k] = f->behind_dist;
+        L->ahead[k] = f->ahead_dist;
+        L->ahead_r[k] = f->ahead_radius;
+        L->slow[k] = f->slow_radius;
+        L->ew[k] = f->evade_weight;
+        L->sw[k] = f->separation_weight;
+        L->weight[k] = f->weight;
+        L->predict[k] = f->predict;
+        L->stopped[k] = f->leader == 0;
         if (f->leader != 0) {
-            const int32_t ls = slot_of[f->leader - 1];
-            force = crowd_follow_force(
-                f, pos, vel, ms, mf, (crowd_vec2){c->px[ls], c->py[ls]},
-                (crowd_vec2){c->vx[ls], c->vy[ls]}, (crowd_vec2){c->hx[ls], c->hy[ls]},
-                (crowd_vec2){w->gsep_x[s], w->gsep_y[s]}, f->slot_index >= 0, f->slot);
+            const int32_t ls = w->slot_of[f->leader - 1];
+            L->lpx[k] = c->px[ls];
+            L->lpy[k] = c->py[ls];
+            L->lvx[k] = c->vx[ls];
+            L->lvy[k] = c->vy[ls];
+            L->lhx[k] = c->hx[ls];
+            L->lhy[k] = c->hy[ls];
+            L->sepx[k] = w->gsep_x[s];
+            L->sepy[k] = w->gsep_y[s];
+            L->slot_mode[k] = f->slot_index >= 0;
+            L->offx[k] = f->slot.x;
+            L->offy[k] = f->slot.y;
         } else {
-            force = fl_limit(fl_arrive(pos, vel, ms, f->target, f->slow_radius), mf);
+            L->lpx[k] = L->lpy[k] = L->lvx[k] = L->lvy[k] = L->lhy[k] = 0.0f;
+            L->lhx[k] = 1.0f;
+            L->sepx[k] = L->sepy[k] = 0.0f;
+            L->slot_mode[k] = 0;
+            L->offx[k] = f->target.x;
+            L->offy[k] = f->target.y;
         }
-        w->force_x[s] += f->weight * force.x;
-        w->force_y[s] += f->weight * force.y;
+        ++k;
+    }
+    return k;
+}
+
+static void evaluate(lanes* L, int count) {
+#pragma omp simd
+    for (int k = 0; k < count; ++k) {
+        const float px = L->px[k], py = L->py[k], vx = L->vx[k], vy = L->vy[k];
+        const float ms = L->ms[k], mf = L->mf[k];
+        const float lpx = L->lpx[k], lpy = L->lpy[k], lvx = L->lvx[k], lvy = L->lvy[k];
+        const bool stopped = L->stopped[k] != 0;
+
+        // fl_heading
+        const float sp2 = lvx * lvx + lvy * lvy;
+        const bool moving = sp2 > 0.01f;
+        const float hl = sqrtf(moving ? sp2 : 1.0f);
+        const float hx = moving ? lvx / hl : L->lhx[k], hy = moving ? lvy / hl : L->lhy[k];
+
+        // fl_target; a stopped follower's target is its stored point
+        const float ox = L->offx[k], oy = L->offy[k], bd = L->behind[k];
+        const float sx = lpx + hx * ox + -hy * oy, sy = lpy + hy * ox + hx * oy;
+        const float bx = lpx - hx * bd, by = lpy - hy * bd;
+        float tx = L->slot_mode[k] ? sx : bx, ty = L->slot_mode[k] ? sy : by;
+        tx = stopped ? ox : tx;
+        ty = stopped ? oy : ty;
+
+        // the ahead zone and fl_evade
+        const float ad = L->ahead[k];
+        const float ax = lpx + hx * ad, ay = lpy + hy * ad;
+        const float zx = px - ax, zy = py - ay;
+        const bool in_zone = !stopped & (sqrtf(zx * zx + zy * zy) < L->ahead_r[k]);
+        const float qx = ax - px, qy = ay - py;
+        const float et = sqrtf(qx * qx + qy * qy) / ms;
+        const float thx = ax + lvx * et, thy = ay + lvy * et;
+        const float dx = px - thx, dy = py - thy;
+        const float dl = sqrtf(dx * dx + dy * dy);
+        const float dli = dl > 0.0f ? dl : 1.0f;
+        const float nx = dl > 0.0f ? dx / dli : 0.0f, ny = dl > 0.0f ? dy / dli : 0.0f;
+        const float ex = nx * ms - vx, ey = ny * ms - vy;
+        float fx = in_zone ? 0.0f + ex * L->ew[k] : 0.0f;
+        float fy = in_zone ? 0.0f + ey * L->ew[k] : 0.0f;
+
+        // prediction
+        const bool predict = !stopped & (L->predict[k] != 0);
+        const float rx = tx - px, ry = ty - py;
+        const float pt = sqrtf(rx * rx + ry * ry) / ms;
+        const float ptx = tx + lvx * pt, pty = ty + lvy * pt;
+        tx = predict ? ptx : tx;
+        ty = predict ? pty : ty;
+
+        // fl_arrive
+        const float tox = tx - px, toy = ty - py;
+        const float dist = sqrtf(tox * tox + toy * toy);
+        const float ramp = dist / L->slow[k];
+        const float speed = ms * (ramp < 1.0f ? ramp : 1.0f);
+        const float tl = sqrtf(tox * tox + toy * toy);
+        const float tli = tl > 0.0f ? tl : 1.0f;
+        const float ux = tl > 0.0f ? tox / tli : 0.0f, uy = tl > 0.0f ? toy / tli : 0.0f;
+        const float arx = ux * speed - vx, ary = uy * speed - vy;
+
+        fx = fx + arx;
+        fy = fy + ary;
+        fx = fx + L->sepx[k] * L->sw[k];
+        fy = fy + L->sepy[k] * L->sw[k];
+        fx = stopped ? arx : fx;
+        fy = stopped ? ary : fy;
+
+        // fl_limit
+        const float len2 = fx * fx + fy * fy;
+        const bool over = len2 > mf * mf;
+        const float ls = mf / sqrtf(over ? len2 : 1.0f);
+        L->fx[k] = over ? fx * ls : fx;
+        L->fy[k] = over ? fy * ls : fy;
+    }
+}
+
+void crowd_pass_leader(crowd_world* w) {
+    if (w->follow.dirty_count > 0) assign_dirty(w);
+    if (w->follow.followers == 0) return;
+
+    const int n = w->count, blocks = (n + BLOCK - 1) / BLOCK;
+#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
+    for (int b = 0; b < blocks; ++b) {
+        lanes L;
+        const int e = (b + 1) * BLOCK < n ? (b + 1) * BLOCK : n;
+        const int count = gather(w, b * BLOCK, e, &L);
+        evaluate(&L, count);
+        for (int k = 0; k < count; ++k) {
+            w->force_x[L.slot[k]] += L.weight[k] * L.fx[k];
+            w->force_y[L.slot[k]] += L.weight[k] * L.fy[k];
+        }
     }
 }
