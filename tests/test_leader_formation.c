@@ -335,8 +335,9 @@ static line_run line_join_leave(int threads) {
     }
     settle(w, 1);
     assert_order_kept(w, f, alive, 6);
-    settle(w, 300);
+    settle(w, 150);
     line_run run;
+    memset(&run, 0xff, sizeof run); // followers that left keep -1
     for (int i = 0; i < 6; ++i) {
         crowd_follow_info info;
         crowd_agent_get_follow(w, f[i], &info);
@@ -363,7 +364,7 @@ static line_run line_join_leave(int threads) {
         run.slots[1][i] = info.slot;
         cr_assert(info.slot >= 0 && info.slot < 4);
     }
-    settle(w, 300);
+    settle(w, 150);
 
     // Two join, one from far right and one from far left.
     crowd_agent_def b = crowd_agent_def_default();
@@ -386,7 +387,7 @@ static line_run line_join_leave(int threads) {
         if (alive[i] && crowd_agent_get_follow(w, f[i], &info) == CROWD_OK)
             run.slots[2][i] = info.slot;
     }
-    settle(w, 400);
+    settle(w, 250);
     for (int i = 0; i < 8; ++i) {
         if (!alive[i]) continue;
         crowd_vec2 p;
