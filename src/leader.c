@@ -77,7 +77,10 @@ static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
 static void assign_dirty(crowd_world* w) {
     crowd_follow_store* fs = &w->follow;
     const int count = fs->dirty_count;
-    const int threads = w->threads < fs->scratch_threads ? w->threads : fs->scratch_threads;
+    // Scratch exists for every waiting group (acquired when it changed); it may serve fewer
+    // threads than the world now uses, which changes nothing but the speed.
+    int threads = w->threads < fs->scratch_threads ? w->threads : fs->scratch_threads;
+    if (threads < 1) threads = 1;
     unsigned char* base = fs->scratch;
     const size_t bytes = fs->scratch_bytes;
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(dynamic, 1)

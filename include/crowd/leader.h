@@ -12,10 +12,11 @@
 //  - up to CROWD_FOLLOW_EXACT_MAX slot followers: the assignment of least total distance
 //    (Hungarian method; paths to the slots never cross);
 //  - larger groups: greedy by distance (ties to the lower agent index, then the lower slot),
-//    improved by pairwise swaps that shorten the total, which removes crossings;
-//  - groups whose follower x slot table exceeds CROWD_FOLLOW_GREEDY_PAIRS: slots and followers are
-//    both ordered front to back (then left to right within a row) in the leader's frame and
-//    matched in that order.
+//    improved by pairwise swaps that shorten the total (at most 8 rounds), which removes
+//    crossings;
+//  - when followers x slots exceeds CROWD_FOLLOW_GREEDY_PAIRS (either method): slots and
+//    followers are both ordered front to back (then left to right within a row) in the leader's
+//    frame and matched in that order.
 // The result depends only on the world's state, never on the thread count. A slot follower that
 // gets no slot (a CUSTOM formation with fewer offsets than followers) uses the behind point.
 //
@@ -29,6 +30,8 @@
 //    crowd_agent_unfollow is called. A stopped follower has no follower-group separation; its own
 //    separation (crowd_agent_def.separation_*) still applies.
 // No follower ever refers to a removed agent. Removing a follower frees its slot.
+// crowd_agent_remove of a leader with a fallback can fail with CROWD_ERR_OUT_OF_MEMORY (changing
+// nothing) when the fallback's larger group needs slot-assignment scratch the allocator refuses.
 #ifndef CROWD_LEADER_H
 #define CROWD_LEADER_H
 
