@@ -42,9 +42,17 @@ typedef struct crowd_leader {
     crowd_vec2* custom; // CUSTOM offsets, owned by the world's allocator
 } crowd_leader;
 
+// A leader's state as its followers read it, written once per step by the leader pass.
+typedef struct crowd_lead_state {
+    float px, py, vx, vy;
+    float hx, hy; // the spec heading: normalize(v), or the last valid heading
+    float pad[2];
+} crowd_lead_state;
+
 typedef struct crowd_follow_store {
     crowd_follower* follower; // per agent index
     crowd_leader* leader;     // per agent index
+    crowd_lead_state* lead;   // per agent index, valid for leaders during the leader pass
     uint32_t* dirty;          // leader indices whose slots must be reassigned, in marking order
     int dirty_count;
     int followers;        // agents with CROWD_FLAG_FOLLOW (ACTIVE or STOPPED)

@@ -95,6 +95,15 @@ static void set_column(crowd_world* w, uint32_t idx, uint32_t group, bool follow
         w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_FOLLOW;
 }
 
+// The leader flag mirrors "has followers" so the leader pass finds leaders in one scan.
+static void set_leader_flag(crowd_world* w, uint32_t li) {
+    const int32_t s = w->slot_of[li];
+    if (w->follow.leader[li].followers > 0)
+        w->cur.flags[s] |= CROWD_FLAG_LEADER;
+    else
+        w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_LEADER;
+}
+
 // Appends follower x to leader li's list and group.
 static void join(crowd_world* w, uint32_t x, uint32_t li) {
     crowd_follower* f = &w->follow.follower[x];
@@ -110,6 +119,7 @@ static void join(crowd_world* w, uint32_t x, uint32_t li) {
         l->head = x + 1;
     l->tail = x + 1;
     l->followers++;
+    set_leader_flag(w, li);
     if (f->use_slot) {
         l->slotted++;
         mark_dirty(w, li);
@@ -131,6 +141,7 @@ static void leave(crowd_world* w, uint32_t x) {
     else
         l->tail = f->prev;
     l->followers--;
+    set_leader_flag(w, li);
     if (f->use_slot) {
         l->slotted--;
         mark_dirty(w, li);

@@ -27,6 +27,7 @@ enum {
     CROWD_FLAG_QUEUE = 1u << 1,  // brakes for agents in its forward cone
     CROWD_FLAG_FOLLOW = 1u << 2, // follows a leader (group separation in the neighbor pass)
     CROWD_FLAG_PATH = 1u << 3,   // follows a path
+    CROWD_FLAG_LEADER = 1u << 4, // has followers (the leader pass caches its state per step)
 };
 
 // Columns that the sort gathers into cell order every tick. All are 4 bytes wide so one gather

@@ -101,7 +101,7 @@ enum { BLOCK = 4 * CROWD_LANES };
 
 typedef struct lanes {
     float px[BLOCK], py[BLOCK], vx[BLOCK], vy[BLOCK], ms[BLOCK], mf[BLOCK];
-    float lpx[BLOCK], lpy[BLOCK], lvx[BLOCK], lvy[BLOCK], lhx[BLOCK], lhy[BLOCK];
+    float lpx[BLOCK], lpy[BLOCK], lvx[BLOCK], lvy[BLOCK], hx[BLOCK], hy[BLOCK];
     float sepx[BLOCK], sepy[BLOCK];
     float offx[BLOCK], offy[BLOCK]; // slot offset, or the stopped follower's target
     float behind[BLOCK], ahead[BLOCK], ahead_r[BLOCK], slow[BLOCK], ew[BLOCK], sw[BLOCK];
@@ -141,21 +141,21 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
         L->predict[k] = f->predict;
         L->stopped[k] = f->leader == 0;
         if (f->leader != 0) {
-            const int32_t ls = w->slot_of[f->leader - 1];
-            L->lpx[k] = c->px[ls];
-            L->lpy[k] = c->py[ls];
-            L->lvx[k] = c->vx[ls];
-            L->lvy[k] = c->vy[ls];
-            L->lhx[k] = c->hx[ls];
-            L->lhy[k] = c->hy[ls];
+            const crowd_lead_state* ld = &w->follow.lead[f->leader - 1];
+            L->lpx[k] = ld->px;
+            L->lpy[k] = ld->py;
+            L->lvx[k] = ld->vx;
+            L->lvy[k] = ld->vy;
+            L->hx[k] = ld->hx;
+            L->hy[k] = ld->hy;
             L->sepx[k] = w->gsep_x[s];
             L->sepy[k] = w->gsep_y[s];
             L->slot_mode[k] = f->slot_index >= 0;
             L->offx[k] = f->slot.x;
             L->offy[k] = f->slot.y;
         } else {
-            L->lpx[k] = L->lpy[k] = L->lvx[k] = L->lvy[k] = L->lhy[k] = 0.0f;
-            L->lhx[k] = 1.0f;
+            L->lpx[k] = L->lpy[k] = L->lvx[k] = L->lvy[k] = L->hy[k] = 0.0f;
+            L->hx[k] = 1.0f;
             L->sepx[k] = L->sepy[k] = 0.0f;
             L->slot_mode[k] = 0;
             L->offx[k] = f->target.x;
@@ -174,11 +174,7 @@ static void evaluate(lanes* L, int count) {
         const float lpx = L->lpx[k], lpy = L->lpy[k], lvx = L->lvx[k], lvy = L->lvy[k];
         const bool stopped = L->stopped[k] != 0;
 
-        // fl_heading
-        const float sp2 = lvx * lvx + lvy * lvy;
-        const bool moving = sp2 > 0.01f;
-        const float hl = sqrtf(moving ? sp2 : 1.0f);
-        const float hx = moving ? lvx / hl : L->lhx[k], hy = moving ? lvy / hl : L->lhy[k];
+        const float hx = L->hx[k], hy = L->hy[k]; // fl_heading, once per leader
 
         // fl_target; a stopped follower's target is its stored point
         const float ox = L->offx[k], oy = L->offy[k], bd = L->behind[k];
@@ -243,6 +239,18 @@ void crowd_pass_leader(crowd_world* w) {
     if (w->follow.followers == 0) return;
 
     const int n = w->count, blocks = (n + BLOCK - 1) / BLOCK;
+    const crowd_columns* c = &w->cur;
+    crowd_lead_state* lead = w->follow.lead;
+    // Each leader's state once, in one compact record its followers read: a random read of one
+    // small line per follower instead of the leader's slot and six columns.
+#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
+    for (int s = 0; s < n; ++s) {
+        if (!(c->flags[s] & CROWD_FLAG_LEADER)) continue;
+        const crowd_vec2 v = {c->vx[s], c->vy[s]};
+        const crowd_vec2 h = fl_heading(v, (crowd_vec2){c->hx[s], c->hy[s]});
+        lead[c->id[s]] = (crowd_lead_state){c->px[s], c->py[s], v.x, v.y, h.x, h.y, {0.0f, 0.0f}};
+    }
+
 #pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
     for (int b = 0; b < blocks; ++b) {
         lanes L;

@@ -82,6 +82,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->cone_width, sizeof(float), false};
     out[n++] = (array_ref){&w->follow.follower, sizeof(crowd_follower), false};
     out[n++] = (array_ref){&w->follow.leader, sizeof(crowd_leader), false};
+    out[n++] = (array_ref){&w->follow.lead, sizeof(crowd_lead_state), false};
     out[n++] = (array_ref){&w->follow.dirty, sizeof(uint32_t), false};
     return n;
 }
