@@ -43,6 +43,31 @@ static crowd_follow_info info_of(crowd_world* w, crowd_agent_id id) {
     return info;
 }
 
+// Field by field: the structs have padding.
+static bool def_equal(crowd_follow_def a, crowd_follow_def b) {
+    return a.behind_dist == b.behind_dist && a.ahead_dist == b.ahead_dist &&
+           a.ahead_radius == b.ahead_radius && a.slow_radius == b.slow_radius &&
+           a.evade_weight == b.evade_weight && a.separation_weight == b.separation_weight &&
+           a.weight == b.weight && a.predict == b.predict && a.target == b.target;
+}
+
+static bool vec_equal(crowd_vec2 a, crowd_vec2 b) {
+    return a.x == b.x && a.y == b.y;
+}
+
+static bool info_equal(crowd_follow_info a, crowd_follow_info b) {
+    return a.state == b.state && crowd_agent_id_equal(a.leader, b.leader) &&
+           def_equal(a.def, b.def) && a.slot == b.slot && a.slot_pending == b.slot_pending &&
+           vec_equal(a.slot_offset, b.slot_offset) && vec_equal(a.target, b.target);
+}
+
+static bool leader_info_equal(crowd_leader_info a, crowd_leader_info b) {
+    return a.followers == b.followers && a.slot_followers == b.slot_followers &&
+           crowd_agent_id_equal(a.fallback, b.fallback) && a.shape == b.shape &&
+           a.spacing == b.spacing && a.distance == b.distance && a.columns == b.columns &&
+           a.offset_count == b.offset_count;
+}
+
 static void steps(crowd_world* w, int n) {
     for (int t = 0; t < n; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
 }
@@ -110,7 +135,7 @@ Test(leader_groups, removed_leader_without_fallback_stops_its_followers) {
         cr_assert_eq(fi.state, CROWD_FOLLOW_STOPPED);
         cr_assert(crowd_agent_id_is_null(fi.leader));
         cr_assert_eq(fi.slot, -1);
-        cr_assert_eq(memcmp(&fi.target, &before[i], sizeof before[i]), 0, "the target it had");
+        cr_assert(vec_equal(fi.target, before[i]), "the target it had");
     }
     // Index reuse: the next agent takes the removed leader's index and leads a new group.
     const crowd_agent_id nl = add_at(w, 50, 50), nf = add_at(w, 47, 50);
@@ -168,7 +193,7 @@ Test(leader_groups, removed_leader_hands_its_followers_to_the_fallback) {
         cr_assert(crowd_agent_id_equal(fi.leader, a));
     }
     const crowd_follow_def after = info_of(w, f[1]).def;
-    cr_assert_eq(memcmp(&after, &before, sizeof before), 0, "its def is kept");
+    cr_assert(def_equal(after, before), "its def is kept");
     cr_assert(info_of(w, f[1]).slot_pending);
     cr_assert(crowd_agent_id_equal(info_of(w, sub_f).leader, f[1]), "chains below are kept");
     steps(w, 1);
@@ -291,10 +316,10 @@ Test(leader_groups, bad_input_is_refused_and_changes_nothing) {
 
     cr_assert_eq(crowd_world_state_hash(w), h);
     const crowd_follow_info fi2 = info_of(w, f);
-    cr_assert_eq(memcmp(&fi, &fi2, sizeof fi), 0);
+    cr_assert(info_equal(fi, fi2));
     crowd_leader_info li;
     cr_assert_eq(crowd_leader_get_info(w, l, &li), CROWD_OK);
-    cr_assert_eq(memcmp(&li, &li0, sizeof li), 0);
+    cr_assert(leader_info_equal(li, li0));
     cr_assert_str_neq(crowd_status_string(CROWD_ERR_FOLLOW_CYCLE),
                       crowd_status_string(CROWD_ERR_BAD_COUNT));
     crowd_world_destroy(w);
