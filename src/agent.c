@@ -131,6 +131,8 @@ crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     const uint32_t idx = id.index1 - 1;
+    st = crowd_follow_on_remove(w, idx);
+    if (st != CROWD_OK) return st;
     const int last = w->count - 1;
     if (s != last) {
         for (int k = 0; k < CROWD_COL_COUNT; ++k) {

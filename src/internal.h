@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "crowd/crowd.h"
+#include "follow.h"
 #include "grid.h"
 #include "queue.h"
 
@@ -24,6 +25,7 @@ enum {
     CROWD_FLAG_QUEUE = 1u << 1,  // brakes for agents in its forward cone
     CROWD_FLAG_FOLLOW = 1u << 2, // follows a leader (group separation in the neighbor pass)
     CROWD_FLAG_PATH = 1u << 3,   // follows a path
+    CROWD_FLAG_LEADER = 1u << 4, // has followers (the leader pass caches its state per step)
 };
 
 // Columns that the sort gathers into cell order every tick. All are 4 bytes wide so one gather
@@ -122,6 +124,7 @@ struct crowd_world {
     crowd_path_agent* path_state;    // path cursor per agent index
 
     struct crowd_path_table* paths; // shared polylines; NULL until the first path is created
+    crowd_follow_store follow;      // follow leader: per-index records, groups, slot scratch
 
     crowd_profile profile;
 };

@@ -59,6 +59,10 @@ const char* crowd_status_string(crowd_status status) {
         return "path handle from another world";
     case CROWD_ERR_BAD_PATH_INDEX:
         return "path point index out of range";
+    case CROWD_ERR_FOLLOW_CYCLE:
+        return "an agent would follow itself through a chain of leaders";
+    case CROWD_ERR_BAD_COUNT:
+        return "count or size out of range";
     case CROWD_STATUS_COUNT:
         break;
     }

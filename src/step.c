@@ -21,8 +21,8 @@ crowd_status crowd_world_step(crowd_world* w) {
     t[1] = omp_get_wtime();
     p->candidates = crowd_pass_neighbor(w);
     t[2] = omp_get_wtime();
-    // Leader pass (CROWD_PHASE_LEADER): follow-leader forces, after the neighbor pass because it
-    // consumes the group separation.
+    // Follow-leader forces, after the neighbor pass because they consume the group separation.
+    crowd_pass_leader(w);
     t[3] = omp_get_wtime();
     // Path pass (CROWD_PHASE_PATH): waypoint and tube forces.
     crowd_pass_path(w);

@@ -91,6 +91,10 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->arrivals, sizeof(crowd_arrival), false};
     out[n++] = (array_ref){&w->path_def, sizeof(crowd_path_follow_def), false};
     out[n++] = (array_ref){&w->path_state, sizeof(crowd_path_agent), false};
+    out[n++] = (array_ref){&w->follow.follower, sizeof(crowd_follower), false};
+    out[n++] = (array_ref){&w->follow.leader, sizeof(crowd_leader), false};
+    out[n++] = (array_ref){&w->follow.lead, sizeof(crowd_lead_state), false};
+    out[n++] = (array_ref){&w->follow.dirty, sizeof(uint32_t), false};
     return n;
 }
 
@@ -237,6 +241,7 @@ void crowd_world_destroy(crowd_world* w) {
     crowd_paths_free(w);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
+    crowd_follow_destroy(w);
     for (int i = 0; i < n; ++i) crowd_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
     crowd_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
     crowd_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));

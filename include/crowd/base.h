@@ -50,6 +50,8 @@ typedef enum crowd_status {
     CROWD_ERR_STALE_PATH,          // the path behind the handle was destroyed
     CROWD_ERR_FOREIGN_PATH,        // the path handle belongs to another world or was never issued
     CROWD_ERR_BAD_PATH_INDEX,      // a path point index out of range
+    CROWD_ERR_FOLLOW_CYCLE, // following would make an agent lead itself (directly or via a chain)
+    CROWD_ERR_BAD_COUNT,    // a count or size argument out of its documented range
     CROWD_STATUS_COUNT
 } crowd_status;
 

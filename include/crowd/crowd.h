@@ -3,6 +3,7 @@
 #define CROWD_CROWD_H
 
 #include "crowd/base.h"
+#include "crowd/leader.h"
 #include "crowd/path.h"
 #include "crowd/queue.h"
 #include "crowd/steer.h"
