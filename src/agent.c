@@ -77,10 +77,46 @@ crowd_status crowd_agent_validate(const crowd_world* w, crowd_agent_id id) {
     return crowd_agent_slot(w, id, &s);
 }
 
-static uint32_t flags_for(const crowd_world* w, uint32_t idx, uint32_t old) {
+static uint32_t flags_for(const crowd_goal* g, uint32_t old) {
     uint32_t f = old & ~(uint32_t)CROWD_FLAG_GOAL;
-    if (w->goal[idx].mode != CROWD_GOAL_NONE) f |= CROWD_FLAG_GOAL;
+    if (g->mode != CROWD_GOAL_NONE) f |= CROWD_FLAG_GOAL;
     return f;
+}
+
+// Agents keep a goal record only for a goal other than crowd_goal_default(), compared bit for bit
+// so that every goal reads back exactly as it was set.
+static bool default_goal(const crowd_goal* g) {
+    const crowd_goal d = crowd_goal_default();
+    return g->mode == d.mode && memcmp(&g->target, &d.target, sizeof d.target) == 0 &&
+           memcmp(&g->slow_radius, &d.slow_radius, sizeof d.slow_radius) == 0 &&
+           memcmp(&g->weight, &d.weight, sizeof d.weight) == 0;
+}
+
+crowd_status crowd_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    if (w->goal_rec[idx] >= 0 || default_goal(g)) return CROWD_OK;
+    return crowd_pool_reserve(w, &w->goal_pool, 1);
+}
+
+void crowd_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    int32_t* rec = &w->goal_rec[idx];
+    if (default_goal(g)) {
+        crowd_goal_release(w, idx);
+        return;
+    }
+    if (*rec < 0) *rec = crowd_pool_acquire(&w->goal_pool);
+    *(crowd_goal*)crowd_pool_at(&w->goal_pool, *rec) = *g;
+}
+
+void crowd_goal_release(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->goal_rec[idx];
+    if (*rec < 0) return;
+    crowd_pool_release(&w->goal_pool, *rec);
+    *rec = -1;
+}
+
+static crowd_goal goal_get(const crowd_world* w, uint32_t idx) {
+    const crowd_goal* g = crowd_goal_of(w, idx);
+    return g ? *g : crowd_goal_default();
 }
 
 crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_agent_id* out) {
@@ -94,11 +130,21 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
         st = crowd_world_grow(w, (int)want);
         if (st != CROWD_OK) return st;
     }
+    if (!default_goal(&def->goal)) {
+        st = crowd_pool_reserve(w, &w->goal_pool, 1);
+        if (st != CROWD_OK) return st;
+    }
 
     uint32_t idx =
         w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count] : (uint32_t)w->index_count++;
     const int s = w->count++;
     w->slot_of[idx] = s;
+    // New indices come zero-filled and 0 is a record number: no records yet.
+    w->goal_rec[idx] = -1;
+    w->queue_rec[idx] = -1;
+    w->path_rec[idx] = -1;
+    w->follow.follower_rec[idx] = -1;
+    w->follow.leader_rec[idx] = -1;
 
     float hlen = sqrtf(def->heading.x * def->heading.x + def->heading.y * def->heading.y);
     crowd_columns* c = &w->cur;
@@ -115,12 +161,9 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->sep_weight[s] = def->separation_weight;
     c->group[s] = 0;
     w->radius[idx] = def->radius;
-    w->goal[idx] = def->goal;
+    crowd_goal_store(w, idx, &def->goal);
     w->user_data[idx] = def->user_data;
-    w->cone_length[idx] = 0.0f;
-    w->cone_width[idx] = 0.0f;
-    w->path_state[idx] = (crowd_path_agent){.cursor = {.state = CROWD_PATH_STATE_NONE}};
-    c->flags[s] = flags_for(w, idx, 0);
+    c->flags[s] = flags_for(&def->goal, 0);
 
     *out = (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
     return CROWD_OK;
@@ -133,6 +176,9 @@ crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
     const uint32_t idx = id.index1 - 1;
     st = crowd_follow_on_remove(w, idx);
     if (st != CROWD_OK) return st;
+    crowd_goal_release(w, idx);
+    crowd_queue_on_remove(w, idx);
+    crowd_path_on_remove(w, idx);
     const int last = w->count - 1;
     if (s != last) {
         for (int k = 0; k < CROWD_COL_COUNT; ++k) {
@@ -164,7 +210,7 @@ crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_
         .max_force = c->max_force[s],
         .separation_radius = c->sep_radius[s],
         .separation_weight = c->sep_weight[s],
-        .goal = w->goal[idx],
+        .goal = goal_get(w, idx),
         .user_data = w->user_data[idx],
     };
     return CROWD_OK;
@@ -254,7 +300,9 @@ crowd_status crowd_agent_set_goal(crowd_world* w, crowd_agent_id id, const crowd
     st = check_goal(goal);
     if (st != CROWD_OK) return st;
     const uint32_t idx = id.index1 - 1;
-    w->goal[idx] = *goal;
-    w->cur.flags[s] = flags_for(w, idx, w->cur.flags[s]);
+    st = crowd_goal_reserve(w, idx, goal);
+    if (st != CROWD_OK) return st;
+    crowd_goal_store(w, idx, goal);
+    w->cur.flags[s] = flags_for(goal, w->cur.flags[s]);
     return CROWD_OK;
 }

@@ -8,26 +8,40 @@
 
 #include "crowd/leader.h"
 #include "crowd/steer.h"
+#include "pool.h"
 
-// One per agent index, read by the leader pass for every follower: one cache line.
+// A follower's record (ACTIVE or STOPPED, exactly while CROWD_FLAG_FOLLOW), read by the leader pass
+// for every follower: one cache line.
 typedef struct crowd_follower {
     uint32_t leader; // leader agent index + 1; 0 when not ACTIVE
     float behind_dist, ahead_dist, ahead_radius, slow_radius;
     float evade_weight, separation_weight, weight;
-    crowd_vec2 slot;    // slot offset in the leader frame, valid when slot_index >= 0
+    union {
+        crowd_vec2 slot;   // ACTIVE: slot offset in the leader frame, valid when slot_index >= 0
+        crowd_vec2 target; // STOPPED: the point it holds
+    };
     int32_t slot_index; // -1: no slot (behind point)
     uint8_t state;      // crowd_follow_state
     uint8_t use_slot;   // def.target == CROWD_FOLLOW_SLOT
     uint8_t predict;
     uint8_t pad;
-    crowd_vec2 target;   // STOPPED: the point it holds
+    crowd_vec2 gsep;     // neighbor pass: separation among the group's followers (unweighted)
     uint32_t next, prev; // siblings in the leader's list, agent index + 1 (0 = none)
 } crowd_follower;
 
 _Static_assert(sizeof(crowd_follower) == 64, "a follower record is one cache line");
 
-// One per agent index; all zero for an agent that never led.
+// A leader's state as its followers read it, written once per step by the leader pass.
+typedef struct crowd_lead_state {
+    float px, py, vx, vy;
+    float hx, hy; // the spec heading: normalize(v), or the last valid heading
+} crowd_lead_state;
+
+// A leader's record: from the first call that names the agent as a leader (a follower joining
+// it, a formation, a fallback) until its removal. An agent without one leads nobody and has the
+// default formation and no fallback.
 typedef struct crowd_leader {
+    crowd_lead_state lead;   // valid during the leader pass while it has followers
     uint32_t head, tail;     // followers in join order, agent index + 1 (0 = none)
     int32_t followers;       // list length
     int32_t slotted;         // followers with use_slot
@@ -42,20 +56,13 @@ typedef struct crowd_leader {
     crowd_vec2* custom; // CUSTOM offsets, owned by the world's allocator
 } crowd_leader;
 
-// A leader's state as its followers read it, written once per step by the leader pass.
-typedef struct crowd_lead_state {
-    float px, py, vx, vy;
-    float hx, hy; // the spec heading: normalize(v), or the last valid heading
-    float pad[2];
-} crowd_lead_state;
-
 typedef struct crowd_follow_store {
-    crowd_follower* follower; // per agent index
-    crowd_leader* leader;     // per agent index
-    crowd_lead_state* lead;   // per agent index, valid for leaders during the leader pass
-    uint32_t* dirty;          // leader indices whose slots must be reassigned, in marking order
+    int32_t* follower_rec;    // per agent index: record in follower_pool, -1 = none
+    int32_t* leader_rec;      // per agent index: record in leader_pool, -1 = none
+    crowd_pool follower_pool; // crowd_follower; live = agents with CROWD_FLAG_FOLLOW
+    crowd_pool leader_pool;   // crowd_leader; aux: the dirty list (uint32_t leader indices whose
+                              // slots must be reassigned, in marking order)
     int dirty_count;
-    int followers;        // agents with CROWD_FLAG_FOLLOW (ACTIVE or STOPPED)
     void* scratch;        // scratch_threads pieces of scratch_bytes for the slot assignment
     size_t scratch_bytes; // per thread
     int scratch_threads;
@@ -202,7 +209,7 @@ void crowd_pass_leader(crowd_world* w);
 // the fallback leader's group needs scratch memory the allocator refuses.
 crowd_status crowd_follow_on_remove(crowd_world* w, uint32_t idx);
 
-// Frees what the follow store owns (formation offsets, scratch).
+// Frees what the follow store owns (records, formation offsets, scratch).
 void crowd_follow_destroy(crowd_world* w);
 
 #endif

@@ -1,8 +1,9 @@
 // Follow leader API: joining and leaving groups, formations, fallbacks, leader removal, getters.
 //
-// Group membership is an intrusive doubly linked list per leader (join order) over per-agent-index
-// records, so joining and leaving are O(1) and allocate nothing. Every call validates all of its
-// input and acquires any memory it needs before it changes anything.
+// Group membership is an intrusive doubly linked list per leader (join order) over follower
+// records, so joining and leaving are O(1). Records are acquired when an agent first follows or
+// leads and released when it stops following or is removed. Every call validates all of its input
+// and acquires any memory it needs (records included) before it changes anything.
 #include <math.h>
 #include <string.h>
 
@@ -64,26 +65,54 @@ static crowd_status ensure_scratch(crowd_world* w, int n, int m) {
     return CROWD_OK;
 }
 
+// A leader without a record: no followers, no fallback, the default formation.
+static const crowd_leader no_leader;
+
+static const crowd_leader* leader_or_none(const crowd_world* w, uint32_t li) {
+    const crowd_leader* l = crowd_leader_of(w, li);
+    return l ? l : &no_leader;
+}
+
 static crowd_status ensure_group(crowd_world* w, uint32_t li, int slotted) {
     if (slotted <= 0) return CROWD_OK;
-    return ensure_scratch(w, slotted, crowd_formation_slot_count(&w->follow.leader[li], slotted));
+    return ensure_scratch(w, slotted, crowd_formation_slot_count(leader_or_none(w, li), slotted));
+}
+
+// Room for a leader record for li when it has none (its acquisition then cannot fail).
+static crowd_status reserve_leader(crowd_world* w, uint32_t li) {
+    if (w->follow.leader_rec[li] >= 0) return CROWD_OK;
+    return crowd_pool_reserve(w, &w->follow.leader_pool, 1);
+}
+
+// li's leader record, acquired (reserved before) when it has none.
+static crowd_leader* make_leader(crowd_world* w, uint32_t li) {
+    int32_t* rec = &w->follow.leader_rec[li];
+    if (*rec < 0) *rec = crowd_pool_acquire(&w->follow.leader_pool);
+    return crowd_pool_at(&w->follow.leader_pool, *rec);
+}
+
+static uint32_t* dirty_list(const crowd_world* w) {
+    return w->follow.leader_pool.aux; // as long as the leader pool: room for every leader
 }
 
 static void mark_dirty(crowd_world* w, uint32_t li) {
     crowd_follow_store* fs = &w->follow;
-    if (fs->leader[li].dirty) return;
-    fs->dirty[fs->dirty_count++] = li;
-    fs->leader[li].dirty = (uint32_t)fs->dirty_count;
+    crowd_leader* l = crowd_leader_of(w, li);
+    if (l->dirty) return;
+    dirty_list(w)[fs->dirty_count++] = li;
+    l->dirty = (uint32_t)fs->dirty_count;
 }
 
 static void unmark_dirty(crowd_world* w, uint32_t li) {
     crowd_follow_store* fs = &w->follow;
-    const uint32_t pos = fs->leader[li].dirty;
+    crowd_leader* l = crowd_leader_of(w, li);
+    const uint32_t pos = l->dirty;
     if (!pos) return;
-    const uint32_t last = fs->dirty[--fs->dirty_count];
-    fs->dirty[pos - 1] = last;
-    fs->leader[last].dirty = pos;
-    fs->leader[li].dirty = 0;
+    uint32_t* dirty = dirty_list(w);
+    const uint32_t last = dirty[--fs->dirty_count];
+    dirty[pos - 1] = last;
+    crowd_leader_of(w, last)->dirty = pos;
+    l->dirty = 0;
 }
 
 static void set_column(crowd_world* w, uint32_t idx, uint32_t group, bool follows) {
@@ -98,23 +127,23 @@ static void set_column(crowd_world* w, uint32_t idx, uint32_t group, bool follow
 // The leader flag mirrors "has followers" so the leader pass finds leaders in one scan.
 static void set_leader_flag(crowd_world* w, uint32_t li) {
     const int32_t s = w->slot_of[li];
-    if (w->follow.leader[li].followers > 0)
+    if (crowd_leader_of(w, li)->followers > 0)
         w->cur.flags[s] |= CROWD_FLAG_LEADER;
     else
         w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_LEADER;
 }
 
-// Appends follower x to leader li's list and group.
+// Appends follower x to leader li's list and group; both have their records.
 static void join(crowd_world* w, uint32_t x, uint32_t li) {
-    crowd_follower* f = &w->follow.follower[x];
-    crowd_leader* l = &w->follow.leader[li];
+    crowd_follower* f = crowd_follower_of(w, x);
+    crowd_leader* l = crowd_leader_of(w, li);
     f->leader = li + 1;
     f->state = CROWD_FOLLOW_ACTIVE;
     f->slot_index = -1;
     f->prev = l->tail;
     f->next = 0;
     if (l->tail)
-        w->follow.follower[l->tail - 1].next = x + 1;
+        crowd_follower_of(w, l->tail - 1)->next = x + 1;
     else
         l->head = x + 1;
     l->tail = x + 1;
@@ -129,15 +158,15 @@ static void join(crowd_world* w, uint32_t x, uint32_t li) {
 
 // Unlinks ACTIVE follower x from its leader; its slot becomes free.
 static void leave(crowd_world* w, uint32_t x) {
-    crowd_follower* f = &w->follow.follower[x];
+    crowd_follower* f = crowd_follower_of(w, x);
     const uint32_t li = f->leader - 1;
-    crowd_leader* l = &w->follow.leader[li];
+    crowd_leader* l = crowd_leader_of(w, li);
     if (f->prev)
-        w->follow.follower[f->prev - 1].next = f->next;
+        crowd_follower_of(w, f->prev - 1)->next = f->next;
     else
         l->head = f->next;
     if (f->next)
-        w->follow.follower[f->next - 1].prev = f->prev;
+        crowd_follower_of(w, f->next - 1)->prev = f->prev;
     else
         l->tail = f->prev;
     l->followers--;
@@ -151,13 +180,22 @@ static void leave(crowd_world* w, uint32_t x) {
     f->slot_index = -1;
 }
 
+// Ends x's following: out of its group, record released, no follow flag.
+static void drop_follower(crowd_world* w, uint32_t x) {
+    crowd_follower* f = crowd_follower_of(w, x);
+    if (f->state == CROWD_FOLLOW_ACTIVE) leave(w, x);
+    crowd_pool_release(&w->follow.follower_pool, w->follow.follower_rec[x]);
+    w->follow.follower_rec[x] = -1;
+    set_column(w, x, 0, false);
+}
+
 // True when a walk up the leader chain from a reaches b (a itself included).
 static bool chain_reaches(const crowd_world* w, uint32_t a, uint32_t b) {
-    const crowd_follower* fol = w->follow.follower;
     for (uint32_t j = a;;) {
         if (j == b) return true;
-        if (fol[j].state != CROWD_FOLLOW_ACTIVE) return false;
-        j = fol[j].leader - 1;
+        const crowd_follower* f = crowd_follower_of(w, j);
+        if (!f || f->state != CROWD_FOLLOW_ACTIVE) return false;
+        j = f->leader - 1;
     }
 }
 
@@ -185,17 +223,21 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
     const uint32_t fi = follower.index1 - 1, li = leader.index1 - 1;
     if (chain_reaches(w, li, fi)) return CROWD_ERR_FOLLOW_CYCLE;
 
-    crowd_follower* f = &w->follow.follower[fi];
-    crowd_leader* l = &w->follow.leader[li];
-    const bool was_active = f->state == CROWD_FOLLOW_ACTIVE;
-    const bool same = was_active && f->leader == li + 1;
+    const crowd_follower* f0 = crowd_follower_of(w, fi);
+    const bool was_active = f0 && f0->state == CROWD_FOLLOW_ACTIVE;
+    const bool same = was_active && f0->leader == li + 1;
     const bool to_slot = def->target == CROWD_FOLLOW_SLOT;
-    const bool already_slotted = same && f->use_slot;
-    if (to_slot && !already_slotted) {
-        st = ensure_group(w, li, l->slotted + 1);
-        if (st != CROWD_OK) return st;
-    }
+    const bool already_slotted = same && f0->use_slot;
+    st = reserve_leader(w, li);
+    if (st == CROWD_OK && !f0) st = crowd_pool_reserve(w, &w->follow.follower_pool, 1);
+    if (st == CROWD_OK && to_slot && !already_slotted)
+        st = ensure_group(w, li, leader_or_none(w, li)->slotted + 1);
+    if (st != CROWD_OK) return st;
 
+    crowd_leader* l = make_leader(w, li);
+    if (w->follow.follower_rec[fi] < 0)
+        w->follow.follower_rec[fi] = crowd_pool_acquire(&w->follow.follower_pool);
+    crowd_follower* f = crowd_follower_of(w, fi);
     if (same) {
         if (f->use_slot != to_slot) {
             l->slotted += to_slot ? 1 : -1;
@@ -206,7 +248,6 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
         return CROWD_OK;
     }
     if (was_active) leave(w, fi);
-    if (f->state == CROWD_FOLLOW_NONE) w->follow.followers++;
     crowd_follow_params(f, def);
     join(w, fi, li);
     return CROWD_OK;
@@ -217,13 +258,7 @@ crowd_status crowd_agent_unfollow(crowd_world* w, crowd_agent_id follower) {
     crowd_status st = crowd_agent_slot(w, follower, &s);
     if (st != CROWD_OK) return st;
     const uint32_t fi = follower.index1 - 1;
-    crowd_follower* f = &w->follow.follower[fi];
-    if (f->state == CROWD_FOLLOW_NONE) return CROWD_OK;
-    if (f->state == CROWD_FOLLOW_ACTIVE) leave(w, fi);
-    memset(f, 0, sizeof *f);
-    f->slot_index = -1;
-    set_column(w, fi, 0, false);
-    w->follow.followers--;
+    if (crowd_follower_of(w, fi)) drop_follower(w, fi);
     return CROWD_OK;
 }
 
@@ -233,9 +268,10 @@ crowd_status crowd_agent_get_follow(const crowd_world* w, crowd_agent_id followe
     crowd_status st = crowd_agent_slot(w, follower, &s);
     if (st != CROWD_OK) return st;
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
-    const crowd_follower* f = &w->follow.follower[follower.index1 - 1];
-    *out = (crowd_follow_info){.state = (crowd_follow_state)f->state, .slot = -1};
-    switch ((crowd_follow_state)f->state) {
+    const crowd_follower* f = crowd_follower_of(w, follower.index1 - 1);
+    *out = (crowd_follow_info){.state = f ? (crowd_follow_state)f->state : CROWD_FOLLOW_NONE,
+                               .slot = -1};
+    switch (out->state) {
     case CROWD_FOLLOW_NONE:
         out->def = crowd_follow_def_default();
         break;
@@ -244,7 +280,7 @@ crowd_status crowd_agent_get_follow(const crowd_world* w, crowd_agent_id followe
         out->leader = handle_of(w, f->leader - 1);
         out->slot = f->slot_index;
         out->slot_offset = f->slot_index >= 0 ? f->slot : (crowd_vec2){0.0f, 0.0f};
-        out->slot_pending = f->use_slot && w->follow.leader[f->leader - 1].dirty != 0;
+        out->slot_pending = f->use_slot && crowd_leader_of(w, f->leader - 1)->dirty != 0;
         out->target = current_target(w, f);
         break;
     case CROWD_FOLLOW_STOPPED:
@@ -266,7 +302,9 @@ crowd_status crowd_leader_set_formation(crowd_world* w, crowd_agent_id leader,
     st = check_formation_def(def);
     if (st != CROWD_OK) return st;
     const uint32_t li = leader.index1 - 1;
-    crowd_leader* l = &w->follow.leader[li];
+    st = reserve_leader(w, li);
+    if (st != CROWD_OK) return st;
+    const int slotted = leader_or_none(w, li)->slotted;
 
     const bool custom = def->shape == CROWD_FORMATION_CUSTOM;
     const size_t bytes = custom ? sizeof(crowd_vec2) * (size_t)def->offset_count : 0;
@@ -276,14 +314,15 @@ crowd_status crowd_leader_set_formation(crowd_world* w, crowd_agent_id leader,
         if (!copy) return CROWD_ERR_OUT_OF_MEMORY;
         memcpy(copy, def->offsets, bytes);
     }
-    if (l->slotted > 0) {
-        st = ensure_scratch(w, l->slotted, custom ? def->offset_count : l->slotted);
+    if (slotted > 0) {
+        st = ensure_scratch(w, slotted, custom ? def->offset_count : slotted);
         if (st != CROWD_OK) {
             crowd_free(w, copy, bytes);
             return st;
         }
     }
 
+    crowd_leader* l = make_leader(w, li);
     crowd_free(w, l->custom, sizeof(crowd_vec2) * (size_t)l->custom_count);
     l->has_formation = 1;
     l->shape = (uint8_t)def->shape;
@@ -306,7 +345,12 @@ crowd_status crowd_leader_set_fallback(crowd_world* w, crowd_agent_id leader,
         if (st != CROWD_OK) return st;
         if (fallback.index1 == leader.index1) return CROWD_ERR_FOLLOW_CYCLE;
     }
-    w->follow.leader[leader.index1 - 1].fallback = fallback;
+    const uint32_t li = leader.index1 - 1;
+    // No fallback is what an agent without a record has.
+    if (crowd_agent_id_is_null(fallback) && w->follow.leader_rec[li] < 0) return CROWD_OK;
+    st = reserve_leader(w, li);
+    if (st != CROWD_OK) return st;
+    make_leader(w, li)->fallback = fallback;
     return CROWD_OK;
 }
 
@@ -316,7 +360,7 @@ crowd_status crowd_leader_get_info(const crowd_world* w, crowd_agent_id leader,
     crowd_status st = crowd_agent_slot(w, leader, &s);
     if (st != CROWD_OK) return st;
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
-    const crowd_leader* l = &w->follow.leader[leader.index1 - 1];
+    const crowd_leader* l = leader_or_none(w, leader.index1 - 1);
     const crowd_formation_def d = crowd_formation_def_default();
     *out = (crowd_leader_info){
         .followers = l->followers,
@@ -337,13 +381,13 @@ crowd_status crowd_leader_get_followers(const crowd_world* w, crowd_agent_id lea
     crowd_status st = crowd_agent_slot(w, leader, &s);
     if (st != CROWD_OK) return st;
     if (!count || (!ids && capacity > 0)) return CROWD_ERR_NULL_ARGUMENT;
-    const crowd_leader* l = &w->follow.leader[leader.index1 - 1];
+    const crowd_leader* l = leader_or_none(w, leader.index1 - 1);
     if (capacity < l->followers) {
         *count = l->followers;
         return CROWD_ERR_BUFFER_TOO_SMALL;
     }
     int k = 0;
-    for (uint32_t x = l->head; x != 0; x = w->follow.follower[x - 1].next)
+    for (uint32_t x = l->head; x != 0; x = crowd_follower_of(w, x - 1)->next)
         ids[k++] = handle_of(w, x - 1);
     *count = k;
     return CROWD_OK;
@@ -353,31 +397,33 @@ crowd_status crowd_leader_get_followers(const crowd_world* w, crowd_agent_id lea
 
 crowd_status crowd_follow_on_remove(crowd_world* w, uint32_t idx) {
     crowd_follow_store* fs = &w->follow;
-    crowd_follower* self = &fs->follower[idx];
-    crowd_leader* l = &fs->leader[idx];
+    const crowd_leader* l0 = crowd_leader_of(w, idx);
 
-    // The fallback, if it will take anyone: checked and its scratch acquired before any change.
+    // The fallback, if it will take anyone: checked and its record and scratch acquired before
+    // any change.
     int fb_slot;
     uint32_t fb = 0;
-    bool has_fb = l->followers > 0 && !crowd_agent_id_is_null(l->fallback) &&
-                  crowd_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
-                  l->fallback.index1 - 1 != idx;
+    bool has_fb = l0 && l0->followers > 0 && !crowd_agent_id_is_null(l0->fallback) &&
+                  crowd_agent_slot(w, l0->fallback, &fb_slot) == CROWD_OK &&
+                  l0->fallback.index1 - 1 != idx;
     if (has_fb) {
-        fb = l->fallback.index1 - 1;
-        crowd_status st = ensure_group(w, fb, fs->leader[fb].slotted + l->slotted);
+        fb = l0->fallback.index1 - 1;
+        const int slotted = l0->slotted;
+        crowd_status st = reserve_leader(w, fb); // may move l0
+        if (st == CROWD_OK) st = ensure_group(w, fb, leader_or_none(w, fb)->slotted + slotted);
         if (st != CROWD_OK) return st;
+        make_leader(w, fb);
     }
 
-    if (self->state == CROWD_FOLLOW_ACTIVE) leave(w, idx);
-    if (self->state != CROWD_FOLLOW_NONE) fs->followers--;
-    memset(self, 0, sizeof *self);
-    self->slot_index = -1;
+    if (crowd_follower_of(w, idx)) drop_follower(w, idx);
+    crowd_leader* l = crowd_leader_of(w, idx);
+    if (!l) return CROWD_OK;
 
     // Each follower, in join order, takes the fallback or stops at its current target.
     uint32_t next;
     for (uint32_t x1 = l->head; x1 != 0; x1 = next) {
         const uint32_t x = x1 - 1;
-        crowd_follower* f = &fs->follower[x];
+        crowd_follower* f = crowd_follower_of(w, x);
         next = f->next;
         const crowd_vec2 target = current_target(w, f);
         f->next = f->prev = 0;
@@ -394,16 +440,19 @@ crowd_status crowd_follow_on_remove(crowd_world* w, uint32_t idx) {
 
     unmark_dirty(w, idx);
     crowd_free(w, l->custom, sizeof(crowd_vec2) * (size_t)l->custom_count);
-    memset(l, 0, sizeof *l);
+    crowd_pool_release(&fs->leader_pool, fs->leader_rec[idx]);
+    fs->leader_rec[idx] = -1;
     return CROWD_OK;
 }
 
 void crowd_follow_destroy(crowd_world* w) {
     crowd_follow_store* fs = &w->follow;
-    if (fs->leader)
-        for (int i = 0; i < w->index_count; ++i)
-            crowd_free(w, fs->leader[i].custom,
-                       sizeof(crowd_vec2) * (size_t)fs->leader[i].custom_count);
+    for (int i = 0; i < w->index_count; ++i) {
+        const crowd_leader* l = crowd_leader_of(w, (uint32_t)i);
+        if (l) crowd_free(w, l->custom, sizeof(crowd_vec2) * (size_t)l->custom_count);
+    }
+    crowd_pool_free(w, &fs->follower_pool);
+    crowd_pool_free(w, &fs->leader_pool);
     crowd_free(w, fs->scratch, fs->scratch_bytes * (size_t)fs->scratch_threads);
     fs->scratch = NULL;
 }

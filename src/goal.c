@@ -18,11 +18,17 @@ void crowd_pass_goal(crowd_world* w) {
     for (int s = 0; s < n; ++s) {
         const uint32_t flags = c->flags[s];
         if (!(flags & CROWD_FLAG_GOAL)) continue;
+        // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
+        crowd_prefetch_rec(c, &w->goal_pool, w->goal_rec, CROWD_FLAG_GOAL, s, n);
+        crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
-        const crowd_goal* g = &w->goal[idx];
+        const crowd_goal* g = crowd_goal_of(w, idx); // a goal flag means a non-default goal
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
         float speed = c->max_speed[s];
-        if (flags & CROWD_FLAG_QUEUE) speed *= queue_brake(w->cone_along[s], w->cone_length[idx]);
+        if (flags & CROWD_FLAG_QUEUE) {
+            const crowd_queue_rec* q = crowd_queue_of(w, idx);
+            speed *= queue_brake(q->along, q->def.cone_length);
+        }
         crowd_vec2 f = {0.0f, 0.0f};
         switch (g->mode) {
         case CROWD_GOAL_SEEK:

@@ -8,6 +8,7 @@
 #include "crowd/crowd.h"
 #include "follow.h"
 #include "grid.h"
+#include "pool.h"
 #include "queue.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
@@ -70,6 +71,13 @@ typedef struct crowd_path_agent {
     float lost_dist;
 } crowd_path_agent;
 
+// A path follower's record, from crowd_agent_set_path to crowd_agent_clear_path or removal (it
+// outlives CROWD_FLAG_PATH when the path is destroyed: the agent reports DETACHED).
+typedef struct crowd_path_rec {
+    crowd_path_follow_def def;
+    crowd_path_agent agent;
+} crowd_path_rec;
+
 struct crowd_world {
     crowd_alloc_fn* alloc;
     crowd_free_fn* free;
@@ -88,10 +96,9 @@ struct crowd_world {
     int capacity; // sorted slots and agent indices allocated
     crowd_columns cur, alt;
 
-    // Per-slot scratch written by the passes of one step (not gathered).
+    // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
+    // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
-    float *gsep_x, *gsep_y;   // separation among followers of the same group (unweighted)
-    float* cone_along;        // queue: closest agent ahead along the heading, +inf if none
     uint32_t *key, *order;    // sort keys (input order) and the gather permutation
     uint32_t* skey;           // cell key of each sorted slot
 
@@ -109,25 +116,59 @@ struct crowd_world {
     int32_t* free_list;   // LIFO stack of free indices
     int free_count;
     float* radius;
-    crowd_goal* goal;
     uint64_t* user_data;
-    float *cone_length, *cone_width; // queue cone per agent index
-    crowd_queue_agent* queue;        // queue goal and arrival policy per agent index
-    crowd_queue_def* queue_def;      // the queue as set, per agent index
 
-    // Queue arrivals (queue.c).
-    uint8_t* arrived;        // per slot: the arrival test's result
-    crowd_arrival* arrivals; // the last step's arrivals in handle order (capacity entries)
+    // Behavior state: per agent index only a record number (-1 = none), records in pools.
+    int32_t* goal_rec;     // goal record; none means crowd_goal_default()
+    crowd_pool goal_pool;  // crowd_goal
+    int32_t* queue_rec;    // queue record, present exactly while CROWD_FLAG_QUEUE
+    crowd_pool queue_pool; // crowd_queue_rec; aux: the last step's arrivals in handle order
     int arrival_count;
-    uint64_t rng;                    // splitmix64 state: respawn points, drawn in handle order
-    crowd_path_follow_def* path_def; // path parameters per agent index (CROWD_FLAG_PATH)
-    crowd_path_agent* path_state;    // path cursor per agent index
+    uint64_t rng;         // splitmix64 state: respawn points, drawn in handle order
+    int32_t* path_rec;    // path record (see crowd_path_rec)
+    crowd_pool path_pool; // crowd_path_rec
 
     struct crowd_path_table* paths; // shared polylines; NULL until the first path is created
-    crowd_follow_store follow;      // follow leader: per-index records, groups, slot scratch
+    crowd_follow_store follow;      // follow leader: records, groups, slot scratch
 
     crowd_profile profile;
 };
+
+// ---- behavior records --------------------------------------------------------------------------
+
+static inline crowd_goal* crowd_goal_of(const crowd_world* w, uint32_t idx) {
+    return crowd_pool_find(&w->goal_pool, w->goal_rec, idx);
+}
+static inline crowd_queue_rec* crowd_queue_of(const crowd_world* w, uint32_t idx) {
+    return crowd_pool_find(&w->queue_pool, w->queue_rec, idx);
+}
+static inline crowd_path_rec* crowd_path_of(const crowd_world* w, uint32_t idx) {
+    return crowd_pool_find(&w->path_pool, w->path_rec, idx);
+}
+static inline crowd_follower* crowd_follower_of(const crowd_world* w, uint32_t idx) {
+    return crowd_pool_find(&w->follow.follower_pool, w->follow.follower_rec, idx);
+}
+static inline crowd_leader* crowd_leader_of(const crowd_world* w, uint32_t idx) {
+    return crowd_pool_find(&w->follow.leader_pool, w->follow.leader_rec, idx);
+}
+
+// Loops over slots read records in cell order, that is at random. Called by an agent the loop
+// works on, this fetches, for agents with `flag`, the record number CROWD_PREFETCH * 2 slots ahead
+// and the record CROWD_PREFETCH slots ahead. Reads flags only below `end`.
+#define CROWD_PREFETCH 32
+
+static inline void crowd_prefetch_rec(const crowd_columns* c, const crowd_pool* p,
+                                      const int32_t* rec_of, uint32_t flag, int s, int end) {
+    const int far = s + 2 * CROWD_PREFETCH, near = s + CROWD_PREFETCH;
+    if (far < end && (c->flags[far] & flag)) __builtin_prefetch(&rec_of[c->id[far]]);
+    if (near < end && (c->flags[near] & flag)) {
+        const int32_t r = rec_of[c->id[near]];
+        if (r < 0) return;
+        const char* rec = crowd_pool_at(p, r);
+        for (uint32_t b = 0; b < p->size; b += 64) __builtin_prefetch(rec + b);
+        __builtin_prefetch(rec + p->size - 1);
+    }
+}
 
 // ---- storage (world.c) --------------------------------------------------------------------------
 void* crowd_alloc(crowd_world* w, size_t bytes);
@@ -136,6 +177,17 @@ crowd_status crowd_world_grow(crowd_world* w, int capacity);
 
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
+
+// Goal records (agent.c). Reserve first: store then cannot fail. A default goal is stored as no
+// record.
+crowd_status crowd_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g);
+void crowd_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g);
+void crowd_goal_release(crowd_world* w, uint32_t idx);
+
+// Removal hooks: crowd_agent_remove releases the agent's records (after crowd_follow_on_remove,
+// the one that can fail).
+void crowd_queue_on_remove(crowd_world* w, uint32_t idx);
+void crowd_path_on_remove(crowd_world* w, uint32_t idx);
 
 // This thread's share [lo, hi) of n items inside a parallel region, split into contiguous
 // ranges in thread order (aligned to CROWD_LANES so vector loops start on whole chunks).

@@ -9,9 +9,6 @@
 
 #include "internal.h"
 
-// How many slots ahead the force loop fetches follower records.
-#define CROWD_FOLLOW_PREFETCH 16
-
 static inline size_t align8(size_t b) {
     return (b + 7u) & ~(size_t)7u;
 }
@@ -38,8 +35,7 @@ static void leader_frame(const crowd_world* w, uint32_t li, crowd_vec2* lp, crow
 }
 
 static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
-    crowd_leader* l = &w->follow.leader[li];
-    crowd_follower* fol = w->follow.follower;
+    const crowd_leader* l = crowd_leader_of(w, li);
     const int n = l->slotted;
     if (n <= 0) return;
     const int m = crowd_formation_slot_count(l, n);
@@ -53,8 +49,8 @@ static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
     scratch += align8(sizeof(int) * (size_t)n);
 
     int k = 0;
-    for (uint32_t x = l->head; x != 0; x = fol[x - 1].next)
-        if (fol[x - 1].use_slot) members[k++] = x - 1;
+    for (uint32_t x = l->head; x != 0; x = crowd_follower_of(w, x - 1)->next)
+        if (crowd_follower_of(w, x - 1)->use_slot) members[k++] = x - 1;
     qsort(members, (size_t)n, sizeof *members, cmp_u32); // ties go to the lower agent index
 
     crowd_vec2 lp, lv, h;
@@ -68,7 +64,7 @@ static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
     crowd_formation_slots(l, n, spos);
     crowd_assign_slots(n, m, fpos, spos, out, scratch);
     for (int i = 0; i < n; ++i) {
-        crowd_follower* f = &fol[members[i]];
+        crowd_follower* f = crowd_follower_of(w, members[i]);
         f->slot_index = out[i];
         f->slot = out[i] >= 0 ? spos[out[i]] : (crowd_vec2){0.0f, 0.0f};
     }
@@ -83,10 +79,11 @@ static void assign_dirty(crowd_world* w) {
     if (threads < 1) threads = 1;
     unsigned char* base = fs->scratch;
     const size_t bytes = fs->scratch_bytes;
+    const uint32_t* dirty = fs->leader_pool.aux;
 #pragma omp parallel for num_threads(threads) if (threads > 1) schedule(dynamic, 1)
     for (int k = 0; k < count; ++k)
-        assign_group(w, fs->dirty[k], base + bytes * (size_t)omp_get_thread_num());
-    for (int k = 0; k < count; ++k) fs->leader[fs->dirty[k]].dirty = 0;
+        assign_group(w, dirty[k], base + bytes * (size_t)omp_get_thread_num());
+    for (int k = 0; k < count; ++k) crowd_leader_of(w, dirty[k])->dirty = 0;
     fs->dirty_count = 0;
 }
 
@@ -114,16 +111,13 @@ typedef struct lanes {
 // Gathers the followers among sorted slots [b, e); returns how many.
 static int gather(const crowd_world* w, int b, int e, lanes* L) {
     const crowd_columns* c = &w->cur;
-    const crowd_follower* fol = w->follow.follower;
+    const crowd_follow_store* fs = &w->follow;
     const int n = w->count;
     int k = 0;
     for (int s = b; s < e; ++s) {
-        // Records are in agent-index order, slots in cell order: every record is a cache miss
-        // unless fetched ahead.
-        if (s + CROWD_FOLLOW_PREFETCH < n)
-            __builtin_prefetch(&fol[c->id[s + CROWD_FOLLOW_PREFETCH]], 0, 0);
         if (!(c->flags[s] & CROWD_FLAG_FOLLOW)) continue;
-        const crowd_follower* f = &fol[c->id[s]];
+        crowd_prefetch_rec(c, &fs->follower_pool, fs->follower_rec, CROWD_FLAG_FOLLOW, s, n);
+        const crowd_follower* f = crowd_follower_of(w, c->id[s]);
         L->slot[k] = s;
         L->px[k] = c->px[s];
         L->py[k] = c->py[s];
@@ -141,15 +135,15 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
         L->predict[k] = f->predict;
         L->stopped[k] = f->leader == 0;
         if (f->leader != 0) {
-            const crowd_lead_state* ld = &w->follow.lead[f->leader - 1];
+            const crowd_lead_state* ld = &crowd_leader_of(w, f->leader - 1)->lead;
             L->lpx[k] = ld->px;
             L->lpy[k] = ld->py;
             L->lvx[k] = ld->vx;
             L->lvy[k] = ld->vy;
             L->hx[k] = ld->hx;
             L->hy[k] = ld->hy;
-            L->sepx[k] = w->gsep_x[s];
-            L->sepy[k] = w->gsep_y[s];
+            L->sepx[k] = f->gsep.x;
+            L->sepy[k] = f->gsep.y;
             L->slot_mode[k] = f->slot_index >= 0;
             L->offx[k] = f->slot.x;
             L->offy[k] = f->slot.y;
@@ -236,11 +230,10 @@ static void evaluate(lanes* L, int count) {
 
 void crowd_pass_leader(crowd_world* w) {
     if (w->follow.dirty_count > 0) assign_dirty(w);
-    if (w->follow.followers == 0) return;
+    if (w->follow.follower_pool.live == 0) return;
 
     const int n = w->count, blocks = (n + BLOCK - 1) / BLOCK;
     const crowd_columns* c = &w->cur;
-    crowd_lead_state* lead = w->follow.lead;
     // Each leader's state once, in one compact record its followers read: a random read of one
     // small line per follower instead of the leader's slot and six columns.
 #pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
@@ -248,7 +241,8 @@ void crowd_pass_leader(crowd_world* w) {
         if (!(c->flags[s] & CROWD_FLAG_LEADER)) continue;
         const crowd_vec2 v = {c->vx[s], c->vy[s]};
         const crowd_vec2 h = fl_heading(v, (crowd_vec2){c->hx[s], c->hy[s]});
-        lead[c->id[s]] = (crowd_lead_state){c->px[s], c->py[s], v.x, v.y, h.x, h.y, {0.0f, 0.0f}};
+        crowd_leader_of(w, c->id[s])->lead =
+            (crowd_lead_state){c->px[s], c->py[s], v.x, v.y, h.x, h.y};
     }
 
 #pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)

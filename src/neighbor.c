@@ -168,23 +168,33 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     };
     const float sep_w = c->sep_weight[s];
     q.sep = sep_w > 0.0f;
-    q.grp = q.group != 0;
-    if (c->flags[s] & CROWD_FLAG_QUEUE) {
-        const uint32_t idx = c->id[s];
+    q.grp = q.group != 0; // only ACTIVE followers have a group
+    // The outputs only followers and queueing agents need go to their records, which are by agent
+    // index: fetched ahead, and written once at the end, so that no store waits on memory.
+    const uint32_t flags = c->flags[s], idx = c->id[s];
+    crowd_prefetch_rec(c, &w->follow.follower_pool, w->follow.follower_rec, CROWD_FLAG_FOLLOW, s,
+                       w->count);
+    crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, w->count);
+    crowd_follower* fol = flags & CROWD_FLAG_FOLLOW ? crowd_follower_of(w, idx) : NULL;
+    crowd_queue_rec* qr = flags & CROWD_FLAG_QUEUE ? crowd_queue_of(w, idx) : NULL;
+    if (qr) {
         const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? q.vx / speed : 0.0f;
         q.hy = q.cone ? q.vy / speed : 0.0f;
-        q.cone_l = w->cone_length[idx];
-        q.cone_w = w->cone_width[idx];
+        q.cone_l = qr->def.cone_length;
+        q.cone_w = qr->def.cone_width;
     }
+    crowd_vec2 gsep = {0.0f, 0.0f};
+    float along = INFINITY;
 
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
-    w->gsep_x[s] = 0.0f;
-    w->gsep_y[s] = 0.0f;
-    w->cone_along[s] = INFINITY;
-    if (!q.sep && !q.grp && !q.cone) return 0;
+    if (!q.sep && !q.grp && !q.cone) {
+        if (fol) fol->gsep = gsep;
+        if (qr) qr->along = along;
+        return 0;
+    }
 
     // Query box: the separation disc, grown to the cone's bounding box when there is one.
     const float r = (q.sep || q.grp) ? q.sep_r : 0.0f;
@@ -220,10 +230,11 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     if (q.grp) {
         const float gx = reduce_lanes(acc.gx), gy = reduce_lanes(acc.gy);
         const float gn = reduce_lanes(acc.gn);
-        w->gsep_x[s] = ms * gx - gn * q.vx;
-        w->gsep_y[s] = ms * gy - gn * q.vy;
+        gsep = (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy};
     }
-    if (q.cone) w->cone_along[s] = min_lanes(acc.along);
+    if (q.cone) along = min_lanes(acc.along);
+    if (fol) fol->gsep = gsep;
+    if (qr) qr->along = along;
     return cand;
 }
 
@@ -300,8 +311,7 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
     const uint32_t* restrict skey = w->skey;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
-        // gsep and cone_along are read only for followers and queueing agents: the plain agents
-        // of this loop leave them alone, two fewer store streams.
+        // Followers and queueing agents write their records besides the force.
         if (c.flags[s] & (CROWD_FLAG_QUEUE | CROWD_FLAG_FOLLOW)) {
             candidates += agent_neighbors(w, s, sparse);
             continue;

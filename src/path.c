@@ -8,10 +8,9 @@
 
 #include "path_internal.h"
 
-// Slots are in cell order, so a follower's parameters and cursor (by agent index) are a random
-// access each: they are fetched this many slots ahead, and its path's geometry half as far.
-#define PREFETCH_AHEAD 16
-
+// Slots are in cell order, so a follower's record (by agent index) is a random access: it is
+// fetched CROWD_PREFETCH slots ahead (its record number twice as far), and its path's geometry
+// half as far.
 // The segment a tube follower projects on this step.
 static int choose_segment(const crowd_path_entry* e, const crowd_path_follow_def* d,
                           crowd_path_agent* a, crowd_vec2 predicted) {
@@ -39,28 +38,17 @@ static int choose_segment(const crowd_path_entry* e, const crowd_path_follow_def
     return k;
 }
 
-static inline void prefetch_agent(const crowd_world* w, const crowd_columns* c, int s) {
-    if (!(c->flags[s] & CROWD_FLAG_PATH)) return;
-    const uint32_t idx = c->id[s];
-    const char* d = (const char*)&w->path_def[idx];
-    __builtin_prefetch(d);
-    __builtin_prefetch(d + sizeof(crowd_path_follow_def) - 1);
-    const char* a = (const char*)&w->path_state[idx];
-    __builtin_prefetch(a);
-    __builtin_prefetch(a + sizeof(crowd_path_agent) - 1);
-}
-
 // Addresses are formed as integers: a stale cursor may point past the geometry, and a prefetch
 // of any address is harmless where forming an out-of-range pointer is not.
 static inline void prefetch_geometry(const crowd_world* w, const crowd_columns* c, int s) {
     if (!(c->flags[s] & CROWD_FLAG_PATH)) return;
-    const uint32_t idx = c->id[s];
-    const crowd_path_follow_def* d = &w->path_def[idx];
+    const crowd_path_rec* r = crowd_path_of(w, c->id[s]);
+    const crowd_path_follow_def* d = &r->def;
     const crowd_path_table* t = w->paths;
     const uint32_t slot = d->path.index1 - 1;
     if (slot >= (uint32_t)t->used) return;
     const crowd_path_entry* e = &t->entries[slot];
-    const crowd_path_cursor* cur = &w->path_state[idx].cursor;
+    const crowd_path_cursor* cur = &r->agent.cursor;
     if (d->kind == CROWD_PATH_WAYPOINTS) {
         __builtin_prefetch(
             (const void*)((uintptr_t)e->points + (uintptr_t)cur->index * sizeof(crowd_vec2)));
@@ -77,9 +65,9 @@ static inline void prefetch_geometry(const crowd_world* w, const crowd_columns* 
 static inline void follow_one(crowd_world* w, const crowd_columns* c, int s) {
     const uint32_t flags = c->flags[s];
     if (!(flags & CROWD_FLAG_PATH)) return;
-    const uint32_t idx = c->id[s];
-    const crowd_path_follow_def* d = &w->path_def[idx];
-    crowd_path_agent* a = &w->path_state[idx];
+    crowd_path_rec* r = crowd_path_of(w, c->id[s]);
+    const crowd_path_follow_def* d = &r->def;
+    crowd_path_agent* a = &r->agent;
     const crowd_path_entry* e = crowd_path_sync(w->paths, d, a);
     if (!e) {
         c->flags[s] = flags & ~(uint32_t)CROWD_FLAG_PATH;
@@ -117,8 +105,9 @@ void crowd_pass_path(crowd_world* w) {
         const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
         const int lo = (int)((int64_t)n * tid / nt), hi = (int)((int64_t)n * (tid + 1) / nt);
         for (int s = lo; s < hi; ++s) {
-            if (s + PREFETCH_AHEAD < hi) prefetch_agent(w, c, s + PREFETCH_AHEAD);
-            if (s + PREFETCH_AHEAD / 2 < hi) prefetch_geometry(w, c, s + PREFETCH_AHEAD / 2);
+            if (!(c->flags[s] & CROWD_FLAG_PATH)) continue;
+            crowd_prefetch_rec(c, &w->path_pool, w->path_rec, CROWD_FLAG_PATH, s, hi);
+            if (s + CROWD_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CROWD_PREFETCH / 2);
             follow_one(w, c, s);
         }
     }

@@ -42,20 +42,31 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
     if (st != CROWD_OK) return st;
     if (def->start_index < 0 || def->start_index >= e->path->count) return CROWD_ERR_BAD_PATH_INDEX;
     const uint32_t idx = id.index1 - 1;
-    w->path_def[idx] = *def;
-    w->path_state[idx] = (crowd_path_agent){
-        .cursor = crowd_path_cursor_start(e->path->count, def),
-        .revision = e->revision,
+    if (w->path_rec[idx] < 0) {
+        st = crowd_pool_reserve(w, &w->path_pool, 1);
+        if (st != CROWD_OK) return st;
+        w->path_rec[idx] = crowd_pool_acquire(&w->path_pool);
+    }
+    *crowd_path_of(w, idx) = (crowd_path_rec){
+        .def = *def,
+        .agent = {.cursor = crowd_path_cursor_start(e->path->count, def), .revision = e->revision},
     };
     w->cur.flags[s] |= CROWD_FLAG_PATH;
     return CROWD_OK;
+}
+
+void crowd_path_on_remove(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->path_rec[idx];
+    if (*rec < 0) return;
+    crowd_pool_release(&w->path_pool, *rec);
+    *rec = -1;
 }
 
 crowd_status crowd_agent_clear_path(crowd_world* w, crowd_agent_id id) {
     int s;
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    w->path_state[id.index1 - 1].cursor.state = CROWD_PATH_STATE_NONE;
+    crowd_path_on_remove(w, id.index1 - 1);
     w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_PATH;
     return CROWD_OK;
 }
@@ -65,13 +76,15 @@ crowd_status crowd_agent_get_path(const crowd_world* w, crowd_agent_id id,
     int s;
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    const uint32_t idx = id.index1 - 1;
-    crowd_path_agent a = w->path_state[idx];
-    if (w->cur.flags[s] & CROWD_FLAG_PATH) crowd_path_sync(w->paths, &w->path_def[idx], &a);
-    const bool none = a.cursor.state == CROWD_PATH_STATE_NONE;
-    if (def) *def = none ? crowd_path_follow_def_default() : w->path_def[idx];
-    if (cursor)
-        *cursor =
-            none ? (crowd_path_cursor){.state = CROWD_PATH_STATE_NONE, .segment = -1} : a.cursor;
+    const crowd_path_rec* r = crowd_path_of(w, id.index1 - 1);
+    if (!r) {
+        if (def) *def = crowd_path_follow_def_default();
+        if (cursor) *cursor = (crowd_path_cursor){.state = CROWD_PATH_STATE_NONE, .segment = -1};
+        return CROWD_OK;
+    }
+    crowd_path_agent a = r->agent;
+    if (w->cur.flags[s] & CROWD_FLAG_PATH) crowd_path_sync(w->paths, &r->def, &a);
+    if (def) *def = r->def;
+    if (cursor) *cursor = a.cursor;
     return CROWD_OK;
 }

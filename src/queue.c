@@ -1,8 +1,8 @@
 // Queues: the public queue API, the spec's cone search and brake as pure functions, and the
 // arrival phase.
 //
-// The cone itself is searched in the neighbor pass (closest along -> w->cone_along) and applied
-// in the goal pass; this file sets the per-agent parameters those passes read and handles what
+// The cone itself is searched in the neighbor pass (closest along -> the agent's record) and
+// applied in the goal pass; this file keeps the records those passes read and handles what
 // happens when a queueing agent reaches its goal.
 #include <math.h>
 
@@ -78,32 +78,37 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     if (st != CROWD_OK) return st;
 
     const uint32_t idx = id.index1 - 1;
-    w->goal[idx] = (crowd_goal){
+    const crowd_goal goal = {
         .mode = CROWD_GOAL_ARRIVE,
         .target = def->goal,
         .slow_radius = def->slow_radius,
         .weight = def->weight,
     };
-    w->cone_length[idx] = def->cone_length;
-    w->cone_width[idx] = def->cone_width;
-    w->queue[idx] = (crowd_queue_agent){
-        .goal = def->goal,
-        .arrival_radius = def->arrival_radius,
-        .policy = (uint8_t)def->on_arrival,
-    };
-    w->queue_def[idx] = *def;
+    // Both records first (the arrivals list grows with the queue pool), then the changes.
+    st = crowd_goal_reserve(w, idx, &goal);
+    if (st == CROWD_OK && w->queue_rec[idx] < 0) st = crowd_pool_reserve(w, &w->queue_pool, 1);
+    if (st != CROWD_OK) return st;
+
+    crowd_goal_store(w, idx, &goal);
+    if (w->queue_rec[idx] < 0) w->queue_rec[idx] = crowd_pool_acquire(&w->queue_pool);
+    *crowd_queue_of(w, idx) = (crowd_queue_rec){.def = *def, .along = INFINITY};
     w->cur.flags[s] |= CROWD_FLAG_GOAL | CROWD_FLAG_QUEUE;
     return CROWD_OK;
+}
+
+void crowd_queue_on_remove(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->queue_rec[idx];
+    if (*rec < 0) return;
+    crowd_pool_release(&w->queue_pool, *rec);
+    *rec = -1;
 }
 
 crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
     int s;
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    const uint32_t idx = id.index1 - 1;
     w->cur.flags[s] &= ~(uint32_t)CROWD_FLAG_QUEUE;
-    w->cone_length[idx] = 0.0f;
-    w->cone_width[idx] = 0.0f;
+    crowd_queue_on_remove(w, id.index1 - 1);
     return CROWD_OK;
 }
 
@@ -112,8 +117,9 @@ crowd_status crowd_agent_get_queue(const crowd_world* w, crowd_agent_id id, crow
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
-    if (!(w->cur.flags[s] & CROWD_FLAG_QUEUE)) return CROWD_ERR_NOT_QUEUEING;
-    *out = w->queue_def[id.index1 - 1];
+    const crowd_queue_rec* q = crowd_queue_of(w, id.index1 - 1);
+    if (!q) return CROWD_ERR_NOT_QUEUEING;
+    *out = q->def;
     return CROWD_OK;
 }
 
@@ -129,7 +135,8 @@ crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, 
         return CROWD_ERR_BUFFER_TOO_SMALL;
     }
     if (w->arrival_count > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
-    for (int i = 0; i < w->arrival_count; ++i) out[i] = w->arrivals[i];
+    const crowd_arrival* arrivals = w->queue_pool.aux;
+    for (int i = 0; i < w->arrival_count; ++i) out[i] = arrivals[i];
     *count = w->arrival_count;
     return CROWD_OK;
 }
@@ -178,45 +185,40 @@ static void sort_by_index(crowd_arrival* a, int n) {
 void crowd_pass_arrival(crowd_world* w) {
     const int n = w->count;
     const crowd_columns* c = &w->cur;
-    uint8_t* restrict hit = w->arrived;
-    w->arrival_count = 0;
+    crowd_arrival* arrivals = w->queue_pool.aux; // as long as the queue pool: room for every one
+    int k = 0;
 
-    // Test every agent in parallel, in slot order, on the positions just integrated.
+    // Test every queueing agent in parallel on the positions just integrated. Arrivals are
+    // appended in whatever order the threads get there and then put in handle order: the order
+    // the policies are applied in, and so the order respawn points are drawn in, depends neither
+    // on the cell order nor on the threads.
 #pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
     for (int s = 0; s < n; ++s) {
-        // The queue records are read in cell order, that is at random: fetch ahead.
-        if (s + 16 < n) __builtin_prefetch(&w->queue[c->id[s + 16]]);
-        bool arrived = false;
-        if (c->flags[s] & CROWD_FLAG_QUEUE) {
-            const crowd_queue_agent* q = &w->queue[c->id[s]];
-            const float dx = c->px[s] - q->goal.x, dy = c->py[s] - q->goal.y;
-            arrived = !q->done && sqrtf(dx * dx + dy * dy) <= q->arrival_radius;
-        }
-        hit[s] = arrived;
-    }
-
-    // Collect the arrivals and put them in handle order: the order the policies are applied in,
-    // and so the order respawn points are drawn in, does not depend on the cell order or threads.
-    int k = 0;
-    for (int s = 0; s < n; ++s) {
-        if (!hit[s]) continue;
+        if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
+        crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
-        w->arrivals[k++] = (crowd_arrival){
+        const crowd_queue_rec* q = crowd_queue_of(w, idx);
+        const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
+        if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
+        int at;
+#pragma omp atomic capture
+        at = k++;
+        arrivals[at] = (crowd_arrival){
             .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
             .user_data = w->user_data[idx],
             .position = {c->px[s], c->py[s]},
-            .action = (crowd_queue_policy)w->queue[idx].policy,
+            .action = q->def.on_arrival,
         };
     }
-    sort_by_index(w->arrivals, k);
+    sort_by_index(arrivals, k);
     w->arrival_count = k;
 
     for (int i = 0; i < k; ++i) {
-        const crowd_arrival* a = &w->arrivals[i];
+        const crowd_arrival* a = &arrivals[i];
         const uint32_t idx = a->id.index1 - 1;
         switch (a->action) {
         case CROWD_QUEUE_STOP:
-            w->queue[idx].done = 1;
+            crowd_queue_of(w, idx)->done = 1;
             break;
         case CROWD_QUEUE_REMOVE:
             crowd_agent_remove(w, a->id);
@@ -224,7 +226,7 @@ void crowd_pass_arrival(crowd_world* w) {
         case CROWD_QUEUE_RESPAWN: {
             // Earlier removals in this loop may have moved the agent: look its slot up now.
             const int32_t s = w->slot_of[idx];
-            const crowd_queue_def* d = &w->queue_def[idx];
+            const crowd_queue_def* d = &crowd_queue_of(w, idx)->def;
             const float x = rng_range(&w->rng, d->start_min.x, d->start_max.x);
             const float y = rng_range(&w->rng, d->start_min.y, d->start_max.y);
             w->cur.px[s] = x;

@@ -1,4 +1,4 @@
-// Queue internals: per-agent queue state and the arrival phase.
+// Queue internals: a queueing agent's record.
 #ifndef CROWD_QUEUE_INTERNAL_H
 #define CROWD_QUEUE_INTERNAL_H
 
@@ -6,14 +6,16 @@
 
 #include "crowd/crowd.h"
 
-// What the arrival test reads for every queueing agent, kept small because it is read per agent
-// index in cell order (random access). The full def lives apart in w->queue_def.
-typedef struct crowd_queue_agent {
-    crowd_vec2 goal;
-    float arrival_radius;
-    uint8_t policy; // crowd_queue_policy
-    uint8_t done;   // STOP: the arrival was reported; no more arrivals until set again
-    uint8_t pad[2];
-} crowd_queue_agent;
+// One per queueing agent, read by the neighbor pass (cone), the goal pass (brake) and the arrival
+// phase (goal, arrival radius, policy) in cell order: one cache line, which also keeps the passes'
+// writes of different agents off each other's lines.
+typedef struct crowd_queue_rec {
+    crowd_queue_def def; // as set
+    float along;         // neighbor pass: closest agent ahead in the cone, +inf if none
+    uint8_t done;        // STOP: the arrival was reported; no more arrivals until set again
+    uint8_t pad[11];
+} crowd_queue_rec;
+
+_Static_assert(sizeof(crowd_queue_rec) == 64, "a queue record is one cache line");
 
 #endif

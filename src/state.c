@@ -34,7 +34,7 @@ uint64_t crowd_world_state_hash(const crowd_world* w) {
         h = hash_word(h, float_bits(c->hy[s]));
         h = hash_word(h, c->flags[s]);
         if (c->flags[s] & CROWD_FLAG_PATH) {
-            const crowd_path_agent* a = &w->path_state[idx];
+            const crowd_path_agent* a = &crowd_path_of(w, (uint32_t)idx)->agent;
             h = hash_word(h, (uint32_t)a->cursor.state);
             h = hash_word(h, (uint32_t)a->cursor.index);
             h = hash_word(h, (uint32_t)a->cursor.direction);

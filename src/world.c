@@ -60,7 +60,7 @@ typedef struct array_ref {
     bool per_slot; // sorted slot arrays carry CROWD_PAD extra elements
 } array_ref;
 
-// Room for every capacity-sized array; world_arrays() lists about 50 today.
+// Room for every capacity-sized array; world_arrays() lists about 40 today.
 enum { MAX_ARRAYS = 2 * CROWD_COL_COUNT + 64 };
 
 static int world_arrays(crowd_world* w, array_ref* out) {
@@ -71,9 +71,6 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     }
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
-    out[n++] = (array_ref){&w->gsep_x, sizeof(float), true};
-    out[n++] = (array_ref){&w->gsep_y, sizeof(float), true};
-    out[n++] = (array_ref){&w->cone_along, sizeof(float), true};
     out[n++] = (array_ref){&w->key, sizeof(uint32_t), true};
     out[n++] = (array_ref){&w->order, sizeof(uint32_t), true};
     out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
@@ -81,20 +78,13 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
-    out[n++] = (array_ref){&w->goal, sizeof(crowd_goal), false};
     out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
-    out[n++] = (array_ref){&w->cone_length, sizeof(float), false};
-    out[n++] = (array_ref){&w->cone_width, sizeof(float), false};
-    out[n++] = (array_ref){&w->queue, sizeof(crowd_queue_agent), false};
-    out[n++] = (array_ref){&w->queue_def, sizeof(crowd_queue_def), false};
-    out[n++] = (array_ref){&w->arrived, sizeof(uint8_t), true};
-    out[n++] = (array_ref){&w->arrivals, sizeof(crowd_arrival), false};
-    out[n++] = (array_ref){&w->path_def, sizeof(crowd_path_follow_def), false};
-    out[n++] = (array_ref){&w->path_state, sizeof(crowd_path_agent), false};
-    out[n++] = (array_ref){&w->follow.follower, sizeof(crowd_follower), false};
-    out[n++] = (array_ref){&w->follow.leader, sizeof(crowd_leader), false};
-    out[n++] = (array_ref){&w->follow.lead, sizeof(crowd_lead_state), false};
-    out[n++] = (array_ref){&w->follow.dirty, sizeof(uint32_t), false};
+    // Behaviors: one record number per index; the records are in pools of their own size.
+    out[n++] = (array_ref){&w->goal_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->queue_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->path_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->follow.follower_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->follow.leader_rec, sizeof(int32_t), false};
     return n;
 }
 
@@ -219,6 +209,11 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->threads = resolve_threads(def->threads);
     w->max_agents = def->max_agents;
     w->rng = def->seed;
+    crowd_pool_init(&w->goal_pool, sizeof(crowd_goal), 0);
+    crowd_pool_init(&w->queue_pool, sizeof(crowd_queue_rec), sizeof(crowd_arrival));
+    crowd_pool_init(&w->path_pool, sizeof(crowd_path_rec), 0);
+    crowd_pool_init(&w->follow.follower_pool, sizeof(crowd_follower), 0);
+    crowd_pool_init(&w->follow.leader_pool, sizeof(crowd_leader), sizeof(uint32_t));
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {
@@ -242,6 +237,9 @@ void crowd_world_destroy(crowd_world* w) {
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
     crowd_follow_destroy(w);
+    crowd_pool_free(w, &w->goal_pool);
+    crowd_pool_free(w, &w->queue_pool);
+    crowd_pool_free(w, &w->path_pool);
     for (int i = 0; i < n; ++i) crowd_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
     crowd_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
     crowd_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));

@@ -254,7 +254,7 @@ static void check_pass_against_pure(int threads) {
                 .leader_position = {c->px[ls], c->py[ls]},
                 .leader_velocity = {c->vx[ls], c->vy[ls]},
                 .leader_heading = {c->hx[ls], c->hy[ls]},
-                .separation = {w->gsep_x[s], w->gsep_y[s]},
+                .separation = crowd_follower_of(w, idx)->gsep,
                 .has_slot = info.slot >= 0,
                 .slot = info.slot_offset,
             };
@@ -321,8 +321,9 @@ Test(leader_formula, group_separation_is_over_the_same_leaders_followers) {
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
         const crowd_vec2 want =
             crowd_steer_separation(pos, vel, c->max_speed[s], mates, m, c->sep_radius[s], 1.0f);
-        cr_assert_float_eq(w->gsep_x[s], want.x, 1e-4f * (1.0f + fabsf(want.x)));
-        cr_assert_float_eq(w->gsep_y[s], want.y, 1e-4f * (1.0f + fabsf(want.y)));
+        const crowd_vec2 got = crowd_follower_of(w, idx)->gsep;
+        cr_assert_float_eq(got.x, want.x, 1e-4f * (1.0f + fabsf(want.x)));
+        cr_assert_float_eq(got.y, want.y, 1e-4f * (1.0f + fabsf(want.y)));
         checked += m > 0;
     }
     cr_assert_gt(checked, 500);

@@ -110,8 +110,8 @@ static crowd_world* cone_world(int n, int clusters, float spread, int threads, u
 }
 
 // After the sort and the neighbor pass, each queueing slot's closest-along must equal a search
-// over all agents (min is exact, so equality is exact). cone_along is defined for queueing agents
-// only; the pass does not touch the others' entries.
+// over all agents (min is exact, so equality is exact). Only queueing agents have a cone, kept in
+// their queue records.
 static int check_cone_pass(crowd_world* w) {
     crowd_pass_sort(w);
     crowd_pass_neighbor(w);
@@ -122,6 +122,7 @@ static int check_cone_pass(crowd_world* w) {
         const uint32_t idx = c->id[s];
         float want = INFINITY;
         if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
+        const crowd_queue_rec* q = crowd_queue_of(w, idx);
         {
             const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
             const float len = sqrtf(vel.x * vel.x + vel.y * vel.y);
@@ -131,15 +132,15 @@ static int check_cone_pass(crowd_world* w) {
                     if (o == s) continue;
                     const float ox = c->px[o] - pos.x, oy = c->py[o] - pos.y;
                     const float along = ox * hx + oy * hy;
-                    if (along < 0.0f || along > w->cone_length[idx]) continue;
+                    if (along < 0.0f || along > q->def.cone_length) continue;
                     const float dx = ox - hx * along, dy = oy - hy * along;
-                    if (sqrtf(dx * dx + dy * dy) > w->cone_width[idx]) continue;
+                    if (sqrtf(dx * dx + dy * dy) > q->def.cone_width) continue;
                     if (along < want) want = along;
                 }
             }
         }
-        cr_assert_eq(w->cone_along[s], want, "slot %d (agent %u): engine %.9g, brute force %.9g", s,
-                     idx, (double)w->cone_along[s], (double)want);
+        cr_assert_eq(q->along, want, "slot %d (agent %u): engine %.9g, brute force %.9g", s, idx,
+                     (double)q->along, (double)want);
         hits += want < INFINITY;
     }
     return hits;

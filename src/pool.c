@@ -1,0 +1,58 @@
+// Record pools: growth through the world's allocator, and the free list.
+#include <string.h>
+
+#include "internal.h"
+
+enum { MIN_RECORDS = 16 };
+
+void crowd_pool_init(crowd_pool* p, size_t size, size_t aux_size) {
+    *p = (crowd_pool){.size = (uint32_t)size, .aux_size = (uint32_t)aux_size, .free_head = -1};
+}
+
+crowd_status crowd_pool_reserve(crowd_world* w, crowd_pool* p, int n) {
+    const int64_t need = (int64_t)p->live + n;
+    if (need <= p->capacity) return CROWD_OK;
+    int64_t cap = (int64_t)p->capacity * 2;
+    if (cap < MIN_RECORDS) cap = MIN_RECORDS;
+    if (cap > w->capacity) cap = w->capacity; // one record per agent index at most
+    if (cap < need) cap = need;
+
+    const size_t bytes = (size_t)cap * p->size, aux_bytes = (size_t)cap * p->aux_size;
+    unsigned char* data = crowd_alloc(w, bytes);
+    void* aux = data && aux_bytes ? crowd_alloc(w, aux_bytes) : NULL;
+    if (!data || (aux_bytes && !aux)) {
+        crowd_free(w, data, bytes);
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    if (p->used) memcpy(data, p->data, (size_t)p->used * p->size);
+    if (p->aux) memcpy(aux, p->aux, (size_t)p->capacity * p->aux_size);
+    crowd_free(w, p->data, (size_t)p->capacity * p->size);
+    crowd_free(w, p->aux, (size_t)p->capacity * p->aux_size);
+    p->data = data;
+    p->aux = aux;
+    p->capacity = (int32_t)cap;
+    return CROWD_OK;
+}
+
+int32_t crowd_pool_acquire(crowd_pool* p) {
+    int32_t rec = p->free_head;
+    if (rec >= 0)
+        memcpy(&p->free_head, crowd_pool_at(p, rec), sizeof p->free_head);
+    else
+        rec = p->used++;
+    p->live++;
+    memset(crowd_pool_at(p, rec), 0, p->size);
+    return rec;
+}
+
+void crowd_pool_release(crowd_pool* p, int32_t rec) {
+    memcpy(crowd_pool_at(p, rec), &p->free_head, sizeof p->free_head);
+    p->free_head = rec;
+    p->live--;
+}
+
+void crowd_pool_free(crowd_world* w, crowd_pool* p) {
+    crowd_free(w, p->data, (size_t)p->capacity * p->size);
+    crowd_free(w, p->aux, (size_t)p->capacity * p->aux_size);
+    crowd_pool_init(p, p->size, p->aux_size);
+}

@@ -1,0 +1,58 @@
+// Record pools: behavior state for the agents that use a behavior, not for every agent index.
+//
+// A behavior keeps one int32 per agent index (its record number, -1 = none) and its records here:
+// fixed-size records in one array grown through the world's allocator, with an intrusive free
+// list. Records are acquired and released by API calls between steps; a step only reads and
+// writes records in place, so it never allocates. Record numbers are reused last-freed first,
+// which makes them a function of the call sequence alone.
+//
+// A pool may carry an `aux` array with one element per record of capacity that belongs to no
+// record in particular: a list that can be as long as the pool (the queue's arrivals, the
+// leaders' dirty list). It grows with the pool, its contents kept.
+#ifndef CROWD_POOL_H
+#define CROWD_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crowd/base.h"
+
+typedef struct crowd_world crowd_world;
+
+typedef struct crowd_pool {
+    unsigned char* data; // capacity records of `size` bytes
+    void* aux;           // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
+    uint32_t size, aux_size;
+    int32_t capacity;
+    int32_t used;      // records ever handed out (high-water mark)
+    int32_t live;      // records acquired and not released
+    int32_t free_head; // last released record, -1 when none; each free record holds the next
+} crowd_pool;
+
+// An empty pool of `size`-byte records (size >= 4, to hold the free list's link).
+void crowd_pool_init(crowd_pool* p, size_t size, size_t aux_size);
+
+// Makes room for `n` more acquisitions without growth. On failure (CROWD_ERR_OUT_OF_MEMORY) the
+// pool is unchanged. A pool never holds more records than the world has agent indices, so growth
+// stops at the world's capacity when that suffices.
+crowd_status crowd_pool_reserve(crowd_world* w, crowd_pool* p, int n);
+
+// A zeroed record; the caller reserved room for it.
+int32_t crowd_pool_acquire(crowd_pool* p);
+
+void crowd_pool_release(crowd_pool* p, int32_t rec);
+
+// Frees the storage; the pool is empty again.
+void crowd_pool_free(crowd_world* w, crowd_pool* p);
+
+static inline void* crowd_pool_at(const crowd_pool* p, int32_t rec) {
+    return p->data + (size_t)rec * p->size;
+}
+
+// The record of an agent index through the behavior's per-index record numbers, or NULL.
+static inline void* crowd_pool_find(const crowd_pool* p, const int32_t* rec_of, uint32_t idx) {
+    const int32_t r = rec_of[idx];
+    return r < 0 ? NULL : crowd_pool_at(p, r);
+}
+
+#endif
