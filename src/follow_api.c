@@ -348,8 +348,14 @@ crowd_status crowd_leader_set_fallback(crowd_world* w, crowd_agent_id leader,
     const uint32_t li = leader.index1 - 1;
     // No fallback is what an agent without a record has.
     if (crowd_agent_id_is_null(fallback) && w->follow.leader_rec[li] < 0) return CROWD_OK;
-    st = reserve_leader(w, li);
+    // The fallback gets its leader record now, so that a removal (which may happen inside a step,
+    // on a queue arrival) never has to acquire one.
+    const bool fb = !crowd_agent_id_is_null(fallback);
+    const int missing =
+        (w->follow.leader_rec[li] < 0) + (fb && w->follow.leader_rec[fallback.index1 - 1] < 0);
+    st = crowd_pool_reserve(w, &w->follow.leader_pool, missing);
     if (st != CROWD_OK) return st;
+    if (fb) make_leader(w, fallback.index1 - 1);
     make_leader(w, li)->fallback = fallback;
     return CROWD_OK;
 }
@@ -397,26 +403,22 @@ crowd_status crowd_leader_get_followers(const crowd_world* w, crowd_agent_id lea
 
 crowd_status crowd_follow_on_remove(crowd_world* w, uint32_t idx) {
     crowd_follow_store* fs = &w->follow;
-    const crowd_leader* l0 = crowd_leader_of(w, idx);
+    crowd_leader* l = crowd_leader_of(w, idx);
 
-    // The fallback, if it will take anyone: checked and its record and scratch acquired before
-    // any change.
+    // The fallback, if it will take anyone: checked and its scratch acquired before any change. It
+    // has its leader record since crowd_leader_set_fallback named it.
     int fb_slot;
     uint32_t fb = 0;
-    bool has_fb = l0 && l0->followers > 0 && !crowd_agent_id_is_null(l0->fallback) &&
-                  crowd_agent_slot(w, l0->fallback, &fb_slot) == CROWD_OK &&
-                  l0->fallback.index1 - 1 != idx;
+    bool has_fb = l && l->followers > 0 && !crowd_agent_id_is_null(l->fallback) &&
+                  crowd_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
+                  l->fallback.index1 - 1 != idx;
     if (has_fb) {
-        fb = l0->fallback.index1 - 1;
-        const int slotted = l0->slotted;
-        crowd_status st = reserve_leader(w, fb); // may move l0
-        if (st == CROWD_OK) st = ensure_group(w, fb, leader_or_none(w, fb)->slotted + slotted);
+        fb = l->fallback.index1 - 1;
+        crowd_status st = ensure_group(w, fb, crowd_leader_of(w, fb)->slotted + l->slotted);
         if (st != CROWD_OK) return st;
-        make_leader(w, fb);
     }
 
     if (crowd_follower_of(w, idx)) drop_follower(w, idx);
-    crowd_leader* l = crowd_leader_of(w, idx);
     if (!l) return CROWD_OK;
 
     // Each follower, in join order, takes the fallback or stops at its current target.

@@ -12,6 +12,7 @@ static inline float queue_brake(float along, float cone_length) {
 }
 
 void crowd_pass_goal(crowd_world* w) {
+    if (w->goal_pool.live == 0) return; // nobody has a goal (only a non-default goal has a record)
     const int n = w->count;
     const crowd_columns* c = &w->cur;
 #pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)

@@ -182,16 +182,17 @@ static void sort_by_index(crowd_arrival* a, int n) {
     }
 }
 
+// Tests every queueing agent in parallel on the positions just integrated. Arrivals are appended
+// in whatever order the threads get there and then put in handle order: the order the policies are
+// applied in, and so the order respawn points are drawn in, depends neither on the cell order nor
+// on the threads.
 void crowd_pass_arrival(crowd_world* w) {
+    w->arrival_count = 0;
+    if (w->queue_pool.live == 0) return;
     const int n = w->count;
     const crowd_columns* c = &w->cur;
     crowd_arrival* arrivals = w->queue_pool.aux; // as long as the queue pool: room for every one
     int k = 0;
-
-    // Test every queueing agent in parallel on the positions just integrated. Arrivals are
-    // appended in whatever order the threads get there and then put in handle order: the order
-    // the policies are applied in, and so the order respawn points are drawn in, depends neither
-    // on the cell order nor on the threads.
 #pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
     for (int s = 0; s < n; ++s) {
         if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;

@@ -863,6 +863,291 @@ Test(world_memory, every_allocation_freed_at_destroy) {
     expect_clean(&log, "destroy");
 }
 
+// ---- behavior records ---------------------------------------------------------------------------
+// Behaviors keep their state in records acquired by the API calls that start them: those calls
+// may allocate (and on failure change nothing), a step never does.
+
+static uint64_t digest_bytes(uint64_t h, const void* p, size_t n) {
+    const unsigned char* b = p;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+#define DIGEST(h, x) ((h) = digest_bytes((h), &(x), sizeof(x)))
+
+static uint64_t digest_id(uint64_t h, crowd_agent_id id) {
+    DIGEST(h, id.index1);
+    DIGEST(h, id.generation);
+    return DIGEST(h, id.world);
+}
+
+// Everything the behavior getters report for every agent, field by field (no padding bytes).
+static uint64_t behavior_digest(const crowd_world* w) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    const int n = crowd_world_agent_count(w);
+    crowd_agent_id* ids = calloc((size_t)n + 1, sizeof *ids);
+    cr_assert_not_null(ids);
+    int count = 0;
+    cr_assert_eq(crowd_world_get_agents(w, ids, NULL, NULL, n, &count), CROWD_OK);
+    for (int i = 0; i < count; ++i) {
+        h = digest_id(h, ids[i]);
+        crowd_queue_def q;
+        const crowd_status qs = crowd_agent_get_queue(w, ids[i], &q);
+        DIGEST(h, qs);
+        if (qs == CROWD_OK) {
+            DIGEST(h, q.cone_length), DIGEST(h, q.cone_width), DIGEST(h, q.goal);
+            DIGEST(h, q.slow_radius), DIGEST(h, q.weight), DIGEST(h, q.arrival_radius);
+            DIGEST(h, q.on_arrival), DIGEST(h, q.start_min), DIGEST(h, q.start_max);
+        }
+        crowd_path_follow_def p;
+        crowd_path_cursor c;
+        cr_assert_eq(crowd_agent_get_path(w, ids[i], &p, &c), CROWD_OK);
+        DIGEST(h, p.path.index1), DIGEST(h, p.path.generation), DIGEST(h, p.kind);
+        DIGEST(h, p.mode), DIGEST(h, p.arrive_radius), DIGEST(h, p.slow_radius);
+        DIGEST(h, p.tube_radius), DIGEST(h, p.predict_ahead), DIGEST(h, p.weight);
+        DIGEST(h, p.start_index), DIGEST(h, p.reverse);
+        DIGEST(h, c.state), DIGEST(h, c.index), DIGEST(h, c.direction), DIGEST(h, c.segment);
+        crowd_follow_info f;
+        cr_assert_eq(crowd_agent_get_follow(w, ids[i], &f), CROWD_OK);
+        DIGEST(h, f.state), DIGEST(h, f.slot), DIGEST(h, f.slot_pending);
+        DIGEST(h, f.slot_offset), DIGEST(h, f.target), DIGEST(h, f.def.behind_dist);
+        DIGEST(h, f.def.weight), DIGEST(h, f.def.target), DIGEST(h, f.def.predict);
+        h = digest_id(h, f.leader);
+        crowd_leader_info l;
+        cr_assert_eq(crowd_leader_get_info(w, ids[i], &l), CROWD_OK);
+        DIGEST(h, l.followers), DIGEST(h, l.slot_followers), DIGEST(h, l.shape);
+        DIGEST(h, l.spacing), DIGEST(h, l.distance), DIGEST(h, l.columns);
+        DIGEST(h, l.offset_count);
+        h = digest_id(h, l.fallback);
+        crowd_agent_id fl[64];
+        int k = 0;
+        cr_assert_eq(crowd_leader_get_followers(w, ids[i], fl, 64, &k), CROWD_OK);
+        for (int j = 0; j < k; ++j) h = digest_id(h, fl[j]);
+    }
+    free(ids);
+    return h;
+}
+
+// A counted world using every behavior: queues with each arrival policy right next to their goal,
+// waypoint and tube followers, and two groups (one in a formation) with a fallback.
+typedef struct behavior_world {
+    crowd_world* w;
+    crowd_agent_id ids[48];
+    crowd_path_id path;
+} behavior_world;
+
+enum { BW_AGENTS = 48 };
+
+// Plain agents (default goals) and a path nobody follows yet.
+static void plain_world_make(behavior_world* b, alloc_log* log, int capacity) {
+    crowd_world_def wd = counted_def(log);
+    wd.capacity = capacity;
+    cr_assert_eq(crowd_world_create(&wd, &b->w), CROWD_OK);
+    crowd_world* w = b->w;
+    scene_rng r = {11};
+    for (int i = 0; i < BW_AGENTS; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){rnd(&r, -10, 10), rnd(&r, -10, 10)};
+        a.velocity = (crowd_vec2){rnd(&r, -1, 1), rnd(&r, -1, 1)};
+        cr_assert_eq(crowd_agent_add(w, &a, &b->ids[i]), CROWD_OK);
+    }
+    const crowd_vec2 pts[] = {{-8, -8}, {8, -8}, {8, 8}, {-8, 8}};
+    cr_assert_eq(crowd_path_create(w, pts, 4, &b->path), CROWD_OK);
+}
+
+static void behavior_world_make(behavior_world* b, alloc_log* log) {
+    plain_world_make(b, log, 4); // grows while the agents are added
+    crowd_world* w = b->w;
+    for (int i = 0; i < 12; ++i) {
+        crowd_queue_def q = crowd_queue_def_default();
+        crowd_vec2 p;
+        cr_assert_eq(crowd_agent_get_position(w, b->ids[i], &p), CROWD_OK);
+        q.goal = (crowd_vec2){p.x + 0.6f, p.y}; // arrives within a few steps
+        q.on_arrival = (crowd_queue_policy)(i % CROWD_QUEUE_POLICY_COUNT);
+        q.start_min = (crowd_vec2){-10, -10};
+        q.start_max = (crowd_vec2){10, 10};
+        cr_assert_eq(crowd_agent_set_queue(w, b->ids[i], &q), CROWD_OK);
+    }
+    for (int i = 12; i < 24; ++i) {
+        crowd_path_follow_def p = crowd_path_follow_def_default();
+        p.path = b->path;
+        p.kind = (crowd_path_kind)(i % CROWD_PATH_KIND_COUNT);
+        cr_assert_eq(crowd_agent_set_path(w, b->ids[i], &p), CROWD_OK);
+    }
+    crowd_formation_def f = crowd_formation_def_default();
+    f.shape = CROWD_FORMATION_WEDGE;
+    cr_assert_eq(crowd_leader_set_formation(w, b->ids[24], &f), CROWD_OK);
+    cr_assert_eq(crowd_leader_set_fallback(w, b->ids[24], b->ids[36]), CROWD_OK);
+    for (int i = 25; i < BW_AGENTS; ++i) {
+        if (i == 36) continue;
+        crowd_follow_def d = crowd_follow_def_default();
+        d.target = i < 36 ? CROWD_FOLLOW_SLOT : CROWD_FOLLOW_BEHIND;
+        cr_assert_eq(crowd_agent_follow(w, b->ids[i], b->ids[i < 36 ? 24 : 36], &d), CROWD_OK);
+    }
+}
+
+Test(world_memory, steps_with_behaviors_allocate_nothing) {
+    alloc_log log;
+    log_init(&log);
+    behavior_world b;
+    behavior_world_make(&b, &log);
+    crowd_world* w = b.w;
+    // A queueing agent removed on arrival, inside a step, hands its group to its fallback.
+    const crowd_follow_def behind = crowd_follow_def_default();
+    cr_assert_eq(crowd_agent_follow(w, b.ids[22], b.ids[1], &behind), CROWD_OK);
+    cr_assert_eq(crowd_agent_follow(w, b.ids[23], b.ids[1], &behind), CROWD_OK);
+    cr_assert_eq(crowd_leader_set_fallback(w, b.ids[1], b.ids[2]), CROWD_OK);
+    int arrivals = 0;
+    for (int t = 0; t < 60; ++t) {
+        if (t == 20) {
+            // Between steps the API may allocate: the leader goes, its group moves to the fallback
+            // (slots to reassign in the next step), a queueing agent queues again.
+            cr_assert_eq(crowd_agent_remove(w, b.ids[24]), CROWD_OK);
+            crowd_queue_def q = crowd_queue_def_default();
+            cr_assert_eq(crowd_agent_set_queue(w, b.ids[0], &q), CROWD_OK); // a STOP queue
+        }
+        const long allocs = log.allocs, frees = log.frees;
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        cr_assert_eq(log.allocs, allocs, "step %d allocated", t);
+        cr_assert_eq(log.frees, frees, "step %d freed", t);
+        arrivals += crowd_world_arrival_count(w);
+    }
+    cr_assert_geq(arrivals, 8, "the queues' arrival policies ran (%d arrivals)", arrivals);
+    cr_assert_eq(crowd_agent_validate(w, b.ids[1]), CROWD_ERR_STALE_HANDLE, "removed on arrival");
+    crowd_leader_info li;
+    cr_assert_eq(crowd_leader_get_info(w, b.ids[2], &li), CROWD_OK);
+    cr_assert_eq(li.followers, 2, "the fallback took the arrived leader's group");
+    cr_assert_eq(crowd_leader_get_info(w, b.ids[36], &li), CROWD_OK);
+    cr_assert_eq(li.followers, BW_AGENTS - 26, "the fallback took the removed leader's group");
+    crowd_world_destroy(w);
+    expect_clean(&log, "destroy");
+}
+
+// Fails a behavior call at each of its allocations in turn: every failure reports
+// CROWD_ERR_OUT_OF_MEMORY and leaves everything observable as it was; then the call succeeds.
+typedef crowd_status (*behavior_call)(behavior_world* b);
+
+static crowd_status call_set_goal(behavior_world* b) {
+    crowd_goal g = crowd_goal_default();
+    g.mode = CROWD_GOAL_FLEE;
+    g.target = (crowd_vec2){1, 2};
+    return crowd_agent_set_goal(b->w, b->ids[40], &g);
+}
+static crowd_status call_add_with_goal(behavior_world* b) {
+    crowd_agent_def a = good_agent();
+    crowd_agent_id id;
+    return crowd_agent_add(b->w, &a, &id);
+}
+static crowd_status call_set_queue(behavior_world* b) {
+    crowd_queue_def q = crowd_queue_def_default();
+    return crowd_agent_set_queue(b->w, b->ids[44], &q);
+}
+static crowd_status call_set_path(behavior_world* b) {
+    crowd_path_follow_def p = crowd_path_follow_def_default();
+    p.path = b->path;
+    return crowd_agent_set_path(b->w, b->ids[45], &p);
+}
+static crowd_status call_follow_slot(behavior_world* b) {
+    crowd_follow_def d = crowd_follow_def_default();
+    d.target = CROWD_FOLLOW_SLOT;
+    return crowd_agent_follow(b->w, b->ids[46], b->ids[47], &d);
+}
+static crowd_status call_custom_formation(behavior_world* b) {
+    const crowd_vec2 offsets[] = {{-1, 1}, {-1, -1}, {-2, 0}};
+    crowd_formation_def f = crowd_formation_def_default();
+    f.shape = CROWD_FORMATION_CUSTOM;
+    f.offsets = offsets;
+    f.offset_count = 3;
+    return crowd_leader_set_formation(b->w, b->ids[45], &f);
+}
+static crowd_status call_fallback(behavior_world* b) {
+    return crowd_leader_set_fallback(b->w, b->ids[44], b->ids[24]);
+}
+
+typedef enum world_kind {
+    PLAIN,     // no behavior yet: the call acquires the first record of its kind
+    BEHAVIORS, // every behavior in use
+    FULL,      // capacity 16, every agent of the first 16 with a goal and a queue record, then
+               // more agents: the pools hold records and are full, so the call must grow one
+} world_kind;
+
+typedef struct behavior_case {
+    const char* what;
+    behavior_call call;
+    world_kind world;
+} behavior_case;
+
+static void full_world_make(behavior_world* b, alloc_log* log) {
+    crowd_world_def wd = counted_def(log);
+    wd.capacity = 16;
+    cr_assert_eq(crowd_world_create(&wd, &b->w), CROWD_OK);
+    crowd_world* w = b->w;
+    scene_rng r = {12};
+    for (int i = 0; i < BW_AGENTS; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){rnd(&r, -10, 10), rnd(&r, -10, 10)};
+        cr_assert_eq(crowd_agent_add(w, &a, &b->ids[i]), CROWD_OK);
+        if (i >= 16) continue;
+        crowd_queue_def q = crowd_queue_def_default();
+        q.goal = (crowd_vec2){rnd(&r, -10, 10), rnd(&r, -10, 10)};
+        cr_assert_eq(crowd_agent_set_queue(w, b->ids[i], &q), CROWD_OK);
+    }
+    const crowd_vec2 pts[] = {{-8, -8}, {8, -8}};
+    cr_assert_eq(crowd_path_create(w, pts, 2, &b->path), CROWD_OK);
+}
+
+static void expect_oom_then_success(const behavior_case* c) {
+    alloc_log log;
+    log_init(&log);
+    behavior_world b;
+    if (c->world == PLAIN) plain_world_make(&b, &log, BW_AGENTS);
+    if (c->world == BEHAVIORS) behavior_world_make(&b, &log);
+    if (c->world == FULL) full_world_make(&b, &log);
+    for (int t = 0; t < 3; ++t) cr_assert_eq(crowd_world_step(b.w), CROWD_OK);
+    int failures = 0;
+    for (long k = 0;; ++k) {
+        log.fail_after = k;
+        snapshot before, after;
+        snap_take(b.w, &before);
+        const uint64_t behaviors = behavior_digest(b.w);
+        const crowd_status st = c->call(&b);
+        log.fail_after = -1;
+        if (st == CROWD_OK) {
+            snap_free(&before);
+            break;
+        }
+        expect_status(st, CROWD_ERR_OUT_OF_MEMORY, c->what);
+        snap_take(b.w, &after);
+        snap_expect_same(&before, &after, c->what);
+        cr_assert_eq(behavior_digest(b.w), behaviors, "%s: a behavior changed", c->what);
+        snap_free(&before);
+        snap_free(&after);
+        failures++;
+    }
+    cr_assert_gt(failures, 0, "%s: needed no memory", c->what);
+    const long allocs = log.allocs;
+    for (int t = 0; t < 3; ++t) cr_assert_eq(crowd_world_step(b.w), CROWD_OK);
+    cr_assert_eq(log.allocs, allocs, "%s: a later step allocated", c->what);
+    crowd_world_destroy(b.w);
+    expect_clean(&log, c->what);
+}
+
+Test(world_memory, behavior_calls_out_of_memory_leave_the_world_unchanged) {
+    const behavior_case cases[] = {
+        {"set_goal, first goal", call_set_goal, PLAIN},
+        {"add with a goal, first goal", call_add_with_goal, PLAIN},
+        {"set_queue, first queue", call_set_queue, PLAIN},
+        {"set_path, first path follower", call_set_path, PLAIN},
+        {"follow a slot, first group", call_follow_slot, PLAIN},
+        {"custom formation, first leader", call_custom_formation, PLAIN},
+        {"set_fallback, first leader", call_fallback, PLAIN},
+        {"custom formation of a follower", call_custom_formation, BEHAVIORS},
+        {"set_goal, full pool", call_set_goal, FULL},
+        {"set_queue, full pools", call_set_queue, FULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) expect_oom_then_success(&cases[i]);
+}
+
 // ---- growth -------------------------------------------------------------------------------------
 
 // Headings whose normalization is exact in float, so the stored heading is known bit for bit.
