@@ -64,19 +64,15 @@ static int parse(int argc, char** argv, options* o) {
         } else if (!strcmp(a, "--seed") && parse_int(v, 0, INT32_MAX, &n)) {
             o->scene.seed = (uint64_t)n;
         } else if (!strcmp(a, "--scene")) {
-            if (!strcmp(v, "separation"))
-                o->scene.kind = SCENE_SEPARATION;
-            else if (!strcmp(v, "crossing"))
-                o->scene.kind = SCENE_CROSSING;
-            else if (!strcmp(v, "mixed"))
-                o->scene.kind = SCENE_MIXED;
-            else if (!strcmp(v, "queue"))
-                o->scene.kind = SCENE_QUEUE;
-            else {
-                fprintf(stderr, "crowd: unknown scene '%s' (separation, crossing, mixed, queue)\n",
+            const int kind = scene_kind_of(v);
+            if (kind < 0) {
+                fprintf(stderr,
+                        "crowd: unknown scene '%s' (separation, crossing, mixed, queue, "
+                        "waypoints, tube, groups, plaza)\n",
                         v);
                 return 2;
             }
+            o->scene.kind = (scene_kind)kind;
         } else {
             fprintf(stderr, "crowd: bad option or value: %s %s\n", a, v);
             return 2;
