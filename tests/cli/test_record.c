@@ -227,3 +227,79 @@ Test(record, html_replay_embeds_the_exact_bytes_and_loads_nothing) {
     rec_writer_free(&w);
     scenario_free(&sc);
 }
+
+// Paths, queue targets and respawn areas come from the scenario, behavior kinds from the world.
+// The world here is built from a plain scenario and given the rich one's description, so the
+// chunks are checked whether or not this build can build the behaviors.
+static const char RICH[] =
+    "{\"paths\": [{\"name\": \"ring\", \"points\": [[0, 0], [10, 0], [10, 10], [0, 0]]},\n"
+    "            {\"name\": \"line\", \"points\": [[-5, -5], [5, -5]]}],\n"
+    " \"crowds\": [\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"path\": {\"name\": \"ring\", \"kind\": \"tube\", \"tube_radius\": 2}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"path\": {\"name\": \"ring\", \"kind\": \"tube\", \"tube_radius\": 3}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"path\": {\"name\": \"line\", \"mode\": \"ping_pong\"},\n"
+    "   \"followers\": {\"count\": 2}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"queue\": {\"target\": [7, 8], \"arrive_radius\": 0.9, \"on_arrival\": \"respawn\",\n"
+    "             \"start_area\": {\"kind\": \"uniform\", \"min\": [-9, -9], \"max\": [-8, -7]}}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"queue\": {\"target\": [1, 2], \"on_arrival\": \"respawn\",\n"
+    "             \"start_area\": {\"kind\": \"circle\", \"center\": [4, 5], \"radius\": 6}}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"goal\": {\"mode\": \"arrive\", \"target\": [3, 3], \"slow_radius\": 5}}]}";
+
+Test(record, scenario_paths_goals_areas_and_kinds) {
+    scenario rich, plain;
+    char err[512];
+    cr_assert(scenario_parse("rich.json", RICH, sizeof RICH - 1, &rich, err, sizeof err), "%s",
+              err);
+    const char text[] = "{\"crowds\": [{\"count\": 5, \"area\": {\"kind\": \"grid\", "
+                        "\"center\": [0, 0]}}]}";
+    cr_assert(scenario_parse("plain.json", text, sizeof text - 1, &plain, err, sizeof err));
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    cr_assert(scenario_build(&plain, &o, &b, err, sizeof err), "%s", err);
+    crowd_agent_id ids[5];
+    int n;
+    cr_assert_eq(crowd_world_get_agents(b.world, ids, NULL, NULL, 5, &n), CROWD_OK);
+    const agent_kind kinds[5] = {AGENT_LEADER, AGENT_FOLLOWER, AGENT_TUBE, AGENT_QUEUE,
+                                 AGENT_WAYPOINTS};
+    for (int k = 0; k < 5; ++k) cr_assert(built_world_set_kind(&b, ids[k], kinds[k]));
+    b.sc = &rich;
+    rec_writer w;
+    cr_assert(rec_begin(&w, &b, 1));
+    cr_assert(rec_frame(&w, &b));
+    cr_assert(rec_end(&w));
+    uint8_t* copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    recording r;
+    cr_assert(rec_parse(copy, w.len, "mem", &r, err, sizeof err), "%s", err);
+    cr_assert_eq(r.path_count, 2);
+    cr_assert_eq(r.paths[0].uses, 2u, "ring: tube only");
+    cr_assert_float_eq(r.paths[0].tube_radius, 3.0f, 0.0f, "the widest tube on the path");
+    cr_assert_eq(r.paths[0].count, 4);
+    cr_assert_float_eq(r.paths[0].xy[5], 10.0f, 0.0f);
+    cr_assert_eq(r.paths[1].uses, 1u, "line: waypoints only");
+    cr_assert_float_eq(r.paths[1].tube_radius, 0.0f, 0.0f);
+    cr_assert_eq(r.goal_count, 3);
+    cr_assert_eq(r.goals[0].kind, AGENT_QUEUE);
+    cr_assert_float_eq(r.goals[0].x, 7.0f, 0.0f);
+    cr_assert_float_eq(r.goals[0].radius, 0.9f, 0.0f);
+    cr_assert_eq(r.goals[2].kind, AGENT_ARRIVE);
+    cr_assert_float_eq(r.goals[2].radius, 5.0f, 0.0f);
+    cr_assert_eq(r.area_count, 2);
+    cr_assert_eq(r.areas[0].shape, 0u);
+    cr_assert_float_eq(r.areas[0].v[3], -7.0f, 0.0f);
+    cr_assert_eq(r.areas[1].shape, 1u);
+    cr_assert_float_eq(r.areas[1].v[2], 6.0f, 0.0f);
+    for (int k = 0; k < 5; ++k) cr_assert_eq(r.tables[0].kind[k], kinds[k]);
+    rec_free(&r);
+    rec_writer_free(&w);
+    b.sc = &plain;
+    built_world_free(&b);
+    scenario_free(&rich);
+    scenario_free(&plain);
+}
