@@ -83,6 +83,8 @@ static const bad_case BAD[] = {
      "world.dt: expected a number > 0, got -0.1"},
     {"{\"world\": {\"dt\": 1e39}, \"crowds\": []}", "1e39", 0,
      "world.dt: 1e+39 is out of the float range"},
+    {"{\"world\": {\"dt\": 1e-50}, \"crowds\": []}", "1e-50", 0,
+     "world.dt: expected a number > 0, got 1e-50"},
     {"{\"world\": {\"dtt\": 0.1}, \"crowds\": []}", "\"dtt\"", 0,
      "world: unknown key \"dtt\" in world settings (expected one of: dt, cell_size, seed, ticks, "
      "record_every)"},

@@ -204,7 +204,7 @@ int cmd_scale(int argc, char** argv) {
             } else {
                 run->threads = a.threads[t];
                 run->oversubscribed = a.threads[t] > rep->cores;
-                z->agents = run->stats.agents;
+                z->agents = run->stats.agents_start;
                 z->run_count++;
             }
             if (a.file)

@@ -38,7 +38,7 @@ void scale_print_table(FILE* f, const scale_report* r) {
         for (int k = 0; k < z->run_count; ++k) {
             const scale_run* run = &z->runs[k];
             over |= run->oversubscribed;
-            fprintf(f, "%9d %7d%c %9.3f %9.3f %7.2fx %5.0f%%", run->stats.agents, run->threads,
+            fprintf(f, "%9d %7d%c %9.3f %9.3f %7.2fx %5.0f%%", z->agents, run->threads,
                     run->oversubscribed ? '*' : ' ', run->stats.median_ms, run->stats.p95_ms,
                     run->speedup, run->efficiency * 100.0);
             for (int p = 0; p < CROWD_PHASE_COUNT; ++p)
@@ -96,7 +96,7 @@ bool scale_write_json(FILE* f, const scale_report* r) {
                 cJSON_AddItemToObject(ms, "p95", num(run->stats.p95_ms));
                 cJSON_AddItemToObject(ms, "mean", num(run->stats.mean_ms));
                 const double rate = run->stats.median_ms > 0.0
-                                        ? run->stats.agents / (run->stats.median_ms * 1e-3)
+                                        ? z->agents / (run->stats.median_ms * 1e-3)
                                         : 0.0;
                 cJSON_AddNumberToObject(o, "agent_steps_per_s", round(rate));
                 cJSON_AddItemToObject(o, "speedup", num(run->speedup));

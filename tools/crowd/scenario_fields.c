@@ -188,7 +188,9 @@ static bool float_here(pctx* c, const cJSON* v, pc_rule rule, float* out) {
     if (!cJSON_IsNumber(v)) return expected(c, v, want);
     const float f = (float)v->valuedouble;
     if (!isfinite(f)) return pc_fail(c, pc_pos(c), "%g is out of the float range", v->valuedouble);
-    if (!in_rule(rule, v->valuedouble)) return expected(c, v, want);
+    // The rule holds for the float that is used, not only for the double that was written
+    // (1e-50 is > 0, its float is not).
+    if (!in_rule(rule, v->valuedouble) || !in_rule(rule, (double)f)) return expected(c, v, want);
     *out = f;
     return true;
 }
