@@ -170,123 +170,82 @@ static bool hex4(scanner* sc, uint32_t* out) {
     return true;
 }
 
-// Scans a string starting at '"'. When `out` is non-NULL the decoded text is returned in a
-// malloc'd buffer.
+// Scans a string starting at '"' and decodes it. When `out` is non-NULL the decoded text is
+// returned in a malloc'd buffer, else it is dropped.
 static bool scan_string(scanner* sc, char** out, size_t* out_len) {
-    json_pos start = here(sc);
+    const json_pos start = here(sc);
     advance(sc); // opening quote
-    char* buf = NULL;
-    size_t len = 0;
-    if (out) {
-        size_t cap = 32;
-        buf = malloc(cap);
-        if (!buf) {
-            fail_at(sc, start, "out of memory");
-            return false;
+    size_t cap = 32, len = 0;
+    char* buf = malloc(cap);
+    bool ok = buf != NULL;
+    if (!ok) fail_at(sc, start, "out of memory");
+    while (ok) {
+        const int c = peek(sc);
+        if (c < 0 || c == '\n') {
+            ok = false;
+            fail_at(sc, start, "unterminated string");
+            break;
         }
-        for (;;) {
-            int c = peek(sc);
-            if (c < 0 || c == '\n') {
-                fail_at(sc, start, "unterminated string");
-                free(buf);
-                return false;
+        if (c == '"') break;
+        if (len + 8 > cap) { // room for the longest UTF-8 sequence and the NUL
+            char* nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                ok = false;
+                fail_at(sc, start, "out of memory");
+                break;
             }
-            if (len + 8 > cap) {
-                cap *= 2;
-                char* nb = realloc(buf, cap);
-                if (!nb) {
-                    free(buf);
-                    fail_at(sc, start, "out of memory");
-                    return false;
-                }
-                buf = nb;
-            }
-            if (c == '"') break;
-            if (c < 0x20) {
-                fail_at(sc, here(sc), "control character in a string (escape it)");
-                free(buf);
-                return false;
-            }
-            if (c != '\\') {
-                buf[len++] = (char)c;
-                advance(sc);
-                continue;
-            }
-            json_pos esc = here(sc);
+            buf = nb;
+        }
+        if (c < 0x20) {
+            ok = false;
+            fail_at(sc, here(sc), "control character in a string (escape it)");
+        } else if (c != '\\') {
+            buf[len++] = (char)c;
             advance(sc);
-            int e = peek(sc);
-            const char* simple = strchr("\"\\/bfnrt", e > 0 ? e : 1);
-            if (e > 0 && simple) {
-                static const char repl[] = "\"\\/\b\f\n\r\t";
-                buf[len++] = repl[simple - "\"\\/bfnrt"];
+        } else {
+            const json_pos esc = here(sc);
+            advance(sc);
+            const int e = peek(sc);
+            const char* simple = e > 0 ? strchr("\"\\/bfnrt", e) : NULL;
+            if (simple) {
+                static const char decoded[] = "\"\\/\b\f\n\r\t";
+                buf[len++] = decoded[simple - "\"\\/bfnrt"];
                 advance(sc);
             } else if (e == 'u') {
                 advance(sc);
                 uint32_t cp;
-                if (!hex4(sc, &cp)) {
-                    free(buf);
-                    return false;
-                }
-                if (cp >= 0xD800 && cp < 0xDC00 && peek(sc) == '\\' && sc->i + 1 < sc->n &&
+                ok = hex4(sc, &cp);
+                // A high surrogate followed by a low one is one code point; a lone one is U+FFFD.
+                if (ok && cp >= 0xD800 && cp < 0xDC00 && peek(sc) == '\\' && sc->i + 1 < sc->n &&
                     sc->s[sc->i + 1] == 'u') {
                     advance(sc);
                     advance(sc);
                     uint32_t lo;
-                    if (!hex4(sc, &lo)) {
-                        free(buf);
-                        return false;
-                    }
-                    if (lo >= 0xDC00 && lo < 0xE000)
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    else
-                        cp = 0xFFFD;
+                    ok = hex4(sc, &lo);
+                    cp = lo >= 0xDC00 && lo < 0xE000
+                             ? 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00)
+                             : 0xFFFD;
                 } else if (cp >= 0xD800 && cp < 0xE000) {
                     cp = 0xFFFD;
                 }
-                put_utf8(buf, &len, cp);
+                if (ok) put_utf8(buf, &len, cp);
             } else {
+                ok = false;
                 fail_at(sc, esc, "invalid escape in a string");
-                free(buf);
-                return false;
             }
         }
-        buf[len] = '\0';
+    }
+    if (ok) {
         advance(sc); // closing quote
+        buf[len] = '\0';
+    }
+    if (ok && out) {
         *out = buf;
         *out_len = len;
-        return true;
+    } else {
+        free(buf);
     }
-    for (;;) {
-        int c = peek(sc);
-        if (c < 0 || c == '\n') {
-            fail_at(sc, start, "unterminated string");
-            return false;
-        }
-        if (c == '"') break;
-        if (c < 0x20) {
-            fail_at(sc, here(sc), "control character in a string (escape it)");
-            return false;
-        }
-        if (c == '\\') {
-            json_pos esc = here(sc);
-            advance(sc);
-            int e = peek(sc);
-            if (e > 0 && strchr("\"\\/bfnrt", e)) {
-                advance(sc);
-            } else if (e == 'u') {
-                advance(sc);
-                uint32_t cp;
-                if (!hex4(sc, &cp)) return false;
-            } else {
-                fail_at(sc, esc, "invalid escape in a string");
-                return false;
-            }
-        } else {
-            advance(sc);
-        }
-    }
-    advance(sc);
-    return true;
+    return ok;
 }
 
 static bool is_digit(int c) {

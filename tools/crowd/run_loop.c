@@ -110,8 +110,7 @@ void print_run_summary(FILE* f, const built_world* b, const run_stats* s) {
             (double)sc->dt * s->ticks);
     fprintf(f, "ms/tick: median %.3f, p95 %.3f\n", s->median_ms, s->p95_ms);
     // Agents stepped per second at the median tick, counting the agents the run started with.
-    const double rate =
-        s->median_ms > 0.0 ? (double)s->agents_start / (s->median_ms * 1e-3) : 0.0;
+    const double rate = s->median_ms > 0.0 ? (double)s->agents_start / (s->median_ms * 1e-3) : 0.0;
     fprintf(f, "agent-steps/s: %.2f M\n", rate * 1e-6);
     fprintf(f, "phases (median ms):");
     for (int k = 0; k < CROWD_PHASE_COUNT; ++k)

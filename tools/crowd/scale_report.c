@@ -95,9 +95,8 @@ bool scale_write_json(FILE* f, const scale_report* r) {
                 cJSON_AddItemToObject(ms, "median", num(run->stats.median_ms));
                 cJSON_AddItemToObject(ms, "p95", num(run->stats.p95_ms));
                 cJSON_AddItemToObject(ms, "mean", num(run->stats.mean_ms));
-                const double rate = run->stats.median_ms > 0.0
-                                        ? z->agents / (run->stats.median_ms * 1e-3)
-                                        : 0.0;
+                const double rate =
+                    run->stats.median_ms > 0.0 ? z->agents / (run->stats.median_ms * 1e-3) : 0.0;
                 cJSON_AddNumberToObject(o, "agent_steps_per_s", round(rate));
                 cJSON_AddItemToObject(o, "speedup", num(run->speedup));
                 cJSON_AddItemToObject(o, "efficiency", num(run->efficiency));
