@@ -157,8 +157,8 @@ static bool run_and_write(const demo_args* a, built_world* b, FILE* f, const cha
         if (!ok) cli_error("demo", "cannot write '%s'", out);
         ok = cli_close_out("demo", out, f) && ok;
         if (ok)
-            printf("replay: %s (%d frames, every %d ticks; open it in a browser)\n", out,
-                   rec.frames, every);
+            printf("replay: %s (%d frame%s, every %d ticks; open it in a browser)\n", out,
+                   rec.frames, rec.frames == 1 ? "" : "s", every);
     }
     if (!ok) remove(out);
     rec_writer_free(&rec);

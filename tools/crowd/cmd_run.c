@@ -120,8 +120,8 @@ int cmd_run(int argc, char** argv) {
         if (!cli_close_out(cmd, record, out)) rc = 1;
         if (rc != 0) remove(record);
         if (rc == 0)
-            printf("recording: %s (%d frames, every %d ticks, %.1f MB)\n", record, rec.frames,
-                   record_every, (double)rec.len / 1e6);
+            printf("recording: %s (%d frame%s, every %d ticks, %.1f MB)\n", record, rec.frames,
+                   rec.frames == 1 ? "" : "s", record_every, (double)rec.len / 1e6);
         rec_writer_free(&rec);
     }
     built_world_free(&b);

@@ -66,7 +66,9 @@ int cmd_view(int argc, char** argv) {
     int most = 0;
     for (int k = 0; k < rec.frame_count; ++k)
         if (rec.frames[k].count > most) most = rec.frames[k].count;
-    if (ok) printf("replay: %s (%d frames, up to %d agents)\n", out, rec.frame_count, most);
+    if (ok)
+        printf("replay: %s (%d frame%s, up to %d agents)\n", out, rec.frame_count,
+               rec.frame_count == 1 ? "" : "s", most);
     rec_free(&rec);
     return ok ? 0 : 1;
 }
