@@ -56,8 +56,11 @@ void scale_print_table(FILE* f, const scale_report* r) {
 }
 
 static cJSON* num(double v) {
-    // Three significant decimals of a millisecond are all a timing carries.
-    return cJSON_CreateNumber(round(v * 1e4) / 1e4);
+    // Six significant digits: more than a timing carries, and the ratios stay exact enough to
+    // recompute from the document.
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", v);
+    return cJSON_CreateNumber(strtod(buf, NULL));
 }
 
 bool scale_write_json(FILE* f, const scale_report* r) {
