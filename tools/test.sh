@@ -4,7 +4,9 @@
 #  2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
 #  3. a clang build (warnings as errors) of the library, tools, tests and benchmarks;
 #  4. determinism: state hashes equal across thread counts and between the -march=native and the
-#     portable x86-64 builds.
+#     portable x86-64 builds, for the built-in scenes and for a scenario file.
+# The suites include the crowd command's tests: the command line (tests/cli) and its HTML replay in
+# headless Chromium (tests/browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh test
@@ -46,5 +48,17 @@ for scene in separation crossing mixed queue waypoints tube groups plaza; do
   done
   echo "$scene: $ref (native and portable, 1/2/3/8 threads)"
 done
+# The same through a scenario file and `crowd run --hash`.
+ref=""
+for bin in build/release/crowd build/portable/crowd; do
+  for t in 1 2 3 8; do
+    h=$("$bin" run tools/scenarios/crossing.json --ticks 200 --threads "$t" --hash | grep '^state-hash:')
+    [ -z "$ref" ] && ref=$h
+    if [ "$h" != "$ref" ]; then
+      echo "MISMATCH crossing.json $bin threads=$t: $h (expected $ref)"; fail=1
+    fi
+  done
+done
+echo "crossing.json: $ref (native and portable, 1/2/3/8 threads)"
 [ "$fail" -eq 0 ] || { echo "determinism: 0 passed, 1 failed"; exit 1; }
 echo "determinism: 1 passed, 0 failed"
