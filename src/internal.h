@@ -7,6 +7,7 @@
 
 #include "crowd/crowd.h"
 #include "grid.h"
+#include "team.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
@@ -116,6 +117,7 @@ crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot
 
 // This thread's share [lo, hi) of n items inside a parallel region, split into contiguous
 // ranges in thread order (aligned to CROWD_LANES so vector loops start on whole chunks).
+// Passes run through crowd_team_run (team.h) use crowd_team_range(n, CROWD_LANES, t, nt, ...).
 void crowd_thread_range(int n, int* lo, int* hi);
 
 // ---- passes, in tick order (step.c calls them) ----------------------------------------------

@@ -6,7 +6,6 @@
 // the last agent lets a chunk read past the end of its range. Sums are carried per lane and reduced
 // in one fixed order, so results do not depend on the ISA, the vector width or the thread count.
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 #include "internal.h"
@@ -295,19 +294,24 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
     return candidates;
 }
 
+typedef struct neighbor_ctx {
+    crowd_world* w;
+    uint64_t candidates[256]; // per thread, summed in thread order
+} neighbor_ctx;
+
+static void neighbor_team(void* arg, int t, int nt) {
+    neighbor_ctx* c = arg;
+    crowd_world* w = c->w;
+    int lo, hi;
+    crowd_team_range(w->count, CROWD_LANES, t, nt, &lo, &hi);
+    c->candidates[t] =
+        w->grid.dense ? neighbor_range(w, lo, hi, false) : neighbor_range(w, lo, hi, true);
+}
+
 uint64_t crowd_pass_neighbor(crowd_world* w) {
-    const int n = w->count;
-    const bool sparse = !w->grid.dense;
-    uint64_t per_thread[256] = {0};
-#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
-    {
-        int lo, hi;
-        crowd_thread_range(n, &lo, &hi);
-        const uint64_t cand =
-            sparse ? neighbor_range(w, lo, hi, true) : neighbor_range(w, lo, hi, false);
-        per_thread[omp_get_thread_num()] = cand;
-    }
+    neighbor_ctx c = {.w = w};
+    crowd_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
-    for (int t = 0; t < 256; ++t) total += per_thread[t];
+    for (int t = 0; t < 256; ++t) total += c.candidates[t];
     return total;
 }
