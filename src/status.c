@@ -39,6 +39,24 @@ const char* crowd_status_string(crowd_status status) {
         return "agent handle from another world";
     case CROWD_ERR_BUFFER_TOO_SMALL:
         return "output buffer too small";
+    case CROWD_ERR_WRITE_FAILED:
+        return "write callback failed";
+    case CROWD_ERR_SNAPSHOT_MAGIC:
+        return "not a crowdstep snapshot (bad magic number)";
+    case CROWD_ERR_SNAPSHOT_VERSION:
+        return "unsupported snapshot format version";
+    case CROWD_ERR_SNAPSHOT_TRUNCATED:
+        return "snapshot truncated";
+    case CROWD_ERR_SNAPSHOT_OVERSIZED:
+        return "input longer than the snapshot it holds";
+    case CROWD_ERR_SNAPSHOT_CHECKSUM:
+        return "snapshot checksum mismatch";
+    case CROWD_ERR_SNAPSHOT_SECTION:
+        return "snapshot section unknown, missing, repeated or out of place";
+    case CROWD_ERR_SNAPSHOT_CORRUPT:
+        return "snapshot content malformed or inconsistent";
+    case CROWD_ERR_SNAPSHOT_TOO_LARGE:
+        return "snapshot world larger than allowed";
     case CROWD_STATUS_COUNT:
         break;
     }

@@ -23,23 +23,32 @@ extern "C" {
 // the world exactly as it was.
 typedef enum crowd_status {
     CROWD_OK = 0,
-    CROWD_ERR_NULL_ARGUMENT,    // a required pointer argument was NULL
-    CROWD_ERR_INVALID_ENUM,     // an enumeration value out of range
-    CROWD_ERR_NOT_FINITE,       // a NaN or infinite float in the input
-    CROWD_ERR_BAD_RADIUS,       // a radius or distance that must be > 0 (or >= 0) was not
-    CROWD_ERR_BAD_SPEED,        // max speed or max force <= 0
-    CROWD_ERR_BAD_WEIGHT,       // a behavior weight < 0
-    CROWD_ERR_BAD_HEADING,      // a heading or direction of zero length
-    CROWD_ERR_BAD_DT,           // time step <= 0
-    CROWD_ERR_BAD_CELL_SIZE,    // spatial hash cell size <= 0
-    CROWD_ERR_BAD_THREADS,      // thread count < 0
-    CROWD_ERR_BAD_CAPACITY,     // capacity < 0 or above the handle range
-    CROWD_ERR_CAPACITY,         // the world holds max_agents agents already
-    CROWD_ERR_OUT_OF_MEMORY,    // the allocator returned NULL
-    CROWD_ERR_NULL_HANDLE,      // the zero (null) handle was passed
-    CROWD_ERR_STALE_HANDLE,     // the agent behind the handle was removed
-    CROWD_ERR_FOREIGN_HANDLE,   // the handle belongs to another world or was never issued
-    CROWD_ERR_BUFFER_TOO_SMALL, // the caller's buffer cannot hold the result
+    CROWD_ERR_NULL_ARGUMENT,      // a required pointer argument was NULL
+    CROWD_ERR_INVALID_ENUM,       // an enumeration value out of range
+    CROWD_ERR_NOT_FINITE,         // a NaN or infinite float in the input
+    CROWD_ERR_BAD_RADIUS,         // a radius or distance that must be > 0 (or >= 0) was not
+    CROWD_ERR_BAD_SPEED,          // max speed or max force <= 0
+    CROWD_ERR_BAD_WEIGHT,         // a behavior weight < 0
+    CROWD_ERR_BAD_HEADING,        // a heading or direction of zero length
+    CROWD_ERR_BAD_DT,             // time step <= 0
+    CROWD_ERR_BAD_CELL_SIZE,      // spatial hash cell size <= 0
+    CROWD_ERR_BAD_THREADS,        // thread count < 0
+    CROWD_ERR_BAD_CAPACITY,       // capacity < 0 or above the handle range
+    CROWD_ERR_CAPACITY,           // the world holds max_agents agents already
+    CROWD_ERR_OUT_OF_MEMORY,      // the allocator returned NULL
+    CROWD_ERR_NULL_HANDLE,        // the zero (null) handle was passed
+    CROWD_ERR_STALE_HANDLE,       // the agent behind the handle was removed
+    CROWD_ERR_FOREIGN_HANDLE,     // the handle belongs to another world or was never issued
+    CROWD_ERR_BUFFER_TOO_SMALL,   // the caller's buffer cannot hold the result
+    CROWD_ERR_WRITE_FAILED,       // the caller's write callback reported a failure
+    CROWD_ERR_SNAPSHOT_MAGIC,     // the input does not start with the snapshot magic number
+    CROWD_ERR_SNAPSHOT_VERSION,   // a snapshot format version this build does not read
+    CROWD_ERR_SNAPSHOT_TRUNCATED, // the input is shorter than the snapshot it holds
+    CROWD_ERR_SNAPSHOT_OVERSIZED, // the input is longer than the snapshot it holds
+    CROWD_ERR_SNAPSHOT_CHECKSUM,  // the snapshot's checksum does not match its bytes
+    CROWD_ERR_SNAPSHOT_SECTION,   // a section is unknown, missing, repeated or out of place
+    CROWD_ERR_SNAPSHOT_CORRUPT,   // a section's content is malformed or inconsistent
+    CROWD_ERR_SNAPSHOT_TOO_LARGE, // the saved world is larger than the load def allows
     CROWD_STATUS_COUNT
 } crowd_status;
 

@@ -3,6 +3,7 @@
 #define CROWD_CROWD_H
 
 #include "crowd/base.h"
+#include "crowd/snapshot.h"
 #include "crowd/steer.h"
 #include "crowd/world.h"
 
