@@ -130,6 +130,17 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
                                                             float y1, bool general, bool sparse) {
     crowd_cell_box box;
     if (!crowd_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
+    // A sparse box with more rows than there are agents (a huge radius over agents spread across
+    // the plane) costs less as one walk over all agents: without the row filter each agent is
+    // visited exactly once, and the exact tests decide as always.
+    const uint32_t n = (uint32_t)w->count;
+    if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
+        if (general)
+            chunk_all(w, q, acc, 0, n, 0, false);
+        else
+            chunk_sep(w, q, acc, 0, n, 0, false);
+        return n;
+    }
     uint64_t candidates = 0;
     for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         uint32_t b[2], e[2];
@@ -230,16 +241,19 @@ static inline __attribute__((always_inline)) uint64_t agent_neighbors(crowd_worl
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* restrict ys, float px,
          float py, float vx, float vy, float r, float ms, float weight, float* restrict out_x,
-         float* restrict out_y, bool sparse) {
+         float* restrict out_y, uint32_t n, bool sparse) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CROWD_LANES] = {0}, ay[CROWD_LANES] = {0}, an[CROWD_LANES] = {0};
     uint64_t candidates = 0;
     crowd_cell_box box;
     if (crowd_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
-        for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
-            uint32_t b[2], e[2];
-            const int ranges = crowd_grid_row_ranges(g, &box, cy, b, e);
+        // The whole-table walk of visit(), for the same pathological boxes.
+        const bool whole = sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n;
+        const int32_t cy_end = whole ? box.cy0 : box.cy1;
+        for (int32_t cy = box.cy0; cy <= cy_end; ++cy) {
+            uint32_t b[2] = {0, 0}, e[2] = {n, n};
+            const int ranges = whole ? 1 : crowd_grid_row_ranges(g, &box, cy, b, e);
             for (int k = 0; k < ranges; ++k) {
                 const uint32_t end = e[k];
                 candidates += end - b[k];
@@ -253,7 +267,7 @@ sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* re
                         const float dx = px - xc[l], dy = py - yc[l];
                         const float d = sqrtf(dx * dx + dy * dy);
                         bool in = (l < live) & (d > 0.01f) & (d < r);
-                        if (sparse) in &= crowd_cell_coord(yc[l], inv_cell) == cy;
+                        if (sparse) in &= whole | (crowd_cell_coord(yc[l], inv_cell) == cy);
                         const float q = 1.0f / (in ? d : 1.0f) - inv_r;
                         ax[l] += in ? dx * q : 0.0f;
                         ay[l] += in ? dy * q : 0.0f;
@@ -289,7 +303,7 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
             continue;
         }
         candidates += sep_only(&g, c.px, c.py, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                               c.max_speed[s], weight, &fx[s], &fy[s], sparse);
+                               c.max_speed[s], weight, &fx[s], &fy[s], (uint32_t)w->count, sparse);
     }
     return candidates;
 }

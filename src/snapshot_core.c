@@ -61,8 +61,6 @@ crowd_status crowd_snap_load_world(crowd_snap_reader* in, const crowd_load_def* 
     wd.alloc_user = def->alloc_user;
     crowd_status st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st == CROWD_ERR_OUT_OF_MEMORY ? st : CROWD_ERR_SNAPSHOT_CORRUPT;
-    // The saved request, not the override, is what this world saves back.
-    (*out)->threads_requested = def->threads < 0 ? threads : def->threads;
     (*out)->tick = tick;
     return CROWD_OK;
 }
