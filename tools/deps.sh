@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages crowdstep needs that are missing. Usage: tools/deps.sh [build|test]
 set -euo pipefail
-need=(gcc g++ make cmake pkg-config libgomp1)
+need=(gcc g++ make cmake pkg-config libgomp1 libcjson-dev)
 if [ "${1:-build}" = test ]; then
-  need+=(libcriterion-dev libbenchmark-dev clang)
+  # clang's OpenMP runtime (libomp-dev) and libFuzzer (libclang-rt-dev) for the clang and fuzz
+  # builds, python3 for the server test's scripted client.
+  need+=(libcriterion-dev libbenchmark-dev clang libomp-dev libclang-rt-dev python3)
 fi
 missing=()
 for p in "${need[@]}"; do

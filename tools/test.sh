@@ -2,8 +2,9 @@
 # Installs what is missing, builds crowdstep and runs every test:
 #  1. the Criterion suite on the Release build tuned for this CPU (gcc);
 #  2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
-#  3. a clang build (warnings as errors) of the library, tools and tests;
-#  4. determinism: state hashes equal across thread counts and between the -march=native and the
+#  3. a clang build (warnings as errors) of the library, tools and tests, and the suite on it;
+#  4. a bounded libFuzzer run of every fuzz target (clang, ASan + UBSan), seeded from real data;
+#  5. determinism: state hashes equal across thread counts and between the -march=native and the
 #     portable x86-64 builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,27 @@ ASAN_OPTIONS=detect_leaks=1 CROWD_TEST_SCALE=small ctest --test-dir build/asan -
 
 echo "== clang"
 build build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCROWD_BUILD_BENCH=OFF
+ctest --test-dir build/clang --output-on-failure
+
+echo "== fuzzing (bounded)"
+# Each target runs for FUZZ_SECONDS (default 20) or FUZZ_RUNS executions, whichever ends first,
+# on a corpus kept in the build tree between runs. A crash fails the test command; its input is
+# written to build/fuzz/artifacts/ and belongs, once fixed, in tests/fuzz/regressions/<target>/.
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DCROWD_FUZZ=ON -DCROWD_BUILD_BENCH=OFF -DCROWD_BUILD_TOOLS=OFF >/dev/null
+cmake --build build/fuzz -j"$jobs" --target fuzz_snapshot fuzz_snapshot_seeds >/dev/null
+mkdir -p build/fuzz/artifacts build/fuzz/seeds/snapshot build/fuzz/corpus/snapshot
+build/fuzz/tests/fuzz/fuzz_snapshot_seeds build/fuzz/seeds/snapshot
+for target in snapshot; do
+  log=build/fuzz/artifacts/$target.log
+  if ! build/fuzz/tests/fuzz/fuzz_$target -max_total_time="${FUZZ_SECONDS:-20}" \
+      -runs="${FUZZ_RUNS:-500000}" -timeout=10 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix=build/fuzz/artifacts/ build/fuzz/corpus/$target build/fuzz/seeds/$target \
+      tests/fuzz/regressions/$target >"$log" 2>&1; then
+    tail -40 "$log"; echo "fuzz $target: crash (input in build/fuzz/artifacts/)"; exit 1
+  fi
+  echo "fuzz $target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log"), no crash"
+done
 
 echo "== portable x86-64 build"
 build build/portable -DCMAKE_BUILD_TYPE=Release -DCROWD_NATIVE=OFF -DCROWD_BUILD_TESTS=OFF -DCROWD_BUILD_BENCH=OFF
