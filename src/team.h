@@ -7,7 +7,9 @@
 // thread with the runtime. Inside fn, work is split with crowd_team_range, never with worksharing
 // constructs (libomp's `omp for` allocates per region), and threads meet at crowd_team_barrier.
 // With these rules a step on one thread makes no OpenMP call at all and a step on a team
-// allocates nothing once the team exists.
+// allocates nothing once the team exists. One caveat is the runtime's: a thread that alternately
+// steps worlds with different thread counts makes it rebuild its team (libomp allocates then), so
+// such worlds are best stepped from threads of their own or given the same count.
 #ifndef CROWD_TEAM_H
 #define CROWD_TEAM_H
 

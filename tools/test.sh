@@ -35,15 +35,19 @@ echo "== fuzzing (bounded)"
 # written to build/fuzz/artifacts/ and belongs, once fixed, in tests/fuzz/regressions/<target>/.
 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DCROWD_FUZZ=ON -DCROWD_BUILD_BENCH=OFF -DCROWD_BUILD_TOOLS=OFF >/dev/null
-cmake --build build/fuzz -j"$jobs" --target fuzz_snapshot fuzz_snapshot_seeds >/dev/null
-mkdir -p build/fuzz/artifacts build/fuzz/seeds/snapshot build/fuzz/corpus/snapshot
+fuzz_targets=(snapshot) # one entry per crowd_fuzz_target() in tests/fuzz/CMakeLists.txt
+cmake --build build/fuzz -j"$jobs" --target "${fuzz_targets[@]/#/fuzz_}" fuzz_snapshot_seeds >/dev/null
+mkdir -p build/fuzz/artifacts build/fuzz/seeds/snapshot
 build/fuzz/tests/fuzz/fuzz_snapshot_seeds build/fuzz/seeds/snapshot
-for target in snapshot; do
+for target in "${fuzz_targets[@]}"; do
+  mkdir -p build/fuzz/corpus/$target build/fuzz/seeds/$target
+  kept=tests/fuzz/regressions/$target
+  [ -d "$kept" ] || kept=""
   log=build/fuzz/artifacts/$target.log
   if ! build/fuzz/tests/fuzz/fuzz_$target -max_total_time="${FUZZ_SECONDS:-20}" \
       -runs="${FUZZ_RUNS:-500000}" -timeout=10 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix=build/fuzz/artifacts/ build/fuzz/corpus/$target build/fuzz/seeds/$target \
-      tests/fuzz/regressions/$target >"$log" 2>&1; then
+      $kept >"$log" 2>&1; then
     tail -40 "$log"; echo "fuzz $target: crash (input in build/fuzz/artifacts/)"; exit 1
   fi
   echo "fuzz $target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log"), no crash"
