@@ -11,11 +11,12 @@ static inline float queue_brake(float along, float cone_length) {
     return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
 }
 
-void crowd_pass_goal(crowd_world* w) {
-    const int n = w->count;
+static void goal_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
     const crowd_columns* c = &w->cur;
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
+    int lo, hi;
+    crowd_team_range(w->count, CROWD_LANES, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
         const uint32_t flags = c->flags[s];
         if (!(flags & CROWD_FLAG_GOAL)) continue;
         const uint32_t idx = c->id[s];
@@ -41,4 +42,8 @@ void crowd_pass_goal(crowd_world* w) {
         w->force_x[s] += f.x * g->weight;
         w->force_y[s] += f.y * g->weight;
     }
+}
+
+void crowd_pass_goal(crowd_world* w) {
+    crowd_team_run(w->threads, goal_team, w);
 }

@@ -9,6 +9,7 @@
 #include "follow.h"
 #include "grid.h"
 #include "queue.h"
+#include "team.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
@@ -137,9 +138,6 @@ crowd_status crowd_world_grow(crowd_world* w, int capacity);
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
 
-// This thread's share [lo, hi) of n items inside a parallel region, split into contiguous
-// ranges in thread order (aligned to CROWD_LANES so vector loops start on whole chunks).
-void crowd_thread_range(int n, int* lo, int* hi);
 // Frees every path (path_store.c); crowd_world_destroy calls it.
 void crowd_paths_free(crowd_world* w);
 

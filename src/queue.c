@@ -175,17 +175,16 @@ static void sort_by_index(crowd_arrival* a, int n) {
     }
 }
 
-void crowd_pass_arrival(crowd_world* w) {
+static void arrival_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
     const int n = w->count;
     const crowd_columns* c = &w->cur;
     uint8_t* restrict hit = w->arrived;
-    w->arrival_count = 0;
-
-    // Test every agent in parallel, in slot order, on the positions just integrated.
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
+    int lo, hi;
+    crowd_team_range(n, 1, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
         // The queue records are read in cell order, that is at random: fetch ahead.
-        if (s + 16 < n) __builtin_prefetch(&w->queue[c->id[s + 16]]);
+        if (s + 16 < hi) __builtin_prefetch(&w->queue[c->id[s + 16]]);
         bool arrived = false;
         if (c->flags[s] & CROWD_FLAG_QUEUE) {
             const crowd_queue_agent* q = &w->queue[c->id[s]];
@@ -194,6 +193,16 @@ void crowd_pass_arrival(crowd_world* w) {
         }
         hit[s] = arrived;
     }
+}
+
+void crowd_pass_arrival(crowd_world* w) {
+    const int n = w->count;
+    const crowd_columns* c = &w->cur;
+    uint8_t* restrict hit = w->arrived;
+    w->arrival_count = 0;
+
+    // Test every agent in parallel, in slot order, on the positions just integrated.
+    crowd_team_run(w->threads, arrival_team, w);
 
     // Collect the arrivals and put them in handle order: the order the policies are applied in,
     // and so the order respawn points are drawn in, does not depend on the cell order or threads.

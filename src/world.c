@@ -282,11 +282,3 @@ uint64_t crowd_world_tick(const crowd_world* w) {
 crowd_profile crowd_world_get_profile(const crowd_world* w) {
     return w ? w->profile : (crowd_profile){0};
 }
-
-void crowd_thread_range(int n, int* lo, int* hi) {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t chunks = ((int64_t)n + CROWD_LANES - 1) / CROWD_LANES;
-    int64_t a = chunks * t / nt * CROWD_LANES, b = chunks * (t + 1) / nt * CROWD_LANES;
-    *lo = (int)(a < n ? a : n);
-    *hi = (int)(b < n ? b : n);
-}
