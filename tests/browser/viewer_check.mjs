@@ -182,14 +182,28 @@ async function main() {
 }
 
 const timer = setTimeout(() => { console.log("FAIL: the browser test timed out"); finish(1); }, 120000);
+// Chromium's helper processes may still be writing into the profile for a moment after the kill:
+// wait for the browser to exit, then remove the profile with retries; a leftover temporary
+// directory is not a test failure.
+let finishing = false;
 function finish(code) {
+  if (finishing) return;
+  finishing = true;
   clearTimeout(timer);
-  try { chrome.kill("SIGKILL"); } catch { /* already gone */ }
-  fs.rmSync(profile, { recursive: true, force: true });
-  process.exit(code);
+  const cleanup = () => {
+    try {
+      fs.rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (e) {
+      console.log(`browser: could not remove the profile ${profile}: ${e.code}`);
+    }
+    process.exit(code);
+  };
+  if (chrome.exitCode !== null || chrome.signalCode !== null) return cleanup();
+  chrome.once("exit", () => setTimeout(cleanup, 200));
+  try { chrome.kill("SIGKILL"); } catch { cleanup(); }
 }
 chrome.on("exit", (code) => {
-  if (pending.size) {
+  if (pending.size && !finishing) {
     console.log(`FAIL: chromium exited (${code}) during the test; its last words:\n${chromeLog}`);
     finish(1);
   }
