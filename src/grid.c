@@ -141,7 +141,7 @@ void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float
     g->cell_start = cell_start;
     if (n == 0) {
         choose_layout(g, 0, 0, 0, 0, bucket_capacity);
-        cell_start[0] = cell_start[1] = 0;
+        for (uint32_t k = 0; k <= g->buckets; ++k) cell_start[k] = 0;
         return;
     }
     sort_ctx c = {.g = g,
