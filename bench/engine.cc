@@ -1,4 +1,6 @@
 // crowdstep itself, through its public API only.
+#include <vector>
+
 #include "crowd/crowd.h"
 #include "harness.h"
 #include "meter.h"
@@ -11,6 +13,7 @@ class EngineSim final : public Sim {
     explicit EngineSim(crowd_world* w) : w_(w) {}
     ~EngineSim() override { crowd_world_destroy(w_); }
     void step() override { crowd_world_step(w_); }
+    crowd_world* world() const { return w_; }
     int phases(Phase* out, int max) const override {
         const crowd_profile p = crowd_world_get_profile(w_);
         int n = 0;
@@ -50,12 +53,32 @@ Impl engine_impl(Factory make) {
     return Impl{"crowdstep", make, INT_MAX, true, false};
 }
 
-// Crossing traffic. The family's crossing scenario also brakes in the queue cone: this is where
-// the engine's agents get their cone (length 2.5, width 0.6) once queue braking is part of the
-// public API, and register under kCrossingCone; until then the engine runs the crossing with seek
-// goals and separation, and the baselines' crossing_cone rows show what the cone adds.
+// Crossing traffic with queue braking: the crossing scene, every agent then queueing for its
+// mirrored point (the queue's arrive, which is seek until the last metre) with the family's cone.
+std::unique_ptr<Sim> make_crossing_cone(const Case& c, const Crowd* crowd) {
+    std::unique_ptr<Sim> sim = make_scene_world(c, crowd);
+    if (!sim) return nullptr;
+    crowd_world* w = static_cast<EngineSim*>(sim.get())->world();
+    const int n = crowd_world_agent_count(w);
+    std::vector<crowd_agent_id> ids((size_t)n);
+    std::vector<crowd_vec2> pos((size_t)n);
+    int count = 0;
+    if (crowd_world_get_agents(w, ids.data(), pos.data(), nullptr, n, &count) != CROWD_OK)
+        return nullptr;
+    const Family fam = family();
+    for (int i = 0; i < count; ++i) {
+        crowd_queue_def q = crowd_queue_def_default();
+        q.goal = {-pos[(size_t)i].x, -pos[(size_t)i].y};
+        q.cone_length = fam.cone_length;
+        q.cone_width = fam.cone_width;
+        if (crowd_agent_set_queue(w, ids[(size_t)i], &q) != CROWD_OK) return nullptr;
+    }
+    return sim;
+}
+
 void register_engine_crossing() {
     add(kCrossing, engine_impl(make_scene_world));
+    add(kCrossingCone, engine_impl(make_crossing_cone));
 }
 
 } // namespace
@@ -63,6 +86,8 @@ void register_engine_crossing() {
 void register_engine() {
     add(kSeparation, engine_impl(make_scene_world));
     register_engine_crossing();
+    for (const Scenario* s : {&kQueue, &kWaypoints, &kTube, &kGroups, &kPlaza})
+        add(*s, engine_impl(make_scene_world));
 }
 
 } // namespace bench

@@ -16,6 +16,11 @@ namespace bench {
 const Scenario kSeparation = {"separation", SCENE_SEPARATION, false};
 const Scenario kCrossing = {"crossing", SCENE_CROSSING, false};
 const Scenario kCrossingCone = {"crossing_cone", SCENE_CROSSING, true};
+const Scenario kQueue = {"queue", SCENE_QUEUE, true};
+const Scenario kWaypoints = {"waypoints", SCENE_WAYPOINTS, false};
+const Scenario kTube = {"tube", SCENE_TUBE, false};
+const Scenario kGroups = {"groups", SCENE_GROUPS, false};
+const Scenario kPlaza = {"plaza", SCENE_PLAZA, true};
 
 Family family() {
     const crowd_agent_def a = crowd_agent_def_default();

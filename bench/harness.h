@@ -32,6 +32,12 @@ extern const Scenario kSeparation;
 extern const Scenario kCrossing;
 // Crossing traffic with queue braking in the forward cone (separation + cone).
 extern const Scenario kCrossingCone;
+// The spec's behaviors at the same density, engine only (no baseline implements them):
+extern const Scenario kQueue;     // queues with respawn, one per 200 agents
+extern const Scenario kWaypoints; // one looping 50-segment path per 100 agents
+extern const Scenario kTube;      // the same paths, path tube
+extern const Scenario kGroups;    // follow-leader groups of 50 in formations
+extern const Scenario kPlaza;     // every behavior at once
 // A behavior scenario is one more Scenario over a shared scene kind, registered for the engine in
 // engine.cc; tools/bench_report.py evaluates the plaza targets on a scenario named "plaza".
 

@@ -92,6 +92,14 @@ static bool default_goal(const crowd_goal* g) {
            memcmp(&g->weight, &d.weight, sizeof d.weight) == 0;
 }
 
+void crowd_records_reset(crowd_world* w, uint32_t idx) {
+    w->goal_rec[idx] = -1;
+    w->queue_rec[idx] = -1;
+    w->path_rec[idx] = -1;
+    w->follow.follower_rec[idx] = -1;
+    w->follow.leader_rec[idx] = -1;
+}
+
 crowd_status crowd_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     if (w->goal_rec[idx] >= 0 || default_goal(g)) return CROWD_OK;
     return crowd_pool_reserve(w, &w->goal_pool, 1);
@@ -139,12 +147,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
         w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count] : (uint32_t)w->index_count++;
     const int s = w->count++;
     w->slot_of[idx] = s;
-    // New indices come zero-filled and 0 is a record number: no records yet.
-    w->goal_rec[idx] = -1;
-    w->queue_rec[idx] = -1;
-    w->path_rec[idx] = -1;
-    w->follow.follower_rec[idx] = -1;
-    w->follow.leader_rec[idx] = -1;
+    crowd_records_reset(w, idx);
 
     float hlen = sqrtf(def->heading.x * def->heading.x + def->heading.y * def->heading.y);
     crowd_columns* c = &w->cur;

@@ -11,12 +11,13 @@ static inline float queue_brake(float along, float cone_length) {
     return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
 }
 
-void crowd_pass_goal(crowd_world* w) {
-    if (w->goal_pool.live == 0) return; // nobody has a goal (only a non-default goal has a record)
+static void goal_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
     const int n = w->count;
     const crowd_columns* c = &w->cur;
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
+    int lo, hi;
+    crowd_team_range(n, CROWD_LANES, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
         const uint32_t flags = c->flags[s];
         if (!(flags & CROWD_FLAG_GOAL)) continue;
         // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
@@ -48,4 +49,9 @@ void crowd_pass_goal(crowd_world* w) {
         w->force_x[s] += f.x * g->weight;
         w->force_y[s] += f.y * g->weight;
     }
+}
+
+void crowd_pass_goal(crowd_world* w) {
+    if (w->goal_pool.live == 0) return; // nobody has a goal (only a non-default goal has a record)
+    crowd_team_run(w->threads, goal_team, w);
 }

@@ -1,8 +1,12 @@
 // Stable parallel counting sort of agents into cell order.
 #include "grid.h"
 
-#include <omp.h>
 #include <string.h>
+
+#include "team.h"
+
+// Threads one sort can use; the world caps its thread count at this.
+#define CROWD_SORT_MAX_THREADS 256
 
 // Chunk [lo, hi) of n items for thread t of nt: contiguous, in thread order, so that scattering
 // each chunk in order after the per-thread prefix keeps the sort stable.
@@ -53,6 +57,83 @@ static void compute_keys(const crowd_grid* g, const float* restrict x, const flo
     }
 }
 
+typedef struct sort_ctx {
+    crowd_grid* g;
+    const float *x, *y;
+    int n;
+    uint32_t bucket_capacity;
+    uint32_t *hist, *keys, *order, *sorted_keys, *cell_start;
+    int32_t box[CROWD_SORT_MAX_THREADS][4]; // per-thread occupied cell bounds
+    uint32_t block_sum[CROWD_SORT_MAX_THREADS];
+} sort_ctx;
+
+static void sort_team(void* arg, int t, int nt) {
+    sort_ctx* c = arg;
+    crowd_grid* g = c->g;
+    const float* x = c->x;
+    const float* y = c->y;
+    const float inv = g->inv_cell;
+    int lo, hi;
+    chunk_of(c->n, t, nt, &lo, &hi);
+
+    // Bounding box of the occupied cells: exact integers, so the order of combining is moot.
+    int32_t bx0 = INT32_MAX, by0 = INT32_MAX, bx1 = INT32_MIN, by1 = INT32_MIN;
+    for (int i = lo; i < hi; ++i) {
+        int32_t cx = crowd_cell_coord(x[i], inv), cy = crowd_cell_coord(y[i], inv);
+        bx0 = cx < bx0 ? cx : bx0;
+        by0 = cy < by0 ? cy : by0;
+        bx1 = cx > bx1 ? cx : bx1;
+        by1 = cy > by1 ? cy : by1;
+    }
+    c->box[t][0] = bx0, c->box[t][1] = by0, c->box[t][2] = bx1, c->box[t][3] = by1;
+    crowd_team_barrier(nt);
+    if (t == 0) {
+        for (int u = 1; u < nt; ++u) {
+            bx0 = c->box[u][0] < bx0 ? c->box[u][0] : bx0;
+            by0 = c->box[u][1] < by0 ? c->box[u][1] : by0;
+            bx1 = c->box[u][2] > bx1 ? c->box[u][2] : bx1;
+            by1 = c->box[u][3] > by1 ? c->box[u][3] : by1;
+        }
+        choose_layout(g, bx0, by0, bx1, by1, c->bucket_capacity);
+    }
+    crowd_team_barrier(nt);
+
+    const uint32_t buckets = g->buckets, bucket_capacity = c->bucket_capacity;
+    uint32_t* hist = c->hist;
+    uint32_t* keys = c->keys;
+    uint32_t* h = hist + (size_t)t * bucket_capacity;
+    memset(h, 0, sizeof(uint32_t) * buckets);
+    compute_keys(g, x, y, keys, lo, hi);
+    for (int i = lo; i < hi; ++i) h[keys[i]]++;
+    crowd_team_barrier(nt);
+    // Exclusive prefix over (bucket, thread): bucket-major so that within a bucket thread t's
+    // agents come after those of threads < t, i.e. in input order.
+    int klo, khi;
+    chunk_of((int)buckets, t, nt, &klo, &khi);
+    uint32_t sum = 0;
+    for (int k = klo; k < khi; ++k)
+        for (int u = 0; u < nt; ++u) sum += hist[(size_t)u * bucket_capacity + k];
+    c->block_sum[t] = sum;
+    crowd_team_barrier(nt);
+    uint32_t run = 0;
+    for (int u = 0; u < t; ++u) run += c->block_sum[u];
+    for (int k = klo; k < khi; ++k) {
+        c->cell_start[k] = run;
+        for (int u = 0; u < nt; ++u) {
+            uint32_t* cnt = &hist[(size_t)u * bucket_capacity + k];
+            uint32_t v = *cnt;
+            *cnt = run;
+            run += v;
+        }
+    }
+    crowd_team_barrier(nt);
+    for (int i = lo; i < hi; ++i) {
+        const uint32_t k = keys[i], pos = h[k]++;
+        c->order[pos] = (uint32_t)i;
+        c->sorted_keys[pos] = k;
+    }
+}
+
 void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float* y, int n,
                      uint32_t bucket_capacity, uint32_t* hist, int threads, uint32_t* keys,
                      uint32_t* order, uint32_t* sorted_keys, uint32_t* cell_start) {
@@ -60,64 +141,20 @@ void crowd_grid_sort(crowd_grid* g, float cell_size, const float* x, const float
     g->cell_start = cell_start;
     if (n == 0) {
         choose_layout(g, 0, 0, 0, 0, bucket_capacity);
-        cell_start[0] = cell_start[1] = 0;
+        for (uint32_t k = 0; k <= g->buckets; ++k) cell_start[k] = 0;
         return;
     }
-    const float inv = g->inv_cell;
-
-    // Bounding box of the occupied cells. min/max are exact, so the reduction order is moot.
-    int32_t bx0 = INT32_MAX, by0 = INT32_MAX, bx1 = INT32_MIN, by1 = INT32_MIN;
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)                    \
-    reduction(min                                                                                  \
-              : bx0, by0) reduction(max                                                            \
-                                    : bx1, by1)
-    for (int i = 0; i < n; ++i) {
-        int32_t cx = crowd_cell_coord(x[i], inv), cy = crowd_cell_coord(y[i], inv);
-        bx0 = cx < bx0 ? cx : bx0;
-        by0 = cy < by0 ? cy : by0;
-        bx1 = cx > bx1 ? cx : bx1;
-        by1 = cy > by1 ? cy : by1;
-    }
-    choose_layout(g, bx0, by0, bx1, by1, bucket_capacity);
-    const uint32_t buckets = g->buckets;
-    uint32_t block_sum[512]; // one per thread; threads are capped far below this
-
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        int lo, hi;
-        chunk_of(n, t, nt, &lo, &hi);
-        uint32_t* h = hist + (size_t)t * bucket_capacity;
-        memset(h, 0, sizeof(uint32_t) * buckets);
-        compute_keys(g, x, y, keys, lo, hi);
-        for (int i = lo; i < hi; ++i) h[keys[i]]++;
-#pragma omp barrier
-        // Exclusive prefix over (bucket, thread): bucket-major so that within a bucket thread t's
-        // agents come after those of threads < t, i.e. in input order.
-        int klo, khi;
-        chunk_of((int)buckets, t, nt, &klo, &khi);
-        uint32_t sum = 0;
-        for (int k = klo; k < khi; ++k)
-            for (int u = 0; u < nt; ++u) sum += hist[(size_t)u * bucket_capacity + k];
-        block_sum[t] = sum;
-#pragma omp barrier
-        uint32_t run = 0;
-        for (int u = 0; u < t; ++u) run += block_sum[u];
-        for (int k = klo; k < khi; ++k) {
-            cell_start[k] = run;
-            for (int u = 0; u < nt; ++u) {
-                uint32_t* c = &hist[(size_t)u * bucket_capacity + k];
-                uint32_t v = *c;
-                *c = run;
-                run += v;
-            }
-        }
-#pragma omp barrier
-        for (int i = lo; i < hi; ++i) {
-            const uint32_t k = keys[i], pos = h[k]++;
-            order[pos] = (uint32_t)i;
-            sorted_keys[pos] = k;
-        }
-    }
-    cell_start[buckets] = (uint32_t)n;
+    sort_ctx c = {.g = g,
+                  .x = x,
+                  .y = y,
+                  .n = n,
+                  .bucket_capacity = bucket_capacity,
+                  .hist = hist,
+                  .keys = keys,
+                  .order = order,
+                  .sorted_keys = sorted_keys,
+                  .cell_start = cell_start};
+    crowd_team_run(threads < CROWD_SORT_MAX_THREADS ? threads : CROWD_SORT_MAX_THREADS, sort_team,
+                   &c);
+    cell_start[g->buckets] = (uint32_t)n;
 }

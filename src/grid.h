@@ -29,11 +29,22 @@ typedef struct crowd_grid {
     const uint32_t* cell_start;             // sorted slots of bucket k: [start[k], start[k + 1])
 } crowd_grid;
 
+// Written so that NaN (a position that overflowed) also lands on a clamped cell: converting an
+// out-of-range float to an integer is undefined behavior.
 static inline int32_t crowd_cell_coord(float v, float inv_cell) {
     float c = floorf(v * inv_cell);
-    c = c < -CROWD_CELL_CLAMP ? -CROWD_CELL_CLAMP : c;
-    c = c > CROWD_CELL_CLAMP ? CROWD_CELL_CLAMP : c;
+    c = c >= -CROWD_CELL_CLAMP ? c : -CROWD_CELL_CLAMP;
+    c = c <= CROWD_CELL_CLAMP ? c : CROWD_CELL_CLAMP;
     return (int32_t)c;
+}
+
+// Cells a query extent spans, floor(extent / cell) + 1, clamped to the cell range (a huge radius
+// or a NaN extent then spans every cell, and the arithmetic stays in range).
+static inline int32_t crowd_cell_span(float extent, float inv_cell) {
+    float e = extent * inv_cell;
+    e = e <= CROWD_CELL_CLAMP ? e : CROWD_CELL_CLAMP;
+    e = e >= 0.0f ? e : 0.0f;
+    return (int32_t)e + 1;
 }
 
 // A 32-bit integer finalizer (lowbias32): spreads consecutive rows across the sparse table.
@@ -69,10 +80,10 @@ static inline bool crowd_grid_box(const crowd_grid* g, float x0, float y0, float
                                   crowd_cell_box* box) {
     int32_t cx0 = crowd_cell_coord(x0, g->inv_cell), cx1 = crowd_cell_coord(x1, g->inv_cell);
     int32_t cy0 = crowd_cell_coord(y0, g->inv_cell), cy1 = crowd_cell_coord(y1, g->inv_cell);
-    const int32_t nx = (int32_t)((x1 - x0) * g->inv_cell) + 1;
-    const int32_t ny = (int32_t)((y1 - y0) * g->inv_cell) + 1;
-    if (cx1 < cx0 + nx && cx0 <= (int32_t)CROWD_CELL_CLAMP - nx) cx1 = cx0 + nx;
-    if (cy1 < cy0 + ny && cy0 <= (int32_t)CROWD_CELL_CLAMP - ny) cy1 = cy0 + ny;
+    const int32_t nx = crowd_cell_span(x1 - x0, g->inv_cell);
+    const int32_t ny = crowd_cell_span(y1 - y0, g->inv_cell);
+    if (cx0 <= (int32_t)CROWD_CELL_CLAMP - nx && cx1 < cx0 + nx) cx1 = cx0 + nx;
+    if (cy0 <= (int32_t)CROWD_CELL_CLAMP - ny && cy1 < cy0 + ny) cy1 = cy0 + ny;
     if (cx0 < g->min_cx) cx0 = g->min_cx;
     if (cy0 < g->min_cy) cy0 = g->min_cy;
     if (cx1 > g->max_cx) cx1 = g->max_cx;

@@ -42,18 +42,17 @@ static void integrate_range(const float* restrict px, const float* restrict py,
     }
 }
 
-void crowd_pass_integrate(crowd_world* w) {
-    const int n = w->count;
-    const float dt = w->dt;
+static void integrate_team(void* arg, int t, int nt) {
+    const crowd_world* w = arg;
     const crowd_columns f = w->cur, b = w->alt;
-    const float *fx = w->force_x, *fy = w->force_y;
-#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
-    {
-        int lo, hi;
-        crowd_thread_range(n, &lo, &hi);
-        integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, fx, fy, b.px,
-                        b.py, b.vx, b.vy, b.hx, b.hy, dt, lo, hi);
-    }
+    int lo, hi;
+    crowd_team_range(w->count, CROWD_LANES, t, nt, &lo, &hi);
+    integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, w->force_x,
+                    w->force_y, b.px, b.py, b.vx, b.vy, b.hx, b.hy, w->dt, lo, hi);
+}
+
+void crowd_pass_integrate(crowd_world* w) {
+    crowd_team_run(w->threads, integrate_team, w);
 
     for (int k = 0; k < CROWD_KIN_COUNT; ++k) {
         void* t = w->cur.col[k];

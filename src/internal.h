@@ -10,6 +10,7 @@
 #include "grid.h"
 #include "pool.h"
 #include "queue.h"
+#include "team.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
@@ -178,6 +179,10 @@ crowd_status crowd_world_grow(crowd_world* w, int capacity);
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status crowd_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
 
+// Marks an agent index as holding no behavior record (agent.c). New indices come zero-filled, and
+// 0 is a record number: an index gets this before it is used.
+void crowd_records_reset(crowd_world* w, uint32_t idx);
+
 // Goal records (agent.c). Reserve first: store then cannot fail. A default goal is stored as no
 // record.
 crowd_status crowd_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g);
@@ -189,9 +194,6 @@ void crowd_goal_release(crowd_world* w, uint32_t idx);
 void crowd_queue_on_remove(crowd_world* w, uint32_t idx);
 void crowd_path_on_remove(crowd_world* w, uint32_t idx);
 
-// This thread's share [lo, hi) of n items inside a parallel region, split into contiguous
-// ranges in thread order (aligned to CROWD_LANES so vector loops start on whole chunks).
-void crowd_thread_range(int n, int* lo, int* hi);
 // Frees every path (path_store.c); crowd_world_destroy calls it.
 void crowd_paths_free(crowd_world* w);
 

@@ -4,7 +4,6 @@
 // The reassignment works group by group, each group on one thread and writing only its own
 // followers' records, so it is parallel over groups and its result does not depend on the thread
 // count. The force loop is parallel over sorted slots and writes only its own slot.
-#include <omp.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -70,6 +69,23 @@ static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
     }
 }
 
+typedef struct assign_ctx {
+    crowd_world* w;
+    unsigned char* scratch;
+    size_t bytes;
+} assign_ctx;
+
+// Each group's assignment reads and writes only that group, so any split of the dirty list gives
+// the same result; each thread uses its own scratch.
+static void assign_team(void* arg, int t, int nt) {
+    const assign_ctx* a = arg;
+    const crowd_follow_store* fs = &a->w->follow;
+    int lo, hi;
+    crowd_team_range(fs->dirty_count, 1, t, nt, &lo, &hi);
+    const uint32_t* dirty = fs->leader_pool.aux;
+    for (int k = lo; k < hi; ++k) assign_group(a->w, dirty[k], a->scratch + a->bytes * (size_t)t);
+}
+
 static void assign_dirty(crowd_world* w) {
     crowd_follow_store* fs = &w->follow;
     const int count = fs->dirty_count;
@@ -77,12 +93,9 @@ static void assign_dirty(crowd_world* w) {
     // threads than the world now uses, which changes nothing but the speed.
     int threads = w->threads < fs->scratch_threads ? w->threads : fs->scratch_threads;
     if (threads < 1) threads = 1;
-    unsigned char* base = fs->scratch;
-    const size_t bytes = fs->scratch_bytes;
+    assign_ctx ctx = {w, fs->scratch, fs->scratch_bytes};
+    crowd_team_run(threads, assign_team, &ctx);
     const uint32_t* dirty = fs->leader_pool.aux;
-#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(dynamic, 1)
-    for (int k = 0; k < count; ++k)
-        assign_group(w, dirty[k], base + bytes * (size_t)omp_get_thread_num());
     for (int k = 0; k < count; ++k) crowd_leader_of(w, dirty[k])->dirty = 0;
     fs->dirty_count = 0;
 }
@@ -228,25 +241,24 @@ static void evaluate(lanes* L, int count) {
     }
 }
 
-void crowd_pass_leader(crowd_world* w) {
-    if (w->follow.dirty_count > 0) assign_dirty(w);
-    if (w->follow.follower_pool.live == 0) return;
-
+// Each leader's state once, in its record where its followers read it (a random read of one small
+// line per follower instead of the leader's slot and six columns); then the followers in blocks.
+static void leader_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
     const int n = w->count, blocks = (n + BLOCK - 1) / BLOCK;
     const crowd_columns* c = &w->cur;
-    // Each leader's state once, in one compact record its followers read: a random read of one
-    // small line per follower instead of the leader's slot and six columns.
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
+    int lo, hi;
+    crowd_team_range(n, 1, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
         if (!(c->flags[s] & CROWD_FLAG_LEADER)) continue;
         const crowd_vec2 v = {c->vx[s], c->vy[s]};
         const crowd_vec2 h = fl_heading(v, (crowd_vec2){c->hx[s], c->hy[s]});
         crowd_leader_of(w, c->id[s])->lead =
             (crowd_lead_state){c->px[s], c->py[s], v.x, v.y, h.x, h.y};
     }
-
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int b = 0; b < blocks; ++b) {
+    crowd_team_barrier(nt);
+    crowd_team_range(blocks, 1, t, nt, &lo, &hi);
+    for (int b = lo; b < hi; ++b) {
         lanes L;
         const int e = (b + 1) * BLOCK < n ? (b + 1) * BLOCK : n;
         const int count = gather(w, b * BLOCK, e, &L);
@@ -256,4 +268,10 @@ void crowd_pass_leader(crowd_world* w) {
             w->force_y[L.slot[k]] += L.weight[k] * L.fy[k];
         }
     }
+}
+
+void crowd_pass_leader(crowd_world* w) {
+    if (w->follow.dirty_count > 0) assign_dirty(w);
+    if (w->follow.follower_pool.live == 0) return;
+    crowd_team_run(w->threads, leader_team, w);
 }

@@ -6,7 +6,6 @@
 // the last agent lets a chunk read past the end of its range. Sums are carried per lane and reduced
 // in one fixed order, so results do not depend on the ISA, the vector width or the thread count.
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 #include "internal.h"
@@ -131,6 +130,17 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
                                                             float y1, bool general, bool sparse) {
     crowd_cell_box box;
     if (!crowd_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
+    // A sparse box with more rows than there are agents (a huge radius over agents spread across
+    // the plane) costs less as one walk over all agents: without the row filter each agent is
+    // visited exactly once, and the exact tests decide as always.
+    const uint32_t n = (uint32_t)w->count;
+    if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
+        if (general)
+            chunk_all(w, q, acc, 0, n, 0, false);
+        else
+            chunk_sep(w, q, acc, 0, n, 0, false);
+        return n;
+    }
     uint64_t candidates = 0;
     for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         uint32_t b[2], e[2];
@@ -270,7 +280,7 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
-         float* restrict out_x, float* restrict out_y, bool sparse) {
+         float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CROWD_LANES] = {0}, ay[CROWD_LANES] = {0}, an[CROWD_LANES] = {0};
@@ -285,13 +295,16 @@ sep_only(const crowd_grid* restrict g, const float* restrict xs, const float* re
     } else {
         crowd_cell_box box;
         if (crowd_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
-            for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
-                uint32_t b[2], e[2];
-                const int ranges = crowd_grid_row_ranges(g, &box, cy, b, e);
+            // The whole-table walk of visit(), for the same pathological boxes.
+            const bool whole = sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n;
+            const int32_t cy_end = whole ? box.cy0 : box.cy1;
+            for (int32_t cy = box.cy0; cy <= cy_end; ++cy) {
+                uint32_t b[2] = {0, 0}, e[2] = {n, n};
+                const int ranges = whole ? 1 : crowd_grid_row_ranges(g, &box, cy, b, e);
                 for (int k = 0; k < ranges; ++k) {
                     candidates += e[k] - b[k];
-                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse, cy,
-                              inv_cell);
+                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse && !whole,
+                              cy, inv_cell);
                 }
             }
         }
@@ -321,25 +334,31 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
             fx[s] = fy[s] = 0.0f;
             continue;
         }
-        candidates += sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
-                               c.sep_radius[s], c.max_speed[s], weight, &fx[s], &fy[s], sparse);
+        candidates +=
+            sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
+                     c.max_speed[s], weight, &fx[s], &fy[s], (uint32_t)w->count, sparse);
     }
     return candidates;
 }
 
+typedef struct neighbor_ctx {
+    crowd_world* w;
+    uint64_t candidates[256]; // per thread, summed in thread order
+} neighbor_ctx;
+
+static void neighbor_team(void* arg, int t, int nt) {
+    neighbor_ctx* c = arg;
+    crowd_world* w = c->w;
+    int lo, hi;
+    crowd_team_range(w->count, CROWD_LANES, t, nt, &lo, &hi);
+    c->candidates[t] =
+        w->grid.dense ? neighbor_range(w, lo, hi, false) : neighbor_range(w, lo, hi, true);
+}
+
 uint64_t crowd_pass_neighbor(crowd_world* w) {
-    const int n = w->count;
-    const bool sparse = !w->grid.dense;
-    uint64_t per_thread[256] = {0};
-#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
-    {
-        int lo, hi;
-        crowd_thread_range(n, &lo, &hi);
-        const uint64_t cand =
-            sparse ? neighbor_range(w, lo, hi, true) : neighbor_range(w, lo, hi, false);
-        per_thread[omp_get_thread_num()] = cand;
-    }
+    neighbor_ctx c = {.w = w};
+    crowd_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
-    for (int t = 0; t < 256; ++t) total += per_thread[t];
+    for (int t = 0; t < 256; ++t) total += c.candidates[t];
     return total;
 }

@@ -4,13 +4,9 @@
 // own force slot, so the result does not depend on the thread count or schedule. The forces are
 // the pure functions' (path_internal.h); what the pass adds is the choice of the tube segment:
 // the hint window, and the grid search for followers that are new or lost.
-#include <omp.h>
 
 #include "path_internal.h"
 
-// Slots are in cell order, so a follower's record (by agent index) is a random access: it is
-// fetched CROWD_PREFETCH slots ahead (its record number twice as far), and its path's geometry
-// half as far.
 // The segment a tube follower projects on this step.
 static int choose_segment(const crowd_path_entry* e, const crowd_path_follow_def* d,
                           crowd_path_agent* a, crowd_vec2 predicted) {
@@ -94,21 +90,24 @@ static inline void follow_one(crowd_world* w, const crowd_columns* c, int s) {
     w->force_y[s] += f.y * d->weight;
 }
 
+// Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the thread's
+// own range (other threads write their followers' cursors and flags). Slots are in cell order, so
+// a follower's record (by agent index) is a random access: it is fetched CROWD_PREFETCH slots ahead
+// (its record number twice as far), and its path's geometry half as far.
+static void path_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const crowd_columns* c = &w->cur;
+    int lo, hi;
+    crowd_team_range(w->count, 1, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
+        if (!(c->flags[s] & CROWD_FLAG_PATH)) continue;
+        crowd_prefetch_rec(c, &w->path_pool, w->path_rec, CROWD_FLAG_PATH, s, hi);
+        if (s + CROWD_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CROWD_PREFETCH / 2);
+        follow_one(w, c, s);
+    }
+}
+
 void crowd_pass_path(crowd_world* w) {
     if (!w->paths) return;
-    const int n = w->count;
-    const crowd_columns* c = &w->cur;
-    // Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the
-    // thread's own range (other threads write their followers' cursors and flags).
-#pragma omp parallel num_threads(w->threads) if (w->threads > 1)
-    {
-        const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
-        const int lo = (int)((int64_t)n * tid / nt), hi = (int)((int64_t)n * (tid + 1) / nt);
-        for (int s = lo; s < hi; ++s) {
-            if (!(c->flags[s] & CROWD_FLAG_PATH)) continue;
-            crowd_prefetch_rec(c, &w->path_pool, w->path_rec, CROWD_FLAG_PATH, s, hi);
-            if (s + CROWD_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CROWD_PREFETCH / 2);
-            follow_one(w, c, s);
-        }
-    }
+    crowd_team_run(w->threads, path_team, w);
 }

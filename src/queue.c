@@ -5,6 +5,7 @@
 // applied in the goal pass; this file keeps the records those passes read and handles what
 // happens when a queueing agent reaches its goal.
 #include <math.h>
+#include <stdatomic.h>
 
 #include "internal.h"
 
@@ -55,7 +56,7 @@ static bool finite2(crowd_vec2 v) {
     return isfinite(v.x) && isfinite(v.y);
 }
 
-static crowd_status check_def(const crowd_queue_def* d) {
+crowd_status crowd_queue_check_def(const crowd_queue_def* d) {
     if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT) return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->cone_length) || !isfinite(d->cone_width) || !finite2(d->goal) ||
         !isfinite(d->slow_radius) || !isfinite(d->weight) || !isfinite(d->arrival_radius) ||
@@ -74,7 +75,7 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     if (!def) return CROWD_ERR_NULL_ARGUMENT;
-    st = check_def(def);
+    st = crowd_queue_check_def(def);
     if (st != CROWD_OK) return st;
 
     const uint32_t idx = id.index1 - 1;
@@ -182,6 +183,36 @@ static void sort_by_index(crowd_arrival* a, int n) {
     }
 }
 
+typedef struct arrival_ctx {
+    crowd_world* w;
+    crowd_arrival* arrivals; // as long as the queue pool: room for every queueing agent
+    atomic_int count;
+} arrival_ctx;
+
+static void arrival_team(void* arg, int t, int nt) {
+    arrival_ctx* a = arg;
+    const crowd_world* w = a->w;
+    const int n = w->count;
+    const crowd_columns* c = &w->cur;
+    int lo, hi;
+    crowd_team_range(n, 1, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
+        if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
+        crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, hi);
+        const uint32_t idx = c->id[s];
+        const crowd_queue_rec* q = crowd_queue_of(w, idx);
+        const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
+        if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
+        const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
+        a->arrivals[at] = (crowd_arrival){
+            .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
+            .user_data = w->user_data[idx],
+            .position = {c->px[s], c->py[s]},
+            .action = q->def.on_arrival,
+        };
+    }
+}
+
 // Tests every queueing agent in parallel on the positions just integrated. Arrivals are appended
 // in whatever order the threads get there and then put in handle order: the order the policies are
 // applied in, and so the order respawn points are drawn in, depends neither on the cell order nor
@@ -189,28 +220,11 @@ static void sort_by_index(crowd_arrival* a, int n) {
 void crowd_pass_arrival(crowd_world* w) {
     w->arrival_count = 0;
     if (w->queue_pool.live == 0) return;
-    const int n = w->count;
-    const crowd_columns* c = &w->cur;
-    crowd_arrival* arrivals = w->queue_pool.aux; // as long as the queue pool: room for every one
-    int k = 0;
-#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
-    for (int s = 0; s < n; ++s) {
-        if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
-        crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, n);
-        const uint32_t idx = c->id[s];
-        const crowd_queue_rec* q = crowd_queue_of(w, idx);
-        const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
-        if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
-        int at;
-#pragma omp atomic capture
-        at = k++;
-        arrivals[at] = (crowd_arrival){
-            .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
-            .user_data = w->user_data[idx],
-            .position = {c->px[s], c->py[s]},
-            .action = q->def.on_arrival,
-        };
-    }
+    crowd_arrival* arrivals = w->queue_pool.aux;
+    arrival_ctx ctx = {.w = w, .arrivals = arrivals};
+    atomic_init(&ctx.count, 0);
+    crowd_team_run(w->threads, arrival_team, &ctx);
+    const int k = atomic_load_explicit(&ctx.count, memory_order_relaxed);
     sort_by_index(arrivals, k);
     w->arrival_count = k;
 

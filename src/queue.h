@@ -18,4 +18,7 @@ typedef struct crowd_queue_rec {
 
 _Static_assert(sizeof(crowd_queue_rec) == 64, "a queue record is one cache line");
 
+// The checks crowd_agent_set_queue applies to a def, in its documented order.
+crowd_status crowd_queue_check_def(const crowd_queue_def* d);
+
 #endif

@@ -63,6 +63,24 @@ const char* crowd_status_string(crowd_status status) {
         return "an agent would follow itself through a chain of leaders";
     case CROWD_ERR_BAD_COUNT:
         return "count or size out of range";
+    case CROWD_ERR_WRITE_FAILED:
+        return "write callback failed";
+    case CROWD_ERR_SNAPSHOT_MAGIC:
+        return "not a crowdstep snapshot (bad magic number)";
+    case CROWD_ERR_SNAPSHOT_VERSION:
+        return "unsupported snapshot format version";
+    case CROWD_ERR_SNAPSHOT_TRUNCATED:
+        return "snapshot truncated";
+    case CROWD_ERR_SNAPSHOT_OVERSIZED:
+        return "input longer than the snapshot it holds";
+    case CROWD_ERR_SNAPSHOT_CHECKSUM:
+        return "snapshot checksum mismatch";
+    case CROWD_ERR_SNAPSHOT_SECTION:
+        return "snapshot section unknown, missing, repeated or out of place";
+    case CROWD_ERR_SNAPSHOT_CORRUPT:
+        return "snapshot content malformed or inconsistent";
+    case CROWD_ERR_SNAPSHOT_TOO_LARGE:
+        return "snapshot world larger than allowed";
     case CROWD_STATUS_COUNT:
         break;
     }

@@ -251,7 +251,12 @@ void crowd_world_destroy(crowd_world* w) {
 crowd_status crowd_world_reserve(crowd_world* w, int agents) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
-    return crowd_world_grow(w, agents);
+    crowd_status st = crowd_world_grow(w, agents);
+    // A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
+    // `agents` agents allocates nothing. (The behavior calls acquire their records themselves.)
+    if (st == CROWD_OK && agents > w->goal_pool.live)
+        st = crowd_pool_reserve(w, &w->goal_pool, agents - w->goal_pool.live);
+    return st;
 }
 
 crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
@@ -279,12 +284,4 @@ uint64_t crowd_world_tick(const crowd_world* w) {
 }
 crowd_profile crowd_world_get_profile(const crowd_world* w) {
     return w ? w->profile : (crowd_profile){0};
-}
-
-void crowd_thread_range(int n, int* lo, int* hi) {
-    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t chunks = ((int64_t)n + CROWD_LANES - 1) / CROWD_LANES;
-    int64_t a = chunks * t / nt * CROWD_LANES, b = chunks * (t + 1) / nt * CROWD_LANES;
-    *lo = (int)(a < n ? a : n);
-    *hi = (int)(b < n ? b : n);
 }

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages crowdstep needs that are missing. Usage: tools/deps.sh [build|test]
 set -euo pipefail
-need=(gcc g++ make cmake pkg-config libgomp1)
+need=(gcc g++ make cmake pkg-config libgomp1 libcjson-dev)
 if [ "${1:-build}" = test ]; then
-  need+=(libcriterion-dev libbenchmark-dev clang librecast-dev python3)
+  # chromium and nodejs: the replay page's browser test; bsdutils: `script`, a terminal for the
+  # progress bar test; librecast-dev: the DetourCrowd baseline of the benchmarks; clang's OpenMP
+  # runtime (libomp-dev) and libFuzzer (libclang-rt-dev) for the clang and fuzz builds; python3 for
+  # the server test's scripted client and the benchmark report.
+  need+=(libcriterion-dev libbenchmark-dev clang librecast-dev python3 chromium nodejs bsdutils
+         libomp-dev libclang-rt-dev)
 fi
 missing=()
 for p in "${need[@]}"; do

@@ -3,6 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh build
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DCROWD_BUILD_TESTS=OFF -DCROWD_BUILD_BENCH=OFF >/dev/null
-cmake --build build/release -j"$(nproc)" >/dev/null
-build/release/crowd demo "$@"
+cmake -S . -B build/run -DCMAKE_BUILD_TYPE=Release -DCROWD_BUILD_TESTS=OFF -DCROWD_BUILD_BENCH=OFF >/dev/null
+cmake --build build/run -j"$(nproc)" >/dev/null
+build/run/crowd demo "$@"

@@ -2,9 +2,13 @@
 # Installs what is missing, builds crowdstep and runs every test:
 #  1. the Criterion suite on the Release build tuned for this CPU (gcc);
 #  2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer;
-#  3. a clang build (warnings as errors) of the library, tools, tests and benchmarks;
-#  4. determinism: state hashes equal across thread counts and between the -march=native and the
-#     portable x86-64 builds.
+#  3. a clang build (warnings as errors) of the library, tools, tests and benchmarks, and the
+#     suite on it;
+#  4. a bounded libFuzzer run of every fuzz target (clang, ASan + UBSan), seeded from real data;
+#  5. determinism: state hashes equal across thread counts and between the -march=native and the
+#     portable x86-64 builds, for the built-in scenes and for a scenario file.
+# The suites include the crowd command's tests: the command line (tests/cli) and its HTML replay in
+# headless Chromium (tests/browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh test
@@ -17,7 +21,7 @@ build() { # dir, cmake args...
 }
 
 echo "== Release (gcc, native)"
-build build/release -DCMAKE_BUILD_TYPE=Release
+build build/release -DCMAKE_BUILD_TYPE=Release -DCROWD_BUILD_TESTS=ON -DCROWD_BUILD_BENCH=ON -DCROWD_BUILD_TOOLS=ON
 ctest --test-dir build/release --output-on-failure
 
 echo "== ASan + UBSan"
@@ -26,13 +30,39 @@ ASAN_OPTIONS=detect_leaks=1 CROWD_TEST_SCALE=small ctest --test-dir build/asan -
 
 echo "== clang"
 build build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+ctest --test-dir build/clang --output-on-failure
+
+echo "== fuzzing (bounded)"
+# Each target runs for FUZZ_SECONDS (default 20) or FUZZ_RUNS executions, whichever ends first,
+# on a corpus kept in the build tree between runs. A crash fails the test command; its input is
+# written to build/fuzz/artifacts/ and belongs, once fixed, in tests/fuzz/regressions/<target>/.
+cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DCROWD_FUZZ=ON -DCROWD_BUILD_BENCH=OFF -DCROWD_BUILD_TOOLS=OFF >/dev/null
+fuzz_targets=(snapshot) # one entry per crowd_fuzz_target() in tests/fuzz/CMakeLists.txt
+cmake --build build/fuzz -j"$jobs" --target "${fuzz_targets[@]/#/fuzz_}" fuzz_snapshot_seeds >/dev/null
+mkdir -p build/fuzz/artifacts build/fuzz/seeds/snapshot
+build/fuzz/tests/fuzz/fuzz_snapshot_seeds build/fuzz/seeds/snapshot
+for target in "${fuzz_targets[@]}"; do
+  mkdir -p build/fuzz/corpus/$target build/fuzz/seeds/$target
+  kept=tests/fuzz/regressions/$target
+  [ -d "$kept" ] || kept=""
+  log=build/fuzz/artifacts/$target.log
+  if ! build/fuzz/tests/fuzz/fuzz_$target -max_total_time="${FUZZ_SECONDS:-20}" \
+      -runs="${FUZZ_RUNS:-500000}" -timeout=10 -max_len=65536 -print_final_stats=1 \
+      -artifact_prefix=build/fuzz/artifacts/ build/fuzz/corpus/$target build/fuzz/seeds/$target \
+      $kept >"$log" 2>&1; then
+    tail -40 "$log"; echo "fuzz $target: crash (input in build/fuzz/artifacts/)"; exit 1
+  fi
+  echo "fuzz $target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log"), no crash"
+done
 
 echo "== portable x86-64 build"
 build build/portable -DCMAKE_BUILD_TYPE=Release -DCROWD_NATIVE=OFF -DCROWD_BUILD_TESTS=OFF -DCROWD_BUILD_BENCH=OFF
 
 echo "== determinism across builds and thread counts"
+export OMP_WAIT_POLICY=passive # 8 threads on a small machine: idle threads must not spin
 fail=0
-for scene in separation crossing mixed queue; do
+for scene in separation crossing mixed queue waypoints tube groups plaza; do
   ref=""
   for bin in build/release/crowd build/portable/crowd; do
     for t in 1 2 3 8; do
@@ -45,5 +75,17 @@ for scene in separation crossing mixed queue; do
   done
   echo "$scene: $ref (native and portable, 1/2/3/8 threads)"
 done
+# The same through a scenario file and `crowd run --hash`.
+ref=""
+for bin in build/release/crowd build/portable/crowd; do
+  for t in 1 2 3 8; do
+    h=$("$bin" run tools/scenarios/crossing.json --ticks 200 --threads "$t" --hash | grep '^state-hash:')
+    [ -z "$ref" ] && ref=$h
+    if [ "$h" != "$ref" ]; then
+      echo "MISMATCH crossing.json $bin threads=$t: $h (expected $ref)"; fail=1
+    fi
+  done
+done
+echo "crossing.json: $ref (native and portable, 1/2/3/8 threads)"
 [ "$fail" -eq 0 ] || { echo "determinism: 0 passed, 1 failed"; exit 1; }
 echo "determinism: 1 passed, 0 failed"

@@ -50,8 +50,17 @@ typedef enum crowd_status {
     CROWD_ERR_STALE_PATH,          // the path behind the handle was destroyed
     CROWD_ERR_FOREIGN_PATH,        // the path handle belongs to another world or was never issued
     CROWD_ERR_BAD_PATH_INDEX,      // a path point index out of range
-    CROWD_ERR_FOLLOW_CYCLE, // following would make an agent lead itself (directly or via a chain)
-    CROWD_ERR_BAD_COUNT,    // a count or size argument out of its documented range
+    CROWD_ERR_FOLLOW_CYCLE,   // following would make an agent lead itself (directly or via a chain)
+    CROWD_ERR_BAD_COUNT,      // a count or size argument out of its documented range
+    CROWD_ERR_WRITE_FAILED,   // the caller's write callback reported a failure
+    CROWD_ERR_SNAPSHOT_MAGIC, // the input does not start with the snapshot magic number
+    CROWD_ERR_SNAPSHOT_VERSION,   // a snapshot format version this build does not read
+    CROWD_ERR_SNAPSHOT_TRUNCATED, // the input is shorter than the snapshot it holds
+    CROWD_ERR_SNAPSHOT_OVERSIZED, // the input is longer than the snapshot it holds
+    CROWD_ERR_SNAPSHOT_CHECKSUM,  // the snapshot's checksum does not match its bytes
+    CROWD_ERR_SNAPSHOT_SECTION,   // a section is unknown, missing, repeated or out of place
+    CROWD_ERR_SNAPSHOT_CORRUPT,   // a section's content is malformed or inconsistent
+    CROWD_ERR_SNAPSHOT_TOO_LARGE, // the saved world is larger than the load def allows
     CROWD_STATUS_COUNT
 } crowd_status;
 

@@ -6,6 +6,7 @@
 #include "crowd/leader.h"
 #include "crowd/path.h"
 #include "crowd/queue.h"
+#include "crowd/snapshot.h"
 #include "crowd/steer.h"
 #include "crowd/world.h"
 

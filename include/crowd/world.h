@@ -39,8 +39,9 @@ CROWD_API void crowd_world_destroy(crowd_world* world);
 // Advances the world by one tick of def.dt seconds. Performs no allocation.
 CROWD_API crowd_status crowd_world_step(crowd_world* world);
 
-// Sizes every buffer for `agents` agents so that adding up to that many and stepping allocate
-// nothing more.
+// Sizes every buffer for `agents` agents so that adding up to that many (with their goals) and
+// stepping allocate nothing more. Queues, paths and following get their storage from the calls
+// that start them.
 CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
 
 // Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).

@@ -1,6 +1,22 @@
 #include "scenes.h"
 
 #include <math.h>
+#include <string.h>
+
+static const char* const kind_names[SCENE_KIND_COUNT] = {
+    "separation", "crossing", "mixed", "queue", "waypoints", "tube", "groups", "plaza"};
+
+const char* scene_kind_name(scene_kind kind) {
+    return (unsigned)kind < SCENE_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+int scene_kind_of(const char* name) {
+    for (int k = 0; k < SCENE_KIND_COUNT; ++k)
+        if (!strcmp(name, kind_names[k])) return k;
+    return -1;
+}
+
+crowd_status scene_create_behaviors(const scene_def* def, crowd_world* w);
 
 uint64_t scene_rng_next(scene_rng* r) {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
@@ -27,8 +43,8 @@ static int queue_count(const scene_def* def) {
 }
 
 // A queueing agent in a uniform point of its queue's tile: the square cut into cols x rows tiles.
-static crowd_status add_queue_agent(crowd_world* w, const scene_def* def, scene_rng* rng, int i,
-                                    crowd_agent_def* a) {
+crowd_status scene_add_queue_agent(crowd_world* w, const scene_def* def, scene_rng* rng, int i,
+                                   crowd_agent_def* a) {
     const int queues = queue_count(def), q = i % queues;
     const int cols = (int)ceilf(sqrtf((float)queues));
     const int rows = (queues + cols - 1) / cols;
@@ -60,6 +76,14 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
     crowd_status st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st;
     crowd_world* w = *out;
+    if (def->kind >= SCENE_WAYPOINTS) {
+        st = scene_create_behaviors(def, w);
+        if (st != CROWD_OK) {
+            crowd_world_destroy(w);
+            *out = NULL;
+        }
+        return st;
+    }
     scene_rng rng = {def->seed};
     const float side = scene_side(def), half = side * 0.5f;
     for (int i = 0; i < def->agents; ++i) {
@@ -86,11 +110,11 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
             a.max_speed = scene_rng_float(&rng, 1.0f, 2.0f);
             break;
         }
-        case SCENE_QUEUE:
+        default:
             break;
         }
         if (def->kind == SCENE_QUEUE) {
-            st = add_queue_agent(w, def, &rng, i, &a);
+            st = scene_add_queue_agent(w, def, &rng, i, &a);
         } else {
             crowd_agent_id id;
             st = crowd_agent_add(w, &a, &id);

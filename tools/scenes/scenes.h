@@ -25,7 +25,16 @@ typedef enum scene_kind {
     SCENE_MIXED,      // separation with seek, arrive and flee goals
     SCENE_QUEUE,      // one tile of the square per queue: queue for the tile's goal (right end),
                       // respawn in its start strip (left end)
+    SCENE_WAYPOINTS,  // one looping 50-segment random-walk path per 100 agents, waypoint following
+    SCENE_TUBE,       // the same paths, Reynolds' path tube
+    SCENE_GROUPS,     // groups of 50: a leader walking a path, 49 followers in formations
+    SCENE_PLAZA,      // every behavior at once, in blocks of 10 agents
+    SCENE_KIND_COUNT
 } scene_kind;
+
+// The scene's name ("separation", "plaza", ...), and the kind of a name (-1 when unknown).
+const char* scene_kind_name(scene_kind kind);
+int scene_kind_of(const char* name);
 
 typedef struct scene_def {
     scene_kind kind;

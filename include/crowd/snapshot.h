@@ -1,0 +1,61 @@
+// crowdstep: saving a world to bytes and loading it back.
+//
+// A snapshot holds everything a world needs to continue bit-identically: its settings, every
+// live agent in its current storage order with all parameters and state, every handle
+// generation and the free list (so saved handles stay valid and stale ones stay stale in the
+// loaded world) and the tick count. The format is versioned and little-endian, with a magic
+// number, a section table and a CRC-64 checksum; see src/snapshot.c for the layout.
+#ifndef CROWD_SNAPSHOT_H
+#define CROWD_SNAPSHOT_H
+
+#include <stddef.h>
+
+#include "crowd/base.h"
+#include "crowd/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// The format version this build writes and the only one it reads.
+#define CROWD_SNAPSHOT_VERSION 2
+
+// Receives the snapshot in pieces, in order; returns false to abort the save.
+typedef bool crowd_write_fn(const void* data, size_t size, void* user);
+
+// Bytes crowd_world_save needs for the world as it is now (0 for NULL).
+CROWD_API size_t crowd_world_save_size(const crowd_world* world);
+
+// Writes the snapshot into buffer[0, capacity) and its length to *size. When capacity is too
+// small nothing is written, *size is set to the length needed and CROWD_ERR_BUFFER_TOO_SMALL is
+// returned (buffer may be NULL then: a size query).
+CROWD_API crowd_status crowd_world_save(const crowd_world* world, void* buffer, size_t capacity,
+                                        size_t* size);
+
+// Writes the snapshot through `write` (in pieces of at most a few KiB). A false return stops the
+// save with CROWD_ERR_WRITE_FAILED; the bytes written until then are not a valid snapshot.
+CROWD_API crowd_status crowd_world_save_stream(const crowd_world* world, crowd_write_fn* write,
+                                               void* user);
+
+typedef struct crowd_load_def {
+    crowd_alloc_fn* alloc; // allocator hooks of the new world; NULL = the C library's
+    crowd_free_fn* free;
+    void* alloc_user;
+    int threads;      // thread count of the new world; < 0 = the saved world's (default -1)
+    int max_capacity; // agent capacity beyond which CROWD_ERR_SNAPSHOT_TOO_LARGE is returned
+                      // instead of allocating (default 1 << 24); lower it for untrusted input
+} crowd_load_def;
+
+CROWD_API crowd_load_def crowd_load_def_default(void);
+
+// Creates a world from a snapshot (def may be NULL for the defaults). Any damage to the input,
+// including a single flipped bit, returns a CROWD_ERR_SNAPSHOT_* status; on any failure *out is
+// set to NULL and nothing stays allocated.
+CROWD_API crowd_status crowd_world_load(const void* data, size_t size, const crowd_load_def* def,
+                                        crowd_world** out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

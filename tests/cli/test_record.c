@@ -1,0 +1,306 @@
+// Recordings: what a run writes is what the reader (and the replay page) get back.
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "cli.h"
+#include "record.h"
+#include "scenario.h"
+
+static const char SCENE[] =
+    "{\"name\": \"rec test\", \"world\": {\"seed\": 3, \"dt\": 0.1},\n"
+    " \"crowds\": [\n"
+    "  {\"count\": 300, \"area\": {\"kind\": \"uniform\", \"min\": [-20, -20], \"max\": [20, "
+    "20]},\n"
+    "   \"agent\": {\"random_speed\": 1.0}},\n"
+    "  {\"count\": 100, \"area\": {\"kind\": \"circle\", \"center\": [30, 0], \"radius\": 5},\n"
+    "   \"goal\": {\"mode\": \"seek\", \"target\": [-30, 0]}},\n"
+    "  {\"count\": 50, \"area\": {\"kind\": \"grid\", \"center\": [0, 30]},\n"
+    "   \"goal\": {\"mode\": \"flee\", \"target\": [0, 25], \"slow_radius\": 2}}]}";
+
+typedef struct truth {
+    int count;
+    crowd_agent_id* ids;
+    crowd_vec2* pos;
+    crowd_vec2* heading;
+    uint64_t tick;
+} truth;
+
+static void capture(const built_world* b, truth* t) {
+    int n = crowd_world_agent_count(b->world);
+    t->ids = malloc(sizeof *t->ids * (size_t)n);
+    t->pos = malloc(sizeof *t->pos * (size_t)n);
+    t->heading = malloc(sizeof *t->heading * (size_t)n);
+    cr_assert_eq(crowd_world_get_agents(b->world, t->ids, t->pos, NULL, n, &t->count), CROWD_OK);
+    for (int i = 0; i < t->count; ++i)
+        cr_assert_eq(crowd_agent_get_heading(b->world, t->ids[i], &t->heading[i]), CROWD_OK);
+    t->tick = crowd_world_tick(b->world);
+}
+
+static void free_truth(truth* t) {
+    free(t->ids);
+    free(t->pos);
+    free(t->heading);
+}
+
+static float angle_diff(float a, float b) {
+    float d = fmodf(a - b, 6.2831853f);
+    if (d > 3.14159265f) d -= 6.2831853f;
+    if (d < -3.14159265f) d += 6.2831853f;
+    return fabsf(d);
+}
+
+// Runs SCENE, recording frames at ticks 0, 4, 8 and 12 and removing agents after tick 8 so that
+// the handle table changes; returns the bytes and the true states.
+static void record_scene(rec_writer* w, truth tr[4], scenario* sc) {
+    char err[512];
+    cr_assert(scenario_parse("rec.json", SCENE, sizeof SCENE - 1, sc, err, sizeof err), "%s", err);
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    cr_assert(scenario_build(sc, &o, &b, err, sizeof err), "%s", err);
+    cr_assert(rec_begin(w, &b, 4));
+    for (int f = 0; f < 4; ++f) {
+        if (f == 3) {
+            truth now;
+            capture(&b, &now);
+            for (int k = 0; k < 20; ++k) crowd_agent_remove(b.world, now.ids[k * 7]);
+            free_truth(&now);
+        }
+        if (f > 0)
+            for (int t = 0; t < 4; ++t) cr_assert_eq(crowd_world_step(b.world), CROWD_OK);
+        cr_assert(rec_frame(w, &b));
+        capture(&b, &tr[f]);
+    }
+    cr_assert(rec_end(w));
+    built_world_free(&b);
+}
+
+Test(record, round_trip_within_the_quantization_bound) {
+    rec_writer w;
+    truth tr[4];
+    scenario sc;
+    record_scene(&w, tr, &sc);
+    uint8_t* copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    recording r;
+    char err[256];
+    cr_assert(rec_parse(copy, w.len, "mem", &r, err, sizeof err), "%s", err);
+    cr_assert_str_eq(r.name, "rec test");
+    cr_assert_float_eq(r.dt, 0.1f, 0.0f);
+    cr_assert_eq(r.record_every, 4);
+    cr_assert_eq(r.frame_count, 4);
+    cr_assert_eq(r.table_count, 2, "one table, then a new one after the removals");
+    // Goals: seek at (-30, 0), flee at (0, 25) with its slow radius.
+    cr_assert_eq(r.goal_count, 2);
+    cr_assert_eq(r.goals[0].kind, AGENT_SEEK);
+    cr_assert_float_eq(r.goals[0].x, -30.0f, 0.0f);
+    cr_assert_eq(r.goals[1].kind, AGENT_FLEE);
+    cr_assert_float_eq(r.goals[1].radius, 2.0f, 0.0f);
+    for (int f = 0; f < 4; ++f) {
+        const rec_frame_view* fv = &r.frames[f];
+        const rec_table* t = &r.tables[fv->table];
+        cr_assert_eq(fv->tick, tr[f].tick);
+        cr_assert_eq(fv->count, tr[f].count);
+        cr_assert_eq(fv->count, f < 3 ? 450 : 430);
+        const float bound_x = (fv->max_x - fv->min_x) / 131070.0f * 1.001f + 1e-5f;
+        const float bound_y = (fv->max_y - fv->min_y) / 131070.0f * 1.001f + 1e-5f;
+        for (int i = 0; i < fv->count; ++i) {
+            cr_assert_eq(t->index1[i], tr[f].ids[i].index1);
+            cr_assert_eq(t->generation[i], tr[f].ids[i].generation);
+            float x, y, h;
+            rec_decode(fv, i, &x, &y, &h);
+            cr_assert_leq(fabsf(x - tr[f].pos[i].x), bound_x, "frame %d agent %d x", f, i);
+            cr_assert_leq(fabsf(y - tr[f].pos[i].y), bound_y, "frame %d agent %d y", f, i);
+            const float want = atan2f(tr[f].heading[i].y, tr[f].heading[i].x);
+            cr_assert_leq(angle_diff(h, want), 3.14159265f / 256.0f + 1e-5f,
+                          "frame %d agent %d heading", f, i);
+            // The crowd order gives the kinds: 300 plain, 100 seek, 50 flee (by handle index).
+            const uint32_t idx = t->index1[i] - 1;
+            const int want_kind = idx < 300 ? AGENT_PLAIN : (idx < 400 ? AGENT_SEEK : AGENT_FLEE);
+            cr_assert_eq(t->kind[i], want_kind);
+        }
+    }
+    // Agents move between frames.
+    cr_assert_neq(memcmp(r.frames[0].qx, r.frames[1].qx, 2 * 450), 0);
+    rec_free(&r);
+    for (int f = 0; f < 4; ++f) free_truth(&tr[f]);
+    rec_writer_free(&w);
+    scenario_free(&sc);
+}
+
+static bool parse_copy(const rec_writer* w, size_t len, void (*edit)(uint8_t*, size_t), char* err,
+                       size_t errlen) {
+    uint8_t* copy = malloc(len);
+    memcpy(copy, w->buf, len < w->len ? len : w->len);
+    if (edit) edit(copy, len);
+    recording r;
+    bool ok = rec_parse(copy, len, "x.rec", &r, err, errlen);
+    if (ok) rec_free(&r);
+    return ok;
+}
+
+static void flip_middle(uint8_t* d, size_t len) {
+    d[len / 2] ^= 0x10;
+}
+static void bad_magic(uint8_t* d, size_t len) {
+    (void)len;
+    d[0] = 'X';
+}
+// Version 2 with a correct checksum: the version check must speak, not the checksum.
+static void version_two(uint8_t* d, size_t len) {
+    d[8] = 2;
+    const uint64_t h = rec_checksum(d, len - 8);
+    for (int k = 0; k < 8; ++k) d[len - 8 + (size_t)k] = (uint8_t)(h >> (8 * k));
+}
+
+Test(record, corrupt_truncated_and_foreign_files_are_refused) {
+    rec_writer w;
+    truth tr[4];
+    scenario sc;
+    record_scene(&w, tr, &sc);
+    char err[256];
+    cr_assert(parse_copy(&w, w.len, NULL, err, sizeof err), "%s", err);
+    cr_assert(!parse_copy(&w, w.len, flip_middle, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: checksum mismatch: the recording is corrupt");
+    cr_assert(!parse_copy(&w, w.len - 24, NULL, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: truncated recording (no END chunk)");
+    cr_assert(!parse_copy(&w, 20, NULL, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: truncated recording (20 bytes)");
+    cr_assert(!parse_copy(&w, w.len, bad_magic, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: not a crowd recording (bad magic number)");
+    cr_assert(!parse_copy(&w, w.len, version_two, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: recording version 2 is not supported (this crowd reads 1)");
+    for (int f = 0; f < 4; ++f) free_truth(&tr[f]);
+    rec_writer_free(&w);
+    scenario_free(&sc);
+}
+
+static uint8_t b64_value(char c) {
+    if (c >= 'A' && c <= 'Z') return (uint8_t)(c - 'A');
+    if (c >= 'a' && c <= 'z') return (uint8_t)(c - 'a' + 26);
+    if (c >= '0' && c <= '9') return (uint8_t)(c - '0' + 52);
+    return c == '+' ? 62 : 63;
+}
+
+Test(record, html_replay_embeds_the_exact_bytes_and_loads_nothing) {
+    rec_writer w;
+    truth tr[4];
+    scenario sc;
+    record_scene(&w, tr, &sc);
+    char* html = NULL;
+    size_t len = 0;
+    FILE* f = open_memstream(&html, &len);
+    cr_assert(viewer_write_html(f, w.buf, w.len, "a <b> & c"));
+    fclose(f);
+    cr_assert(strstr(html, "<title>a &lt;b&gt; &amp; c - crowdstep replay</title>"));
+    const char* open = "<script id=\"recording\" type=\"application/octet-stream\">";
+    const char* p = strstr(html, open);
+    cr_assert(p);
+    p += strlen(open);
+    const char* end = strstr(p, "</script>");
+    cr_assert(end);
+    // Decode the embedded base64 independently and compare with the recording.
+    size_t n = 0;
+    uint8_t* out = malloc((size_t)(end - p));
+    for (const char* q = p; q + 3 < end; q += 4) {
+        const uint32_t v = (uint32_t)b64_value(q[0]) << 18 | (uint32_t)b64_value(q[1]) << 12 |
+                           (uint32_t)(q[2] == '=' ? 0 : b64_value(q[2])) << 6 |
+                           (uint32_t)(q[3] == '=' ? 0 : b64_value(q[3]));
+        out[n++] = (uint8_t)(v >> 16);
+        if (q[2] != '=') out[n++] = (uint8_t)(v >> 8);
+        if (q[3] != '=') out[n++] = (uint8_t)v;
+    }
+    cr_assert_eq(n, w.len);
+    cr_assert_eq(memcmp(out, w.buf, n), 0);
+    // Self-contained: no external scripts, styles, images or fetches.
+    cr_assert_null(strstr(html, "http:"));
+    cr_assert_null(strstr(html, "https:"));
+    cr_assert_null(strstr(html, " src="));
+    cr_assert_null(strstr(html, "<link"));
+    cr_assert_null(strstr(html, "fetch("));
+    cr_assert_null(strstr(html, "@@"), "every placeholder replaced");
+    free(out);
+    free(html);
+    for (int k = 0; k < 4; ++k) free_truth(&tr[k]);
+    rec_writer_free(&w);
+    scenario_free(&sc);
+}
+
+// Paths, queue targets and respawn areas come from the scenario, behavior kinds from the world.
+// The world here is built from a plain scenario and given the rich one's description, so the
+// chunks are checked whether or not this build can build the behaviors.
+static const char RICH[] =
+    "{\"paths\": [{\"name\": \"ring\", \"points\": [[0, 0], [10, 0], [10, 10], [0, 0]]},\n"
+    "            {\"name\": \"line\", \"points\": [[-5, -5], [5, -5]]}],\n"
+    " \"crowds\": [\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"path\": {\"name\": \"ring\", \"kind\": \"tube\", \"tube_radius\": 2}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"path\": {\"name\": \"ring\", \"kind\": \"tube\", \"tube_radius\": 3}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"path\": {\"name\": \"line\", \"mode\": \"ping_pong\"},\n"
+    "   \"followers\": {\"count\": 2}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"queue\": {\"target\": [7, 8], \"arrive_radius\": 0.9, \"on_arrival\": \"respawn\",\n"
+    "             \"start_area\": {\"kind\": \"uniform\", \"min\": [-9, -9], \"max\": [-8, "
+    "-7]}}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"queue\": {\"target\": [1, 2], \"on_arrival\": \"respawn\",\n"
+    "             \"start_area\": {\"kind\": \"circle\", \"center\": [4, 5], \"radius\": 6}}},\n"
+    "  {\"count\": 3, \"area\": {\"kind\": \"grid\", \"center\": [0, 0]},\n"
+    "   \"goal\": {\"mode\": \"arrive\", \"target\": [3, 3], \"slow_radius\": 5}}]}";
+
+Test(record, scenario_paths_goals_areas_and_kinds) {
+    scenario rich, plain;
+    char err[512];
+    cr_assert(scenario_parse("rich.json", RICH, sizeof RICH - 1, &rich, err, sizeof err), "%s",
+              err);
+    const char text[] = "{\"crowds\": [{\"count\": 5, \"area\": {\"kind\": \"grid\", "
+                        "\"center\": [0, 0]}}]}";
+    cr_assert(scenario_parse("plain.json", text, sizeof text - 1, &plain, err, sizeof err));
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    cr_assert(scenario_build(&plain, &o, &b, err, sizeof err), "%s", err);
+    crowd_agent_id ids[5];
+    int n;
+    cr_assert_eq(crowd_world_get_agents(b.world, ids, NULL, NULL, 5, &n), CROWD_OK);
+    const agent_kind kinds[5] = {AGENT_LEADER, AGENT_FOLLOWER, AGENT_TUBE, AGENT_QUEUE,
+                                 AGENT_WAYPOINTS};
+    for (int k = 0; k < 5; ++k) cr_assert(built_world_set_kind(&b, ids[k], kinds[k]));
+    b.sc = &rich;
+    rec_writer w;
+    cr_assert(rec_begin(&w, &b, 1));
+    cr_assert(rec_frame(&w, &b));
+    cr_assert(rec_end(&w));
+    uint8_t* copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    recording r;
+    cr_assert(rec_parse(copy, w.len, "mem", &r, err, sizeof err), "%s", err);
+    cr_assert_eq(r.path_count, 2);
+    cr_assert_eq(r.paths[0].uses, 2u, "ring: tube only");
+    cr_assert_float_eq(r.paths[0].tube_radius, 3.0f, 0.0f, "the widest tube on the path");
+    cr_assert_eq(r.paths[0].count, 4);
+    cr_assert_float_eq(r.paths[0].xy[5], 10.0f, 0.0f);
+    cr_assert_eq(r.paths[1].uses, 1u, "line: waypoints only");
+    cr_assert_float_eq(r.paths[1].tube_radius, 0.0f, 0.0f);
+    cr_assert_eq(r.goal_count, 3);
+    cr_assert_eq(r.goals[0].kind, AGENT_QUEUE);
+    cr_assert_float_eq(r.goals[0].x, 7.0f, 0.0f);
+    cr_assert_float_eq(r.goals[0].radius, 0.9f, 0.0f);
+    cr_assert_eq(r.goals[2].kind, AGENT_ARRIVE);
+    cr_assert_float_eq(r.goals[2].radius, 5.0f, 0.0f);
+    cr_assert_eq(r.area_count, 2);
+    cr_assert_eq(r.areas[0].shape, 0u);
+    cr_assert_float_eq(r.areas[0].v[3], -7.0f, 0.0f);
+    cr_assert_eq(r.areas[1].shape, 1u);
+    cr_assert_float_eq(r.areas[1].v[2], 6.0f, 0.0f);
+    for (int k = 0; k < 5; ++k) cr_assert_eq(r.tables[0].kind[k], kinds[k]);
+    rec_free(&r);
+    rec_writer_free(&w);
+    b.sc = &plain;
+    built_world_free(&b);
+    scenario_free(&rich);
+    scenario_free(&plain);
+}

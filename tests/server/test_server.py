@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Drives crowd-server with a scripted client and checks its deltas against the library's state.
+
+1. Lockstep session: a seeded script of adds, removes, goal changes, teleports and bad commands
+   interleaved with steps. The client applies every tick line's deltas to its own copy of the
+   world; after each batch of steps it asks for a full dump (read from the library) and requires
+   its copy to be exactly equal. Errors must come exactly for the commands that should fail.
+2. The same script on 1 and 2 threads gives byte-identical output (hashes included).
+3. Real-time mode ticks on its clock: N tick lines, no faster than the rate allows.
+Usage: test_server.py PATH_TO_CROWD_SERVER
+"""
+import json
+import random
+import subprocess
+import sys
+import time
+
+server = sys.argv[1]
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    print(("PASS: " if ok else "FAIL: ") + what)
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+    return ok
+
+
+class Client:
+    def __init__(self, threads):
+        self.p = subprocess.Popen([server, "--lockstep", "--threads", str(threads)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.lines = []  # everything the server wrote, in order
+        self.state = {}  # id -> [x, y, vx, vy], from deltas only
+        self.ref_to_id = {}
+        self.errors = []
+
+    def send(self, obj):
+        self.p.stdin.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
+
+    def read(self):
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError("server closed its output")
+        self.lines.append(line)
+        return json.loads(line)
+
+    def apply(self, msg):
+        for ref, aid in msg["added"]:
+            self.ref_to_id[ref] = aid
+        for aid in msg["removed"]:
+            self.state.pop(aid, None)
+        for aid, x, y, vx, vy in msg["changed"]:
+            self.state[aid] = [x, y, vx, vy]
+
+    def step(self, n):
+        self.send({"cmd": "step", "n": n})
+        ticks = 0
+        while ticks < n:
+            msg = self.read()
+            if "error" in msg:
+                self.errors.append(msg)
+            else:
+                self.apply(msg)
+                ticks += 1
+        return msg["tick"]
+
+    def dump(self):
+        self.send({"cmd": "dump"})
+        while True:
+            msg = self.read()
+            if "error" in msg:
+                self.errors.append(msg)
+            else:
+                return msg["dump"]
+
+    def finish(self):
+        self.p.stdin.close()
+        line = self.p.stdout.readline()
+        self.lines.append(line)
+        self.p.wait(timeout=30)
+        return json.loads(line)["final"]
+
+
+def session(threads, seed=7):
+    """Runs the scripted session; returns (client, expected error lines, dumps)."""
+    rng = random.Random(seed)
+    c = Client(threads)
+    line = 0
+    expect_errors = []
+    dumps = []
+
+    def send(obj, fails=False):
+        nonlocal line
+        line += 1
+        if fails:
+            expect_errors.append(line)
+        c.send(obj)
+
+    modes = ["seek", "arrive", "flee", "none"]
+    next_ref = 0
+    for _ in range(60):
+        send({"cmd": "add", "ref": next_ref, "x": rng.uniform(-15, 15), "y": rng.uniform(-15, 15),
+              "vx": rng.uniform(-1, 1), "vy": rng.uniform(-1, 1),
+              "goal": {"mode": rng.choice(modes), "x": rng.uniform(-15, 15),
+                       "y": rng.uniform(-15, 15)}})
+        next_ref += 1
+    line += 1
+    c.step(3)
+    removed = []
+    for rnd in range(25):
+        live = sorted(c.state)
+        for _ in range(rng.randint(1, 6)):
+            op = rng.random()
+            if op < 0.2 and live:
+                aid = live.pop(rng.randrange(len(live)))
+                send({"cmd": "remove", "id": aid})
+                removed.append(aid)
+            elif op < 0.4 and live:
+                send({"cmd": "teleport", "id": rng.choice(live), "x": rng.uniform(-20, 20),
+                      "y": rng.uniform(-20, 20)})
+            elif op < 0.6 and live:
+                send({"cmd": "set_goal", "id": rng.choice(live), "mode": rng.choice(modes),
+                      "x": rng.uniform(-15, 15), "y": rng.uniform(-15, 15)})
+            elif op < 0.8:
+                send({"cmd": "add", "ref": next_ref, "x": rng.uniform(-15, 15),
+                      "y": rng.uniform(-15, 15)})
+                next_ref += 1
+            else:
+                bad = rng.randrange(5)
+                if bad == 0 and removed:
+                    send({"cmd": "teleport", "id": rng.choice(removed), "x": 0, "y": 0}, True)
+                elif bad == 1:
+                    send("{not json", True)
+                elif bad == 2:
+                    send({"cmd": "add", "ref": next_ref, "max_speed": -1}, True)
+                elif bad == 3:
+                    send({"cmd": "fly"}, True)
+                else:
+                    send({"cmd": "set_goal", "id": live[0] if live else 1, "mode": "wander"}, True)
+        line += 1
+        c.step(rng.randint(1, 4))
+        if rnd % 5 == 4:
+            line += 1
+            dumps.append((c.dump(), {k: list(v) for k, v in c.state.items()}))
+    final = c.finish()
+    return c, expect_errors, dumps, final
+
+
+def as_map(agents):
+    return {a[0]: a[1:] for a in agents}
+
+
+c1, expect, dumps, final1 = session(1)
+check(len(dumps) == 5, "five dumps taken")
+for i, (dump, mine) in enumerate(dumps):
+    check(as_map(dump["agents"]) == mine,
+          f"dump {i} (tick {dump['tick']}, {len(mine)} agents): deltas rebuild the library's state")
+check(as_map(final1["agents"]) == c1.state, "final state equals the deltas' state")
+check(final1["tick"] == dumps[-1][0]["tick"] and final1["hash"] == dumps[-1][0]["hash"],
+      "the final line repeats the last dump's tick and hash (nothing ran after it)")
+got = [e["line"] for e in c1.errors]
+check(got == expect, f"errors exactly on the failing commands ({len(expect)}): {got[:8]}")
+check(any("stale agent handle" in e["error"] for e in c1.errors), "stale handles are reported")
+check(len(c1.state) > 40, f"a crowd remains ({len(c1.state)} agents)")
+
+c2, _, _, final2 = session(2)
+check(c1.lines == c2.lines, "1 and 2 threads: byte-identical output")
+check(final1["hash"] == final2["hash"], f"same final hash {final1['hash']}")
+
+# Real-time mode: 12 ticks at 100 Hz, commands arriving while it runs.
+t0 = time.monotonic()
+p = subprocess.Popen([server, "--rate", "100", "--ticks", "12"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, text=True)
+p.stdin.write(json.dumps({"cmd": "add", "ref": 5, "x": 1, "y": 2,
+                          "goal": {"mode": "seek", "x": 10, "y": 2}}) + "\n")
+p.stdin.flush()
+out, _ = p.communicate(timeout=30)
+elapsed = time.monotonic() - t0
+msgs = [json.loads(x) for x in out.splitlines()]
+ticks = [m for m in msgs if "tick" in m]
+check(len(ticks) == 12 and msgs[-1]["final"]["tick"] == 12, "real-time: 12 tick lines, then final")
+check(elapsed >= 0.11, f"real-time: 12 ticks at 100 Hz took {elapsed:.3f} s (>= 0.11)")
+check(any(m["added"] == [[5, 1]] for m in ticks), "real-time: the add was applied between ticks")
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,130 @@
+// crowd run FILE: run a scenario, print its timings, optionally record it and hash it.
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void usage(FILE* f) {
+    fputs("usage: crowd run FILE [options]\n"
+          "\n"
+          "Runs the scenario FILE (see tools/scenarios/README.md) and prints agents, ticks,\n"
+          "ms/tick (median and p95), agent-steps/s and the per-phase times. A progress bar is\n"
+          "drawn when stdout is a terminal.\n"
+          "\n"
+          "options:\n"
+          "  --ticks N           ticks to step (default: the scenario's world.ticks)\n"
+          "  --threads T         OpenMP threads, 0 = all cores (default 0)\n"
+          "  --agents-scale K    multiply every crowd's count by K (followers per leader stay)\n"
+          "  --record OUT        write a binary recording of the run to OUT\n"
+          "  --record-every K    record every K-th tick (default: the scenario's "
+          "world.record_every)\n"
+          "  --hash              print the final state hash as 'state-hash: <hex>'\n"
+          "  -h, --help          show this help\n",
+          f);
+}
+
+int cmd_run(int argc, char** argv) {
+    const char* cmd = "run";
+    const char* file = NULL;
+    const char* record = NULL;
+    long ticks = -1, threads = 0, every = -1;
+    double scale = 1.0;
+    bool hash = false;
+    for (int i = 2; i < argc; ++i) {
+        const char* a = argv[i];
+        const char* v;
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--hash")) {
+            hash = true;
+        } else if (!strcmp(a, "--ticks")) {
+            if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, a, v, 0, 100000000, &ticks))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "--threads")) {
+            if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, a, v, 0, 1024, &threads))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "--record-every")) {
+            if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, a, v, 1, 100000000, &every))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "--agents-scale")) {
+            if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_double(cmd, a, v, 0.0, 1e6, &scale))
+                return EXIT_USAGE;
+        } else if (!strcmp(a, "--record")) {
+            if (!(record = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            cli_error(cmd, "unknown option '%s' (try crowd run --help)", a);
+            return EXIT_USAGE;
+        } else if (file) {
+            cli_error(cmd, "one scenario file at a time (got '%s' and '%s')", file, a);
+            return EXIT_USAGE;
+        } else {
+            file = a;
+        }
+    }
+    if (!file) {
+        cli_error(cmd, "missing the scenario file (try crowd run --help)");
+        return EXIT_USAGE;
+    }
+
+    char err[1024];
+    scenario sc;
+    if (!scenario_load(file, &sc, err, sizeof err)) {
+        cli_error(cmd, "%s", err);
+        return 1;
+    }
+    // Open the output before the run so that an unwritable path fails at once.
+    FILE* out = record ? cli_open_out(cmd, record, "wb") : NULL;
+    if (record && !out) {
+        scenario_free(&sc);
+        return 1;
+    }
+    built_world b;
+    build_options bo = {.threads = (int)threads, .agents_scale = scale};
+    int rc = 0;
+    if (!scenario_build(&sc, &bo, &b, err, sizeof err)) {
+        cli_error(cmd, "%s", err);
+        if (out) {
+            fclose(out);
+            remove(record);
+        }
+        scenario_free(&sc);
+        return 1;
+    }
+    rec_writer rec;
+    const int record_every = every > 0 ? (int)every : sc.record_every;
+    if (out && !rec_begin(&rec, &b, record_every)) {
+        cli_error(cmd, "out of memory");
+        rc = 1;
+    }
+    run_options ro = {.ticks = ticks >= 0 ? (int)ticks : sc.ticks,
+                      .progress = isatty(STDOUT_FILENO) == 1,
+                      .rec = out ? &rec : NULL,
+                      .record_every = record_every};
+    run_stats st;
+    if (rc == 0 && !run_world(&b, &ro, &st, err, sizeof err)) {
+        cli_error(cmd, "%s", err);
+        rc = 1;
+    }
+    if (rc == 0) {
+        print_run_summary(stdout, &b, &st);
+        if (hash) printf("state-hash: %016" PRIx64 "\n", st.hash);
+    }
+    if (out) {
+        if (rc == 0 && !rec_finish(&rec, out)) {
+            cli_error(cmd, "cannot write '%s'", record);
+            rc = 1;
+        }
+        if (!cli_close_out(cmd, record, out)) rc = 1;
+        if (rc != 0) remove(record);
+        if (rc == 0)
+            printf("recording: %s (%d frame%s, every %d ticks, %.1f MB)\n", record, rec.frames,
+                   rec.frames == 1 ? "" : "s", record_every, (double)rec.len / 1e6);
+        rec_writer_free(&rec);
+    }
+    built_world_free(&b);
+    scenario_free(&sc);
+    return rc;
+}

@@ -1,0 +1,128 @@
+// Recordings: a compact binary log of a run that `crowd view` turns into an HTML replay.
+//
+// Layout (little-endian, every chunk 4-byte aligned):
+//
+//   "CROWDREC"  u32 version (1)  u32 flags (0)
+//   chunks: u32 tag, u32 size (payload bytes, a multiple of 4), payload
+//     META  f32 dt, u32 record_every, u32 world_tag, u32 name_len, name (padded)
+//     PATH  u32 uses (bit 0 waypoints, bit 1 tube), f32 tube_radius, u32 count, f32 xy[2 count]
+//     GOAL  u32 agent_kind, f32 x, f32 y, f32 radius        (goal and queue targets)
+//     AREA  u32 shape (0 rectangle, 1 circle), f32 a, b, c, d (queue respawn areas)
+//     HNDL  u32 count, u32 index1[count], u16 generation[count], u8 agent_kind[count]
+//           (each array padded to 4 bytes); the handle table of the frames that follow
+//     FRAM  u32 tick_lo, u32 tick_hi, u32 count, f32 min_x, min_y, max_x, max_y,
+//           u16 qx[count], u16 qy[count], u8 heading[count] (each array padded to 4 bytes)
+//     END   u32 frame_count, u32 0, u64 checksum
+//
+// Positions are quantized to 16 bits per axis inside each frame's bounding box (error at most
+// extent / 131070, 3 mm across a 400 m plaza); headings to 8 bits of angle (1.4 degrees).
+// Agent i of a frame is entry i of the latest HNDL. The checksum is FNV-1a (64 bit) over every
+// byte of the file before the checksum field.
+#ifndef CROWD_CLI_RECORD_H
+#define CROWD_CLI_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "build.h"
+
+#define REC_MAGIC "CROWDREC"
+#define REC_VERSION 1u
+
+uint64_t rec_checksum(const uint8_t* data, size_t len);
+
+// ---- writing ----------------------------------------------------------------------------------
+
+typedef struct rec_writer {
+    uint8_t* buf;
+    size_t len, cap;
+    bool failed; // out of memory at some point
+    int frames;
+    // The agents of the last frame and their table, to write HNDL only when it changes.
+    crowd_agent_id* ids;
+    crowd_vec2* pos;
+    uint8_t* kinds;
+    uint8_t* prev_kinds;
+    crowd_agent_id* prev_ids;
+    int prev_count, cap_agents;
+} rec_writer;
+
+// Starts a recording of `b` (header, META, and the scenario's paths, goals and areas).
+bool rec_begin(rec_writer* w, const built_world* b, int record_every);
+// Appends the world's current state as a frame.
+bool rec_frame(rec_writer* w, const built_world* b);
+// Appends END; the complete recording is then w->buf[0, w->len).
+bool rec_end(rec_writer* w);
+// rec_end, then writes the whole recording to f; false on a write error.
+bool rec_finish(rec_writer* w, FILE* f);
+void rec_writer_free(rec_writer* w);
+
+// ---- reading ----------------------------------------------------------------------------------
+
+typedef struct rec_path {
+    uint32_t uses;
+    float tube_radius;
+    int count;
+    const float* xy;
+} rec_path;
+
+typedef struct rec_goal {
+    uint32_t kind;
+    float x, y, radius;
+} rec_goal;
+
+typedef struct rec_area {
+    uint32_t shape;
+    float v[4];
+} rec_area;
+
+typedef struct rec_table {
+    int count;
+    const uint32_t* index1;
+    const uint16_t* generation;
+    const uint8_t* kind;
+} rec_table;
+
+typedef struct rec_frame_view {
+    uint64_t tick;
+    int count;
+    int table; // index into recording.tables
+    float min_x, min_y, max_x, max_y;
+    const uint16_t* qx;
+    const uint16_t* qy;
+    const uint8_t* heading;
+} rec_frame_view;
+
+typedef struct recording {
+    uint8_t* data; // the whole file; the views below point into it
+    size_t size;
+    float dt;
+    int record_every;
+    uint32_t world_tag;
+    char* name;
+    rec_path* paths;
+    int path_count;
+    rec_goal* goals;
+    int goal_count;
+    rec_area* areas;
+    int area_count;
+    rec_table* tables;
+    int table_count;
+    rec_frame_view* frames;
+    int frame_count;
+} recording;
+
+// Reads and checks a recording (magic, version, structure, checksum). On failure returns false
+// with "file: reason" in err.
+bool rec_read(const char* file, recording* out, char* err, size_t errlen);
+// The same over bytes in memory; takes ownership of `data` (malloc'd) in every case.
+bool rec_parse(uint8_t* data, size_t size, const char* name, recording* out, char* err,
+               size_t errlen);
+void rec_free(recording* r);
+
+// Decoded position and heading (radians) of agent i of frame f.
+void rec_decode(const rec_frame_view* f, int i, float* x, float* y, float* heading);
+
+#endif

@@ -1,0 +1,279 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+static uint32_t tag(const char t[4]) {
+    return (uint32_t)(unsigned char)t[0] | (uint32_t)(unsigned char)t[1] << 8 |
+           (uint32_t)(unsigned char)t[2] << 16 | (uint32_t)(unsigned char)t[3] << 24;
+}
+
+uint64_t rec_checksum(const uint8_t* data, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; ++i) {
+        h ^= data[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static uint8_t* reserve(rec_writer* w, size_t n) {
+    if (w->failed) return NULL;
+    if (w->len + n > w->cap) {
+        size_t cap = w->cap ? w->cap : 1 << 16;
+        while (cap < w->len + n) cap *= 2;
+        uint8_t* b = realloc(w->buf, cap);
+        if (!b) {
+            w->failed = true;
+            return NULL;
+        }
+        w->buf = b;
+        w->cap = cap;
+    }
+    uint8_t* p = w->buf + w->len;
+    w->len += n;
+    return p;
+}
+
+// Little-endian stores; the host order is not assumed.
+static void put(rec_writer* w, const void* src, size_t n) {
+    uint8_t* p = reserve(w, n);
+    if (p) memcpy(p, src, n);
+}
+static void put_u8(rec_writer* w, uint8_t v) {
+    put(w, &v, 1);
+}
+static void put_u16(rec_writer* w, uint16_t v) {
+    const uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    put(w, b, 2);
+}
+static void put_u32(rec_writer* w, uint32_t v) {
+    const uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(w, b, 4);
+}
+static void put_f32(rec_writer* w, float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(w, u);
+}
+static void pad4(rec_writer* w) {
+    while (!w->failed && (w->len & 3u)) put_u8(w, 0);
+}
+
+// Chunks are written with a zero size and patched when they end.
+static size_t chunk_begin(rec_writer* w, const char t[4]) {
+    put_u32(w, tag(t));
+    put_u32(w, 0);
+    return w->len;
+}
+static void chunk_end(rec_writer* w, size_t start) {
+    pad4(w);
+    if (w->failed) return;
+    const uint32_t size = (uint32_t)(w->len - start);
+    uint8_t* p = w->buf + start - 4;
+    p[0] = (uint8_t)size;
+    p[1] = (uint8_t)(size >> 8);
+    p[2] = (uint8_t)(size >> 16);
+    p[3] = (uint8_t)(size >> 24);
+}
+
+static void put_area(rec_writer* w, const sc_area* a) {
+    size_t c = chunk_begin(w, "AREA");
+    if (a->kind == SC_AREA_CIRCLE) {
+        put_u32(w, 1);
+        put_f32(w, a->center.x);
+        put_f32(w, a->center.y);
+        put_f32(w, a->radius);
+        put_f32(w, 0.0f);
+    } else {
+        put_u32(w, 0);
+        put_f32(w, a->min.x);
+        put_f32(w, a->min.y);
+        put_f32(w, a->max.x);
+        put_f32(w, a->max.y);
+    }
+    chunk_end(w, c);
+}
+
+static void put_goal(rec_writer* w, agent_kind kind, crowd_vec2 p, float radius) {
+    size_t c = chunk_begin(w, "GOAL");
+    put_u32(w, (uint32_t)kind);
+    put_f32(w, p.x);
+    put_f32(w, p.y);
+    put_f32(w, radius);
+    chunk_end(w, c);
+}
+
+bool rec_begin(rec_writer* w, const built_world* b, int record_every) {
+    *w = (rec_writer){0};
+    const scenario* sc = b->sc;
+    put(w, REC_MAGIC, 8);
+    put_u32(w, REC_VERSION);
+    put_u32(w, 0);
+
+    size_t c = chunk_begin(w, "META");
+    put_f32(w, sc->dt);
+    put_u32(w, (uint32_t)record_every);
+    put_u32(w, 1);
+    const size_t name_len = strlen(sc->name);
+    put_u32(w, (uint32_t)name_len);
+    put(w, sc->name, name_len);
+    chunk_end(w, c);
+
+    for (int p = 0; p < sc->path_count; ++p) {
+        uint32_t uses = 0;
+        float tube = 0.0f;
+        for (int k = 0; k < sc->crowd_count; ++k) {
+            const sc_crowd* cr = &sc->crowds[k];
+            if (!cr->has_path || cr->path.path != p) continue;
+            if (cr->path.kind == SC_PATH_TUBE) {
+                uses |= 2;
+                if (cr->path.tube_radius > tube) tube = cr->path.tube_radius;
+            } else {
+                uses |= 1;
+            }
+        }
+        c = chunk_begin(w, "PATH");
+        put_u32(w, uses);
+        put_f32(w, tube);
+        put_u32(w, (uint32_t)sc->paths[p].count);
+        for (int i = 0; i < sc->paths[p].count; ++i) {
+            put_f32(w, sc->paths[p].points[i].x);
+            put_f32(w, sc->paths[p].points[i].y);
+        }
+        chunk_end(w, c);
+    }
+    for (int k = 0; k < sc->crowd_count; ++k) {
+        const sc_crowd* cr = &sc->crowds[k];
+        if (cr->has_goal) {
+            const agent_kind kind = cr->goal.mode == CROWD_GOAL_SEEK     ? AGENT_SEEK
+                                    : cr->goal.mode == CROWD_GOAL_ARRIVE ? AGENT_ARRIVE
+                                                                         : AGENT_FLEE;
+            put_goal(w, kind, cr->goal.target, cr->goal.slow_radius);
+        }
+        if (cr->has_queue) {
+            put_goal(w, AGENT_QUEUE, cr->queue.target, cr->queue.arrive_radius);
+            if (cr->queue.has_start_area) put_area(w, &cr->queue.start_area);
+        }
+    }
+    return !w->failed;
+}
+
+static bool grow_agents(rec_writer* w, int n) {
+    if (n <= w->cap_agents) return true;
+    int cap = w->cap_agents ? w->cap_agents : 1024;
+    while (cap < n) cap *= 2;
+    crowd_agent_id* ids = realloc(w->ids, sizeof *ids * (size_t)cap);
+    if (ids) w->ids = ids;
+    crowd_vec2* pos = realloc(w->pos, sizeof *pos * (size_t)cap);
+    if (pos) w->pos = pos;
+    uint8_t* kinds = realloc(w->kinds, (size_t)cap);
+    if (kinds) w->kinds = kinds;
+    uint8_t* pk = realloc(w->prev_kinds, (size_t)cap);
+    if (pk) w->prev_kinds = pk;
+    crowd_agent_id* pids = realloc(w->prev_ids, sizeof *pids * (size_t)cap);
+    if (pids) w->prev_ids = pids;
+    if (!ids || !pos || !kinds || !pk || !pids) return false;
+    w->cap_agents = cap;
+    return true;
+}
+
+static uint16_t quantize(float v, float lo, float ext) {
+    if (!(ext > 0.0f)) return 0;
+    double q = floor(((double)v - (double)lo) / (double)ext * 65535.0 + 0.5);
+    return (uint16_t)(q < 0.0 ? 0.0 : (q > 65535.0 ? 65535.0 : q));
+}
+
+bool rec_frame(rec_writer* w, const built_world* b) {
+    if (w->failed) return false;
+    const int n = crowd_world_agent_count(b->world);
+    if (!grow_agents(w, n)) {
+        w->failed = true;
+        return false;
+    }
+    int count = 0;
+    if (crowd_world_get_agents(b->world, w->ids, w->pos, NULL, w->cap_agents, &count) != CROWD_OK) {
+        w->failed = true;
+        return false;
+    }
+    for (int i = 0; i < count; ++i) {
+        const int idx = (int)w->ids[i].index1 - 1;
+        w->kinds[i] = idx < b->kind_cap ? b->kind[idx] : (uint8_t)AGENT_PLAIN;
+    }
+    const bool same = w->frames > 0 && count == w->prev_count &&
+                      memcmp(w->ids, w->prev_ids, sizeof *w->ids * (size_t)count) == 0 &&
+                      memcmp(w->kinds, w->prev_kinds, (size_t)count) == 0;
+    if (!same) {
+        size_t c = chunk_begin(w, "HNDL");
+        put_u32(w, (uint32_t)count);
+        for (int i = 0; i < count; ++i) put_u32(w, w->ids[i].index1);
+        for (int i = 0; i < count; ++i) put_u16(w, w->ids[i].generation);
+        pad4(w);
+        put(w, w->kinds, (size_t)count);
+        chunk_end(w, c);
+        memcpy(w->prev_ids, w->ids, sizeof *w->ids * (size_t)count);
+        memcpy(w->prev_kinds, w->kinds, (size_t)count);
+        w->prev_count = count;
+    }
+    float min_x = 0.0f, min_y = 0.0f, max_x = 0.0f, max_y = 0.0f;
+    for (int i = 0; i < count; ++i) {
+        const crowd_vec2 p = w->pos[i];
+        if (i == 0 || p.x < min_x) min_x = p.x;
+        if (i == 0 || p.y < min_y) min_y = p.y;
+        if (i == 0 || p.x > max_x) max_x = p.x;
+        if (i == 0 || p.y > max_y) max_y = p.y;
+    }
+    const float ex = max_x - min_x, ey = max_y - min_y;
+    const uint64_t tick = crowd_world_tick(b->world);
+    size_t c = chunk_begin(w, "FRAM");
+    put_u32(w, (uint32_t)tick);
+    put_u32(w, (uint32_t)(tick >> 32));
+    put_u32(w, (uint32_t)count);
+    put_f32(w, min_x);
+    put_f32(w, min_y);
+    put_f32(w, max_x);
+    put_f32(w, max_y);
+    for (int i = 0; i < count; ++i) put_u16(w, quantize(w->pos[i].x, min_x, ex));
+    pad4(w);
+    for (int i = 0; i < count; ++i) put_u16(w, quantize(w->pos[i].y, min_y, ey));
+    pad4(w);
+    uint8_t* hd = reserve(w, (size_t)count);
+    for (int i = 0; hd && i < count; ++i) {
+        crowd_vec2 h = {1.0f, 0.0f};
+        crowd_agent_get_heading(b->world, w->ids[i], &h);
+        const double a = atan2((double)h.y, (double)h.x) * (256.0 / 6.283185307179586);
+        hd[i] = (uint8_t)((int)floor(a + 0.5) & 255);
+    }
+    chunk_end(w, c);
+    w->frames++;
+    return !w->failed;
+}
+
+bool rec_end(rec_writer* w) {
+    // The END chunk's size is written up front: the checksum covers it.
+    put_u32(w, tag("END "));
+    put_u32(w, 16);
+    put_u32(w, (uint32_t)w->frames);
+    put_u32(w, 0);
+    if (w->failed) return false;
+    const uint64_t h = rec_checksum(w->buf, w->len);
+    put_u32(w, (uint32_t)h);
+    put_u32(w, (uint32_t)(h >> 32));
+    return !w->failed;
+}
+
+bool rec_finish(rec_writer* w, FILE* f) {
+    if (!rec_end(w)) return false;
+    return fwrite(w->buf, 1, w->len, f) == w->len && fflush(f) == 0 && !ferror(f);
+}
+
+void rec_writer_free(rec_writer* w) {
+    free(w->buf);
+    free(w->ids);
+    free(w->pos);
+    free(w->kinds);
+    free(w->prev_kinds);
+    free(w->prev_ids);
+    *w = (rec_writer){0};
+}

@@ -1,0 +1,564 @@
+// The scenario schema (tools/scenarios/README.md): one function per object kind.
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "scenario_fields.h"
+
+enum { MAX_AGENTS = 1 << 24, MAX_FOLLOWERS = 4096, MAX_TICKS = 100000000 };
+
+static const char* const AREA_NAMES[] = {"uniform", "grid", "jittered_grid", "circle"};
+static const char* const GOAL_NAMES[] = {NULL, "seek", "arrive", "flee"};
+static const char* const QUEUE_MODE_NAMES[] = {NULL, "seek", "arrive", NULL};
+static const char* const ARRIVAL_NAMES[] = {"stop", "remove", "respawn"};
+static const char* const PATH_KIND_NAMES[] = {"waypoints", "tube"};
+static const char* const PATH_MODE_NAMES[] = {"one_shot", "loop", "ping_pong"};
+static const char* const FORMATION_NAMES[] = {"none",  "column", "line",  "wedge",
+                                              "block", "circle", "custom"};
+
+const char* sc_area_kind_name(sc_area_kind k) {
+    return (unsigned)k < SC_AREA_KIND_COUNT ? AREA_NAMES[k] : "?";
+}
+const char* sc_formation_name(sc_formation f) {
+    return (unsigned)f < SC_FORMATION_COUNT ? FORMATION_NAMES[f] : "?";
+}
+const char* sc_path_kind_name(sc_path_kind k) {
+    return (unsigned)k < SC_PATH_KIND_COUNT ? PATH_KIND_NAMES[k] : "?";
+}
+const char* sc_path_mode_name(sc_path_mode m) {
+    return (unsigned)m < SC_PATH_MODE_COUNT ? PATH_MODE_NAMES[m] : "?";
+}
+const char* sc_arrival_name(sc_arrival a) {
+    return (unsigned)a < SC_ARRIVAL_COUNT ? ARRIVAL_NAMES[a] : "?";
+}
+
+// Runs `expr` on member `key` of `obj` with the context moved onto it, when the member exists.
+#define WITH_MEMBER(c, obj, key, node, expr)                                                       \
+    do {                                                                                           \
+        const cJSON* node = cJSON_GetObjectItemCaseSensitive((obj), (key));                        \
+        if (node) {                                                                                \
+            pc_mark mark_ = pc_push_key((c), (key));                                               \
+            bool ok_ = (expr);                                                                     \
+            pc_pop((c), mark_);                                                                    \
+            if (!ok_) return false;                                                                \
+        }                                                                                          \
+    } while (0)
+
+static bool kind_of(pctx* c, const cJSON* node, const char* what, const char* const* names,
+                    int count, int* kind) {
+    static const char* const only_kind[] = {"kind", NULL};
+    if (!cJSON_IsObject(node)) return pc_object(c, node, what, only_kind);
+    if (!pc_require(c, node, "kind")) return false;
+    return pc_enum(c, node, "kind", names, count, kind);
+}
+
+// ---- area -------------------------------------------------------------------------------------
+
+static bool parse_area(pctx* c, const cJSON* node, sc_area* a, bool start_area) {
+    static const char* const uniform_keys[] = {"kind", "min", "max", NULL};
+    static const char* const grid_keys[] = {"kind", "center", "spacing", "columns", NULL};
+    static const char* const jittered_keys[] = {"kind",    "center", "spacing",
+                                                "columns", "jitter", NULL};
+    static const char* const circle_keys[] = {"kind", "center", "radius", NULL};
+    static const char* const* const keys[] = {uniform_keys, grid_keys, jittered_keys, circle_keys};
+    static const char* const what[] = {"a uniform area", "a grid area", "a jittered_grid area",
+                                       "a circle area"};
+    int kind = 0;
+    if (!kind_of(c, node, "an area", AREA_NAMES, SC_AREA_KIND_COUNT, &kind)) return false;
+    if (start_area && kind != SC_AREA_UNIFORM && kind != SC_AREA_CIRCLE) {
+        pc_mark m = pc_push_key(c, "kind");
+        json_pos pos = pc_pos(c);
+        pc_pop(c, m);
+        return pc_fail(c, pos,
+                       "expected a start area of kind \"uniform\" or \"circle\", got \"%s\"",
+                       AREA_NAMES[kind]);
+    }
+    if (!pc_object(c, node, what[kind], keys[kind])) return false;
+    *a = (sc_area){.kind = (sc_area_kind)kind, .spacing = 1.0f, .jitter = 0.25f};
+    switch (a->kind) {
+    case SC_AREA_UNIFORM:
+        if (!pc_require(c, node, "min") || !pc_require(c, node, "max")) return false;
+        if (!pc_vec2(c, node, "min", false, &a->min) || !pc_vec2(c, node, "max", false, &a->max))
+            return false;
+        if (a->min.x > a->max.x || a->min.y > a->max.y) {
+            pc_mark m = pc_push_key(c, "max");
+            json_pos pos = pc_pos(c);
+            pc_pop(c, m);
+            return pc_fail(c, pos,
+                           "expected max >= min on both axes, got min [%g, %g], max [%g, %g]",
+                           (double)a->min.x, (double)a->min.y, (double)a->max.x, (double)a->max.y);
+        }
+        return true;
+    case SC_AREA_GRID:
+    case SC_AREA_JITTERED_GRID:
+        if (!pc_require(c, node, "center")) return false;
+        return pc_vec2(c, node, "center", false, &a->center) &&
+               pc_float(c, node, "spacing", PC_POSITIVE, &a->spacing) &&
+               pc_int(c, node, "columns", 1, MAX_AGENTS, &a->columns) &&
+               pc_float(c, node, "jitter", (pc_rule){0.0, 0.5, false}, &a->jitter);
+    case SC_AREA_CIRCLE:
+        if (!pc_require(c, node, "center") || !pc_require(c, node, "radius")) return false;
+        return pc_vec2(c, node, "center", false, &a->center) &&
+               pc_float(c, node, "radius", PC_POSITIVE, &a->radius);
+    default:
+        return false;
+    }
+}
+
+// ---- agent ------------------------------------------------------------------------------------
+
+static void agent_defaults(sc_agent* a) {
+    crowd_agent_def d = crowd_agent_def_default();
+    *a = (sc_agent){
+        .radius = {d.radius, d.radius},
+        .max_speed = {d.max_speed, d.max_speed},
+        .max_force = {d.max_force, d.max_force},
+        .separation_radius = {d.separation_radius, d.separation_radius},
+        .separation_weight = {d.separation_weight, d.separation_weight},
+        .heading = d.heading,
+    };
+}
+
+static bool parse_agent(pctx* c, const cJSON* node, sc_agent* a) {
+    static const char* const keys[] = {"radius",
+                                       "max_speed",
+                                       "max_force",
+                                       "separation_radius",
+                                       "separation_weight",
+                                       "heading",
+                                       "velocity",
+                                       "random_speed",
+                                       NULL};
+    if (!pc_object(c, node, "agent parameters", keys)) return false;
+    if (!pc_range(c, node, "radius", PC_POSITIVE, &a->radius) ||
+        !pc_range(c, node, "max_speed", PC_POSITIVE, &a->max_speed) ||
+        !pc_range(c, node, "max_force", PC_POSITIVE, &a->max_force) ||
+        !pc_range(c, node, "separation_radius", PC_POSITIVE, &a->separation_radius) ||
+        !pc_range(c, node, "separation_weight", PC_NON_NEGATIVE, &a->separation_weight) ||
+        !pc_vec2(c, node, "heading", true, &a->heading) ||
+        !pc_vec2(c, node, "velocity", false, &a->velocity) ||
+        !pc_float(c, node, "random_speed", PC_POSITIVE, &a->random_speed))
+        return false;
+    if (pc_has(node, "heading")) {
+        const float len = sqrtf(a->heading.x * a->heading.x + a->heading.y * a->heading.y);
+        a->heading = (crowd_vec2){a->heading.x / len, a->heading.y / len};
+        a->has_heading = true;
+    }
+    if (pc_has(node, "velocity") && pc_has(node, "random_speed")) {
+        pc_mark m = pc_push_key(c, "random_speed");
+        json_pos pos = pc_key_pos(c);
+        pc_pop(c, m);
+        return pc_fail(c, pos, "random_speed and velocity exclude each other");
+    }
+    return true;
+}
+
+// ---- behaviors --------------------------------------------------------------------------------
+
+static bool parse_goal(pctx* c, const cJSON* node, sc_goal* g) {
+    static const char* const keys[] = {"mode", "target", "slow_radius", "weight", NULL};
+    if (!pc_object(c, node, "a goal", keys)) return false;
+    if (!pc_require(c, node, "mode") || !pc_require(c, node, "target")) return false;
+    crowd_goal d = crowd_goal_default();
+    int mode = 0;
+    g->slow_radius = d.slow_radius;
+    g->weight = d.weight;
+    if (!pc_enum(c, node, "mode", GOAL_NAMES, CROWD_GOAL_MODE_COUNT, &mode) ||
+        !pc_vec2(c, node, "target", false, &g->target) ||
+        !pc_float(c, node, "slow_radius", PC_POSITIVE, &g->slow_radius) ||
+        !pc_float(c, node, "weight", PC_NON_NEGATIVE, &g->weight))
+        return false;
+    g->mode = (crowd_goal_mode)mode;
+    return true;
+}
+
+static bool parse_queue(pctx* c, const cJSON* node, sc_queue* q) {
+    static const char* const keys[] = {"target",      "mode",       "slow_radius",   "weight",
+                                       "cone_length", "cone_width", "arrive_radius", "on_arrival",
+                                       "start_area",  NULL};
+    if (!pc_object(c, node, "a queue", keys)) return false;
+    if (!pc_require(c, node, "target")) return false;
+    *q = (sc_queue){.mode = CROWD_GOAL_ARRIVE,
+                    .slow_radius = 1.0f,
+                    .weight = 1.0f,
+                    .cone_length = 2.0f,
+                    .cone_width = 0.5f,
+                    .arrive_radius = 0.5f,
+                    .on_arrival = SC_ARRIVAL_STOP};
+    int mode = q->mode, arrival = q->on_arrival;
+    if (!pc_vec2(c, node, "target", false, &q->target) ||
+        !pc_enum(c, node, "mode", QUEUE_MODE_NAMES, CROWD_GOAL_MODE_COUNT, &mode) ||
+        !pc_float(c, node, "slow_radius", PC_POSITIVE, &q->slow_radius) ||
+        !pc_float(c, node, "weight", PC_NON_NEGATIVE, &q->weight) ||
+        !pc_float(c, node, "cone_length", PC_POSITIVE, &q->cone_length) ||
+        !pc_float(c, node, "cone_width", PC_POSITIVE, &q->cone_width) ||
+        !pc_float(c, node, "arrive_radius", PC_POSITIVE, &q->arrive_radius) ||
+        !pc_enum(c, node, "on_arrival", ARRIVAL_NAMES, SC_ARRIVAL_COUNT, &arrival))
+        return false;
+    q->mode = (crowd_goal_mode)mode;
+    q->on_arrival = (sc_arrival)arrival;
+    if (q->on_arrival == SC_ARRIVAL_RESPAWN && !pc_has(node, "start_area"))
+        return pc_fail(c, pc_pos(c),
+                       "missing key \"start_area\" (on_arrival \"respawn\" needs it)");
+    if (q->on_arrival != SC_ARRIVAL_RESPAWN && pc_has(node, "start_area")) {
+        pc_mark m = pc_push_key(c, "start_area");
+        json_pos pos = pc_key_pos(c);
+        pc_pop(c, m);
+        return pc_fail(c, pos, "start_area is only used with on_arrival \"respawn\"");
+    }
+    q->has_start_area = pc_has(node, "start_area");
+    WITH_MEMBER(c, node, "start_area", n, parse_area(c, n, &q->start_area, true));
+    return true;
+}
+
+static bool parse_path_follow(pctx* c, const cJSON* node, const scenario* sc, sc_path_follow* p) {
+    static const char* const waypoint_keys[] = {"name",        "kind",   "mode", "arrive_radius",
+                                                "slow_radius", "weight", NULL};
+    static const char* const tube_keys[] = {"name",          "kind",   "mode", "tube_radius",
+                                            "predict_ahead", "weight", NULL};
+    static const char* const what[] = {"a waypoints path", "a tube path"};
+    *p = (sc_path_follow){.kind = SC_PATH_WAYPOINTS,
+                          .mode = SC_PATH_LOOP,
+                          .arrive_radius = 0.8f,
+                          .slow_radius = 1.5f,
+                          .tube_radius = 1.0f,
+                          .predict_ahead = 0.5f,
+                          .weight = 1.0f};
+    int kind = p->kind, mode = p->mode;
+    if (cJSON_IsObject(node) &&
+        !pc_enum(c, node, "kind", PATH_KIND_NAMES, SC_PATH_KIND_COUNT, &kind))
+        return false;
+    if (!pc_object(c, node, what[kind], kind == SC_PATH_TUBE ? tube_keys : waypoint_keys))
+        return false;
+    p->kind = (sc_path_kind)kind;
+    if (!pc_require(c, node, "name")) return false;
+    if (!pc_enum(c, node, "mode", PATH_MODE_NAMES, SC_PATH_MODE_COUNT, &mode) ||
+        !pc_float(c, node, "arrive_radius", PC_POSITIVE, &p->arrive_radius) ||
+        !pc_float(c, node, "slow_radius", PC_POSITIVE, &p->slow_radius) ||
+        !pc_float(c, node, "tube_radius", PC_POSITIVE, &p->tube_radius) ||
+        !pc_float(c, node, "predict_ahead", PC_NON_NEGATIVE, &p->predict_ahead) ||
+        !pc_float(c, node, "weight", PC_NON_NEGATIVE, &p->weight))
+        return false;
+    p->mode = (sc_path_mode)mode;
+    pc_mark m = pc_push_key(c, "name");
+    const cJSON* name = cJSON_GetObjectItemCaseSensitive(node, "name");
+    bool ok = cJSON_IsString(name);
+    if (!ok) {
+        pc_fail(c, pc_pos(c), "expected the name of a path (a string)");
+    } else {
+        p->path = -1;
+        for (int k = 0; k < sc->path_count && p->path < 0; ++k)
+            if (strcmp(sc->paths[k].name, name->valuestring) == 0) p->path = k;
+        if (p->path < 0) {
+            char list[256] = "";
+            size_t len = 0;
+            for (int k = 0; k < sc->path_count; ++k) {
+                int n = snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
+                                 sc->paths[k].name);
+                if (n < 0 || (size_t)n >= sizeof list - len) break;
+                len += (size_t)n;
+            }
+            ok = pc_fail(c, pc_pos(c), "unknown path \"%s\" (%s%s)", name->valuestring,
+                         sc->path_count ? "defined: " : "the scenario defines no paths", list);
+        }
+    }
+    pc_pop(c, m);
+    return ok;
+}
+
+static bool parse_formation(pctx* c, const cJSON* node, sc_followers* f) {
+    static const char* const keys[] = {"shape", "spacing", NULL};
+    static const char* const custom_keys[] = {"shape", "offsets", NULL};
+    int shape = SC_FORMATION_NONE;
+    if (cJSON_IsObject(node)) {
+        if (!pc_require(c, node, "shape")) return false;
+        if (!pc_enum(c, node, "shape", FORMATION_NAMES, SC_FORMATION_COUNT, &shape)) return false;
+    }
+    const bool custom = shape == SC_FORMATION_CUSTOM;
+    if (!pc_object(c, node, custom ? "a custom formation" : "a formation",
+                   custom ? custom_keys : keys))
+        return false;
+    f->formation = (sc_formation)shape;
+    if (custom) {
+        if (!pc_require(c, node, "offsets")) return false;
+        return pc_points(c, node, "offsets", 1, &f->offsets, &f->offset_count);
+    }
+    if (shape == SC_FORMATION_NONE && pc_has(node, "spacing")) {
+        pc_mark m = pc_push_key(c, "spacing");
+        json_pos pos = pc_key_pos(c);
+        pc_pop(c, m);
+        return pc_fail(c, pos, "spacing is not used by the formation \"none\"");
+    }
+    return pc_float(c, node, "spacing", PC_POSITIVE, &f->spacing);
+}
+
+static bool parse_followers(pctx* c, const cJSON* node, sc_followers* f) {
+    static const char* const keys[] = {"count",
+                                       "agent",
+                                       "formation",
+                                       "behind_distance",
+                                       "ahead_distance",
+                                       "ahead_radius",
+                                       "slow_radius",
+                                       "evade_weight",
+                                       "separation_weight",
+                                       "weight",
+                                       NULL};
+    if (!pc_object(c, node, "followers", keys)) return false;
+    if (!pc_require(c, node, "count")) return false;
+    *f = (sc_followers){.formation = SC_FORMATION_NONE,
+                        .spacing = 1.0f,
+                        .behind_distance = 2.0f,
+                        .ahead_distance = 1.5f,
+                        .ahead_radius = 1.5f,
+                        .slow_radius = 1.0f,
+                        .evade_weight = 2.0f,
+                        .separation_weight = 0.6f,
+                        .weight = 1.0f};
+    agent_defaults(&f->agent);
+    if (!pc_int(c, node, "count", 1, MAX_FOLLOWERS, &f->count) ||
+        !pc_float(c, node, "behind_distance", PC_NON_NEGATIVE, &f->behind_distance) ||
+        !pc_float(c, node, "ahead_distance", PC_NON_NEGATIVE, &f->ahead_distance) ||
+        !pc_float(c, node, "ahead_radius", PC_POSITIVE, &f->ahead_radius) ||
+        !pc_float(c, node, "slow_radius", PC_POSITIVE, &f->slow_radius) ||
+        !pc_float(c, node, "evade_weight", PC_NON_NEGATIVE, &f->evade_weight) ||
+        !pc_float(c, node, "separation_weight", PC_NON_NEGATIVE, &f->separation_weight) ||
+        !pc_float(c, node, "weight", PC_NON_NEGATIVE, &f->weight))
+        return false;
+    WITH_MEMBER(c, node, "agent", n, parse_agent(c, n, &f->agent));
+    WITH_MEMBER(c, node, "formation", n, parse_formation(c, n, f));
+    if (f->formation == SC_FORMATION_CUSTOM && f->count > f->offset_count) {
+        pc_mark m = pc_push_key(c, "count");
+        json_pos pos = pc_pos(c);
+        pc_pop(c, m);
+        return pc_fail(c, pos,
+                       "expected at most %d followers (the custom formation has %d offsets), "
+                       "got %d",
+                       f->offset_count, f->offset_count, f->count);
+    }
+    return true;
+}
+
+// ---- crowds, paths, world ----------------------------------------------------------------------
+
+static bool parse_crowd(pctx* c, const cJSON* node, const scenario* sc, sc_crowd* cr) {
+    static const char* const keys[] = {"name",  "count", "area",      "agent", "goal",
+                                       "queue", "path",  "followers", NULL};
+    if (!pc_object(c, node, "a crowd", keys)) return false;
+    cr->pos = pc_pos(c);
+    if (!pc_require(c, node, "count") || !pc_require(c, node, "area")) return false;
+    agent_defaults(&cr->agent);
+    if (!pc_string(c, node, "name", &cr->name) ||
+        !pc_int(c, node, "count", 1, MAX_AGENTS, &cr->count))
+        return false;
+    // A crowd steers toward one thing at a time: a goal, a queue's target or a path.
+    const char* steering[] = {"goal", "queue", "path"};
+    const char* first = NULL;
+    for (int k = 0; k < 3; ++k) {
+        if (!pc_has(node, steering[k])) continue;
+        if (first) {
+            pc_mark m = pc_push_key(c, steering[k]);
+            json_pos pos = pc_key_pos(c);
+            pc_pop(c, m);
+            return pc_fail(c, pos, "a crowd has at most one of goal, queue and path (it has %s)",
+                           first);
+        }
+        first = steering[k];
+    }
+    WITH_MEMBER(c, node, "area", n, parse_area(c, n, &cr->area, false));
+    WITH_MEMBER(c, node, "agent", n, parse_agent(c, n, &cr->agent));
+    WITH_MEMBER(c, node, "goal", n, (cr->has_goal = true, parse_goal(c, n, &cr->goal)));
+    WITH_MEMBER(
+        c, node, "queue", n,
+        (cr->has_queue = true, cr->queue_pos = pc_key_pos(c), parse_queue(c, n, &cr->queue)));
+    WITH_MEMBER(c, node, "path", n,
+                (cr->has_path = true, cr->path_pos = pc_key_pos(c),
+                 parse_path_follow(c, n, sc, &cr->path)));
+    WITH_MEMBER(c, node, "followers", n,
+                (cr->has_followers = true, cr->followers_pos = pc_key_pos(c),
+                 parse_followers(c, n, &cr->followers)));
+    return true;
+}
+
+static bool parse_path(pctx* c, const cJSON* node, const scenario* sc, int index, sc_path* p) {
+    static const char* const keys[] = {"name", "points", NULL};
+    if (!pc_object(c, node, "a path", keys)) return false;
+    p->pos = pc_pos(c);
+    if (!pc_require(c, node, "name") || !pc_require(c, node, "points")) return false;
+    if (!pc_string(c, node, "name", &p->name)) return false;
+    for (int k = 0; k < index; ++k) {
+        if (strcmp(sc->paths[k].name, p->name) != 0) continue;
+        pc_push_key(c, "name");
+        return pc_fail(c, pc_pos(c), "duplicate path name \"%s\" (paths[%d] has it)", p->name, k);
+    }
+    return pc_points(c, node, "points", 2, &p->points, &p->count);
+}
+
+static bool parse_world(pctx* c, const cJSON* node, scenario* sc) {
+    static const char* const keys[] = {"dt", "cell_size", "seed", "ticks", "record_every", NULL};
+    if (!pc_object(c, node, "world settings", keys)) return false;
+    return pc_float(c, node, "dt", PC_POSITIVE, &sc->dt) &&
+           pc_float(c, node, "cell_size", PC_POSITIVE, &sc->cell_size) &&
+           pc_u64(c, node, "seed", &sc->seed) &&
+           pc_int(c, node, "ticks", 1, MAX_TICKS, &sc->ticks) &&
+           pc_int(c, node, "record_every", 1, MAX_TICKS, &sc->record_every);
+}
+
+static bool parse_paths(pctx* c, const cJSON* node, scenario* sc) {
+    int n = 0;
+    if (!pc_array(c, node, "paths", &n)) return false;
+    sc->paths = calloc((size_t)(n ? n : 1), sizeof *sc->paths);
+    if (!sc->paths) return pc_fail(c, pc_pos(c), "out of memory");
+    int k = 0;
+    for (const cJSON* e = node->child; e; e = e->next, ++k) {
+        pc_mark m = pc_push_index(c, k);
+        sc->path_count = k + 1;
+        bool ok = parse_path(c, e, sc, k, &sc->paths[k]);
+        pc_pop(c, m);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static bool parse_crowds(pctx* c, const cJSON* node, scenario* sc) {
+    int n = 0;
+    if (!pc_array(c, node, "crowds", &n)) return false;
+    if (n == 0) return pc_fail(c, pc_pos(c), "expected at least one crowd, got an empty array");
+    sc->crowds = calloc((size_t)n, sizeof *sc->crowds);
+    if (!sc->crowds) return pc_fail(c, pc_pos(c), "out of memory");
+    int k = 0;
+    for (const cJSON* e = node->child; e; e = e->next, ++k) {
+        pc_mark m = pc_push_index(c, k);
+        sc->crowd_count = k + 1;
+        bool ok = parse_crowd(c, e, sc, &sc->crowds[k]);
+        pc_pop(c, m);
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static char* file_stem(const char* file) {
+    const char* base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    const char* dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char* s = malloc(len + 1);
+    if (s) {
+        memcpy(s, base, len);
+        s[len] = '\0';
+    }
+    return s;
+}
+
+static bool parse_document(pctx* c, const cJSON* root, scenario* sc) {
+    static const char* const keys[] = {"name", "description", "world", "paths", "crowds", NULL};
+    if (!pc_object(c, root, "a scenario", keys)) return false;
+    if (!pc_require(c, root, "crowds")) return false;
+    if (!pc_string(c, root, "name", &sc->name) ||
+        !pc_string(c, root, "description", &sc->description))
+        return false;
+    WITH_MEMBER(c, root, "world", n, parse_world(c, n, sc));
+    WITH_MEMBER(c, root, "paths", n, parse_paths(c, n, sc));
+    WITH_MEMBER(c, root, "crowds", n, parse_crowds(c, n, sc));
+    return true;
+}
+
+bool scenario_parse(const char* file, const char* text, size_t len, scenario* out, char* err,
+                    size_t errlen) {
+    crowd_world_def wd = crowd_world_def_default();
+    *out = (scenario){
+        .dt = wd.dt, .cell_size = wd.cell_size, .seed = 1, .ticks = 300, .record_every = 5};
+    out->file = strdup(file);
+    if (!out->file) {
+        snprintf(err, errlen, "%s: out of memory", file);
+        return false;
+    }
+    json_index idx;
+    json_pos pos;
+    char msg[256];
+    if (!json_index_build(&idx, text, len, &pos, msg, sizeof msg)) {
+        snprintf(err, errlen, "%s:%d:%d: %s", file, pos.line, pos.col, msg);
+        pc_one_line(err, errlen);
+        json_index_free(&idx);
+        scenario_free(out);
+        return false;
+    }
+    const char* end = NULL;
+    cJSON* root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    bool ok = root != NULL;
+    if (!ok) {
+        // The index accepted the text, so this is a limit of cJSON's (such as its nesting depth).
+        size_t off = end ? (size_t)(end - text) : 0;
+        json_pos p = json_offset_pos(text, len, off);
+        snprintf(err, errlen, "%s:%d:%d: the JSON parser rejected the document here", file, p.line,
+                 p.col);
+    } else {
+        pctx c = {.file = file, .idx = &idx, .err = err, .errlen = errlen};
+        ok = parse_document(&c, root, out);
+    }
+    if (ok && !out->name) out->name = file_stem(file);
+    if (ok && !out->name) {
+        snprintf(err, errlen, "%s: out of memory", file);
+        ok = false;
+    }
+    cJSON_Delete(root);
+    json_index_free(&idx);
+    if (!ok) scenario_free(out);
+    return ok;
+}
+
+bool scenario_load(const char* file, scenario* out, char* err, size_t errlen) {
+    *out = (scenario){0};
+    FILE* f = fopen(file, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", file, strerror(errno));
+        return false;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char* text = malloc(cap);
+    bool ok = text != NULL;
+    while (ok) {
+        if (len == cap) {
+            char* t = realloc(text, cap * 2);
+            if (!t) {
+                ok = false;
+                break;
+            }
+            text = t;
+            cap *= 2;
+        }
+        size_t n = fread(text + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) break;
+    }
+    if (ok && ferror(f)) {
+        snprintf(err, errlen, "%s: %s", file, strerror(errno ? errno : EIO));
+        ok = false;
+    } else if (!ok) {
+        snprintf(err, errlen, "%s: out of memory", file);
+    }
+    fclose(f);
+    if (ok) ok = scenario_parse(file, text, len, out, err, errlen);
+    free(text);
+    return ok;
+}
+
+void scenario_free(scenario* sc) {
+    for (int k = 0; k < sc->path_count; ++k) {
+        free(sc->paths[k].name);
+        free(sc->paths[k].points);
+    }
+    for (int k = 0; k < sc->crowd_count; ++k) {
+        free(sc->crowds[k].name);
+        free(sc->crowds[k].followers.offsets);
+    }
+    free(sc->paths);
+    free(sc->crowds);
+    free(sc->file);
+    free(sc->name);
+    free(sc->description);
+    *sc = (scenario){0};
+}
