@@ -95,12 +95,15 @@ struct crowd_world {
     // Sorted storage: slot s in [0, count) holds one live agent; cur is the front buffer.
     int count;
     int capacity; // sorted slots and agent indices allocated
+    // cur holds every column; alt only the kinematic ones, the back buffer of the integration.
+    // The other columns change only between steps and are gathered one at a time through a
+    // single spare column, so they cost one buffer each plus one, not two each.
     crowd_columns cur, alt;
+    void* spare;
 
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
-    uint32_t *key, *order;    // sort keys (input order) and the gather permutation
     uint32_t* skey;           // cell key of each sorted slot
 
     // Spatial hash built by the last sort.

@@ -6,23 +6,54 @@ static void gather_range(uint32_t* restrict dst, const uint32_t* restrict src,
     for (int s = lo; s < hi; ++s) dst[s] = src[order[s]];
 }
 
+// The kinematic columns go to their back buffers. The others rotate through the spare column:
+// column c is gathered into the buffer that column c - 1 left (the spare for the first), once every
+// thread has finished reading it, hence one barrier per column.
+// The sort's two scratch arrays (input-order keys, then the gather permutation) are the force
+// arrays: nothing reads those between a step's integration and the next neighbor pass, which
+// overwrites them. Two fewer per-agent arrays.
+static uint32_t* sort_keys(crowd_world* w) {
+    return (uint32_t*)(void*)w->force_x;
+}
+static uint32_t* sort_order(crowd_world* w) {
+    return (uint32_t*)(void*)w->force_y;
+}
+
 static void gather_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
+    const uint32_t* order = sort_order(w);
     int lo, hi;
     crowd_team_range(w->count, CROWD_LANES, t, nt, &lo, &hi);
-    for (int c = 0; c < CROWD_COL_COUNT; ++c)
-        gather_range(w->alt.col[c], w->cur.col[c], w->order, lo, hi);
-    // Each thread re-points the agents of its own slots, so no barrier is needed.
-    const uint32_t* restrict id = w->alt.id;
-    int32_t* restrict slot_of = w->slot_of;
-    for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
+    for (int c = 0; c < CROWD_KIN_COUNT; ++c)
+        gather_range(w->alt.col[c], w->cur.col[c], order, lo, hi);
+    void* dst = w->spare;
+    for (int c = CROWD_KIN_COUNT; c < CROWD_COL_COUNT; ++c) {
+        if (c > CROWD_KIN_COUNT) crowd_team_barrier(nt);
+        gather_range(dst, w->cur.col[c], order, lo, hi);
+        if (c == CROWD_COL_ID) {
+            // Each thread re-points the agents of its own slots.
+            const uint32_t* restrict id = dst;
+            int32_t* restrict slot_of = w->slot_of;
+            for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
+        }
+        dst = w->cur.col[c];
+    }
 }
 
 void crowd_pass_sort(crowd_world* w) {
     crowd_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
-                    w->hist, w->threads, w->key, w->order, w->skey, w->cell_start);
+                    w->hist, w->threads, sort_keys(w), sort_order(w), w->skey, w->cell_start);
     crowd_team_run(w->threads, gather_team, w);
-    crowd_columns tmp = w->cur;
-    w->cur = w->alt;
-    w->alt = tmp;
+    for (int c = 0; c < CROWD_KIN_COUNT; ++c) {
+        void* tmp = w->cur.col[c];
+        w->cur.col[c] = w->alt.col[c];
+        w->alt.col[c] = tmp;
+    }
+    void* spare = w->spare;
+    for (int c = CROWD_KIN_COUNT; c < CROWD_COL_COUNT; ++c) {
+        void* old = w->cur.col[c];
+        w->cur.col[c] = spare;
+        spare = old;
+    }
+    w->spare = spare;
 }
