@@ -38,10 +38,13 @@ echo "== fuzzing (bounded)"
 # written to build/fuzz/artifacts/ and belongs, once fixed, in tests/fuzz/regressions/<target>/.
 cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DCROWD_FUZZ=ON -DCROWD_BUILD_BENCH=OFF -DCROWD_BUILD_TOOLS=OFF >/dev/null
-fuzz_targets=(snapshot) # one entry per crowd_fuzz_target() in tests/fuzz/CMakeLists.txt
-cmake --build build/fuzz -j"$jobs" --target "${fuzz_targets[@]/#/fuzz_}" fuzz_snapshot_seeds >/dev/null
-mkdir -p build/fuzz/artifacts build/fuzz/seeds/snapshot
+fuzz_targets=(snapshot scenario recording) # one per crowd_fuzz_target() in tests/fuzz/CMakeLists.txt
+cmake --build build/fuzz -j"$jobs" --target "${fuzz_targets[@]/#/fuzz_}" fuzz_snapshot_seeds \
+  fuzz_recording_seeds >/dev/null
+mkdir -p build/fuzz/artifacts build/fuzz/seeds/{snapshot,scenario,recording}
 build/fuzz/tests/fuzz/fuzz_snapshot_seeds build/fuzz/seeds/snapshot
+cp tools/scenarios/*.json tests/fuzz/seeds/scenario/*.json build/fuzz/seeds/scenario/
+build/fuzz/tests/fuzz/fuzz_recording_seeds build/fuzz/seeds/recording tools/scenarios/*.json
 for target in "${fuzz_targets[@]}"; do
   mkdir -p build/fuzz/corpus/$target build/fuzz/seeds/$target
   kept=tests/fuzz/regressions/$target
