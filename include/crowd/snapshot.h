@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 // The format version this build writes and the only one it reads.
-#define CROWD_SNAPSHOT_VERSION 2
+#define CROWD_SNAPSHOT_VERSION 3
 
 // Receives the snapshot in pieces, in order; returns false to abort the save.
 typedef bool crowd_write_fn(const void* data, size_t size, void* user);
