@@ -148,15 +148,18 @@ static bool valid_formation(const crowd_leader* l, uint32_t has, uint32_t shape,
                memcmp(&l->distance, &(float){0.0f}, sizeof(float)) == 0;
     if (shape >= CROWD_FORMATION_SHAPE_COUNT) return false;
     const bool custom = shape == CROWD_FORMATION_CUSTOM;
+    // The offsets themselves are checked as they are read; here one stands in for them.
     crowd_formation_def d = {.shape = (crowd_formation_shape)shape,
                              .spacing = l->spacing,
                              .distance = l->distance,
                              .columns = shape == CROWD_FORMATION_BLOCK ? l->columns : 1,
                              .offsets = &(crowd_vec2){0.0f, 0.0f},
-                             .offset_count = custom ? (int)custom_count : 1};
+                             .offset_count = 1};
     return crowd_formation_check_def(&d) == CROWD_OK &&
            (shape == CROWD_FORMATION_BLOCK || l->columns == 0) &&
-           (custom ? custom_count <= in->left / 8 : custom_count == 0);
+           (custom ? custom_count >= 1 && custom_count <= CROWD_FORMATION_MAX_OFFSETS &&
+                         custom_count <= in->left / 8
+                   : custom_count == 0);
 }
 
 static crowd_status load_leader(crowd_world* w, crowd_snap_reader* in, uint32_t idx,
