@@ -209,6 +209,14 @@ void crowd_pass_leader(crowd_world* w);
 // the fallback leader's group needs scratch memory the allocator refuses.
 crowd_status crowd_follow_on_remove(crowd_world* w, uint32_t idx);
 
+// The rules crowd_agent_follow and crowd_leader_set_formation apply to their defs.
+crowd_status crowd_follow_check_def(const crowd_follow_def* d);
+crowd_status crowd_formation_check_def(const crowd_formation_def* d);
+
+// Makes the slot assignment scratch large enough for leader li's group as it stands (a leader
+// with a record); a loaded world's groups get their scratch through it.
+crowd_status crowd_follow_reserve_group(crowd_world* w, uint32_t li);
+
 // Frees what the follow store owns (records, formation offsets, scratch).
 void crowd_follow_destroy(crowd_world* w);
 

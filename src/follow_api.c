@@ -11,7 +11,7 @@
 
 // ---- validation ---------------------------------------------------------------------------------
 
-static crowd_status check_follow_def(const crowd_follow_def* d) {
+crowd_status crowd_follow_check_def(const crowd_follow_def* d) {
     if ((unsigned)d->target >= CROWD_FOLLOW_TARGET_COUNT) return CROWD_ERR_INVALID_ENUM;
     const float v[] = {d->behind_dist,  d->ahead_dist,        d->ahead_radius, d->slow_radius,
                        d->evade_weight, d->separation_weight, d->weight};
@@ -25,7 +25,7 @@ static crowd_status check_follow_def(const crowd_follow_def* d) {
     return CROWD_OK;
 }
 
-static crowd_status check_formation_def(const crowd_formation_def* d) {
+crowd_status crowd_formation_check_def(const crowd_formation_def* d) {
     if ((unsigned)d->shape >= CROWD_FORMATION_SHAPE_COUNT) return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->spacing) || !isfinite(d->distance)) return CROWD_ERR_NOT_FINITE;
     if (d->spacing <= 0.0f || d->distance <= 0.0f) return CROWD_ERR_BAD_RADIUS;
@@ -76,6 +76,10 @@ static const crowd_leader* leader_or_none(const crowd_world* w, uint32_t li) {
 static crowd_status ensure_group(crowd_world* w, uint32_t li, int slotted) {
     if (slotted <= 0) return CROWD_OK;
     return ensure_scratch(w, slotted, crowd_formation_slot_count(leader_or_none(w, li), slotted));
+}
+
+crowd_status crowd_follow_reserve_group(crowd_world* w, uint32_t li) {
+    return ensure_group(w, li, crowd_leader_of(w, li)->slotted);
 }
 
 // Room for a leader record for li when it has none (its acquisition then cannot fail).
@@ -218,7 +222,7 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
     if (st == CROWD_OK) st = crowd_agent_slot(w, leader, &ls_);
     if (st != CROWD_OK) return st;
     if (!def) return CROWD_ERR_NULL_ARGUMENT;
-    st = check_follow_def(def);
+    st = crowd_follow_check_def(def);
     if (st != CROWD_OK) return st;
     const uint32_t fi = follower.index1 - 1, li = leader.index1 - 1;
     if (chain_reaches(w, li, fi)) return CROWD_ERR_FOLLOW_CYCLE;
@@ -299,7 +303,7 @@ crowd_status crowd_leader_set_formation(crowd_world* w, crowd_agent_id leader,
     crowd_status st = crowd_agent_slot(w, leader, &s);
     if (st != CROWD_OK) return st;
     if (!def) return CROWD_ERR_NULL_ARGUMENT;
-    st = check_formation_def(def);
+    st = crowd_formation_check_def(def);
     if (st != CROWD_OK) return st;
     const uint32_t li = leader.index1 - 1;
     st = reserve_leader(w, li);

@@ -17,7 +17,7 @@ crowd_path_follow_def crowd_path_follow_def_default(void) {
     };
 }
 
-static crowd_status check_follow(const crowd_path_follow_def* d) {
+crowd_status crowd_path_check_follow(const crowd_path_follow_def* d) {
     if ((unsigned)d->kind >= CROWD_PATH_KIND_COUNT || (unsigned)d->mode >= CROWD_PATH_MODE_COUNT)
         return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->arrive_radius) || !isfinite(d->slow_radius) || !isfinite(d->tube_radius) ||
@@ -36,7 +36,7 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
     crowd_status st = crowd_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     if (!def) return CROWD_ERR_NULL_ARGUMENT;
-    st = check_follow(def);
+    st = crowd_path_check_follow(def);
     const crowd_path_entry* e = NULL;
     if (st == CROWD_OK) st = crowd_path_lookup(w, def->path, &e);
     if (st != CROWD_OK) return st;

@@ -67,6 +67,18 @@ typedef struct crowd_path_table {
 crowd_status crowd_path_lookup(const crowd_world* w, crowd_path_id id,
                                const crowd_path_entry** out);
 
+// ---- snapshot restore (path_store.c) ------------------------------------------------------------
+
+// An empty table of `used` slots (all free, generation and revision 0) on a world without one.
+crowd_status crowd_path_table_restore(crowd_world* w, int used);
+// Builds a path into a free slot of the restored table exactly as crowd_path_create would;
+// points a live world could not hold are CROWD_ERR_SNAPSHOT_CORRUPT.
+crowd_status crowd_path_slot_restore(crowd_world* w, int slot, const crowd_vec2* points, int count);
+
+// The rules crowd_agent_set_path applies to a def, the path handle and start index aside
+// (path_agent.c).
+crowd_status crowd_path_check_follow(const crowd_path_follow_def* d);
+
 // ---- queries (path_query.c) -------------------------------------------------------------------
 
 // Nearest of the first `segs` segments to p (count - 1 or count), lowest index on ties: the same

@@ -282,3 +282,39 @@ crowd_status crowd_path_get_points(const crowd_world* w, crowd_path_id id, crowd
 int crowd_world_path_count(const crowd_world* w) {
     return w && w->paths ? w->paths->live : 0;
 }
+
+// ---- snapshot restore
+// -----------------------------------------------------------------------------
+
+crowd_status crowd_path_table_restore(crowd_world* w, int used) {
+    crowd_path_table* t = crowd_alloc(w, sizeof *t);
+    if (!t) return CROWD_ERR_OUT_OF_MEMORY;
+    memset(t, 0, sizeof *t);
+    w->paths = t;
+    int cap = 16;
+    while (cap < used) cap *= 2;
+    t->entries = crowd_alloc(w, sizeof(crowd_path_entry) * (size_t)cap);
+    t->free_list = crowd_alloc(w, sizeof(int32_t) * (size_t)cap);
+    if (!t->entries || !t->free_list) {
+        // crowd_paths_free frees by capacity: keep it describing what was allocated.
+        crowd_free(w, t->entries, sizeof(crowd_path_entry) * (size_t)cap);
+        crowd_free(w, t->free_list, sizeof(int32_t) * (size_t)cap);
+        t->entries = NULL;
+        t->free_list = NULL;
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    memset(t->entries, 0, sizeof(crowd_path_entry) * (size_t)cap);
+    t->capacity = cap;
+    t->used = used;
+    return CROWD_OK;
+}
+
+crowd_status crowd_path_slot_restore(crowd_world* w, int slot, const crowd_vec2* points,
+                                     int count) {
+    if (check_points(points, count) != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    crowd_path* p = build(w, points, count);
+    if (!p) return CROWD_ERR_OUT_OF_MEMORY;
+    set_path(&w->paths->entries[slot], p);
+    w->paths->live++;
+    return CROWD_OK;
+}

@@ -101,4 +101,14 @@ uint64_t crowd_snap_queue_size(const crowd_world* w);
 void crowd_snap_save_queue(const crowd_world* w, crowd_snap_writer* out);
 crowd_status crowd_snap_load_queue(crowd_world* w, crowd_snap_reader* in);
 
+// Paths and path followers (snapshot_path.c).
+uint64_t crowd_snap_path_size(const crowd_world* w);
+void crowd_snap_save_path(const crowd_world* w, crowd_snap_writer* out);
+crowd_status crowd_snap_load_path(crowd_world* w, crowd_snap_reader* in);
+
+// Follow-leader groups (snapshot_follow.c).
+uint64_t crowd_snap_follow_size(const crowd_world* w);
+void crowd_snap_save_follow(const crowd_world* w, crowd_snap_writer* out);
+crowd_status crowd_snap_load_follow(crowd_world* w, crowd_snap_reader* in);
+
 #endif

@@ -17,8 +17,10 @@
 enum { AGENT_RECORD_SIZE = 84 };
 
 // Flags whose whole state is in the core sections and the sections of snapshot_sections.c (the
-// queue's). A module that adds a flag and a section of its own widens this mask in the same change.
-#define CROWD_SNAP_CORE_FLAGS (CROWD_FLAG_GOAL | CROWD_FLAG_QUEUE)
+// queue's and the paths'). A module that adds a flag and a section of its own widens this mask in
+// the same change.
+#define CROWD_SNAP_CORE_FLAGS                                                                      \
+    (CROWD_FLAG_GOAL | CROWD_FLAG_QUEUE | CROWD_FLAG_PATH | CROWD_FLAG_FOLLOW | CROWD_FLAG_LEADER)
 
 // Marks a free index in slot_of while the index and agent sections cross-check each other.
 #define FREE_MARK (-2)

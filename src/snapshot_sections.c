@@ -9,6 +9,10 @@ const crowd_snap_section crowd_snap_sections[] = {
      crowd_snap_load_agents},
     {CROWD_SNAP_ID('Q', 'U', 'E', 'U'), crowd_snap_queue_size, crowd_snap_save_queue,
      crowd_snap_load_queue},
+    {CROWD_SNAP_ID('P', 'A', 'T', 'H'), crowd_snap_path_size, crowd_snap_save_path,
+     crowd_snap_load_path},
+    {CROWD_SNAP_ID('F', 'L', 'L', 'W'), crowd_snap_follow_size, crowd_snap_save_follow,
+     crowd_snap_load_follow},
 };
 
 const int crowd_snap_section_count = sizeof crowd_snap_sections / sizeof crowd_snap_sections[0];

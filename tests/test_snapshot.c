@@ -1,6 +1,7 @@
 // Snapshots: a loaded world continues bit-identically, handles survive, the two save paths agree,
 // and damaged input of every kind is refused with its own status, creating nothing.
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -631,6 +632,449 @@ Test(snapshot, inconsistent_queues_are_refused) {
     bytes b = save(a);
     cr_assert_eq(rd(b.p + 24 + 24 * 3, 4), (uint64_t)CROWD_SNAP_ID('Q', 'U', 'E', 'U'));
     cr_assert_geq(rd(b.p + section(&b, 3) + 8, 4), 2, "two queueing agents or more");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        bytes c = copy(&b, b.n);
+        cases[i].edit(&c);
+        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "%s: the edit changed nothing", cases[i].name);
+        reseal(&c);
+        const crowd_status st = try_load(&c);
+        cr_assert_eq(st, CROWD_ERR_SNAPSHOT_CORRUPT, "%s: got '%s'", cases[i].name,
+                     crowd_status_string(st));
+        free(c.p);
+    }
+    free(b.p);
+    crowd_world_destroy(a);
+}
+
+// ---- paths
+// ----------------------------------------------------------------------------------------
+
+// Waypoint and tube followers in every mode on a world whose path table has history: a destroyed
+// slot reused by a later path (new generation), a replaced path (new revision), followers of a
+// destroyed path (detached, and one still flagged until its next step).
+static crowd_world* path_world(int agents, crowd_agent_id* ids, int* n) {
+    crowd_world* w = busy_world(agents, 2, 17);
+    cr_assert_eq(crowd_world_get_agents(w, ids, NULL, NULL, agents, n), CROWD_OK);
+    crowd_path_id p[4];
+    crowd_vec2 ring[24], zig[9], line[3] = {{-30, -30}, {0, -25}, {30, -30}};
+    for (int i = 0; i < 24; ++i)
+        ring[i] = (crowd_vec2){25.0f * cosf(0.2618f * (float)i), 25.0f * sinf(0.2618f * (float)i)};
+    for (int i = 0; i < 9; ++i)
+        zig[i] = (crowd_vec2){-40.0f + 10.0f * (float)i, i % 2 ? 8.0f : -8.0f};
+    cr_assert_eq(crowd_path_create(w, ring, 24, &p[0]), CROWD_OK);
+    cr_assert_eq(crowd_path_create(w, zig, 9, &p[1]), CROWD_OK);
+    cr_assert_eq(crowd_path_create(w, line, 3, &p[2]), CROWD_OK);
+    cr_assert_eq(crowd_path_create(w, line, 2, &p[3]), CROWD_OK);
+    for (int i = 0; i < *n; ++i) {
+        crowd_path_follow_def d = crowd_path_follow_def_default();
+        d.path = p[i % 4];
+        d.kind = (crowd_path_kind)(i / 4 % CROWD_PATH_KIND_COUNT);
+        d.mode = (crowd_path_mode)(i / 8 % CROWD_PATH_MODE_COUNT);
+        d.reverse = i % 5 == 0;
+        d.start_index = i % 2;
+        d.weight = 0.5f + (float)(i % 3);
+        if (i % 7 != 6) cr_assert_eq(crowd_agent_set_path(w, ids[i], &d), CROWD_OK);
+    }
+    for (int t = 0; t < 40; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    cr_assert_eq(crowd_path_destroy(w, p[2]), CROWD_OK); // detaches its followers at the next step
+    cr_assert_eq(crowd_path_replace(w, p[1], zig + 1, 7), CROWD_OK);
+    for (int t = 0; t < 20; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    crowd_path_id again;
+    cr_assert_eq(crowd_path_create(w, zig, 5, &again), CROWD_OK); // reuses p[2]'s slot
+    cr_assert_eq(again.index1, p[2].index1);
+    cr_assert_neq(again.generation, p[2].generation);
+    crowd_path_follow_def d = crowd_path_follow_def_default();
+    d.path = again;
+    d.kind = CROWD_PATH_TUBE;
+    cr_assert_eq(crowd_agent_set_path(w, ids[6], &d), CROWD_OK);
+    cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    cr_assert_eq(crowd_path_destroy(w, p[3]), CROWD_OK); // its followers still flagged at save
+    cr_assert_eq(crowd_path_replace(w, p[0], ring + 2, 20), CROWD_OK); // cursors behind revision
+    return w;
+}
+
+static void expect_same_paths(const crowd_world* a, const crowd_world* b, const crowd_agent_id* ids,
+                              int n, int tick) {
+    for (int i = 0; i < n; ++i) {
+        crowd_path_follow_def da, db;
+        crowd_path_cursor ca, cb;
+        const crowd_status sa = crowd_agent_get_path(a, ids[i], &da, &ca);
+        cr_assert_eq(crowd_agent_get_path(b, ids[i], &db, &cb), sa);
+        if (sa != CROWD_OK) continue;
+        cr_assert_eq(memcmp(&da, &db, sizeof da), 0, "def of %d at tick %d", i, tick);
+        cr_assert_eq(memcmp(&ca, &cb, sizeof ca), 0, "cursor of %d at tick %d", i, tick);
+    }
+}
+
+Test(snapshot, path_world_continues_bit_identically) {
+    enum { N = 400 };
+    crowd_agent_id ids[N];
+    int n;
+    crowd_world* a = path_world(scaled(N), ids, &n);
+    int states[4] = {0};
+    for (int i = 0; i < n; ++i) {
+        crowd_path_cursor c;
+        cr_assert_eq(crowd_agent_get_path(a, ids[i], NULL, &c), CROWD_OK);
+        states[c.state]++;
+    }
+    cr_assert(states[CROWD_PATH_STATE_FOLLOWING] > 0 && states[CROWD_PATH_STATE_DETACHED] > 0 &&
+              states[CROWD_PATH_STATE_NONE] > 0);
+    bytes b = save(a);
+    counter c = {0};
+    crowd_load_def d = counted(&c);
+    crowd_world* l;
+    cr_assert_eq(crowd_world_load(b.p, b.n, &d, &l), CROWD_OK);
+    bytes again = save(l);
+    cr_assert_eq(again.n, b.n);
+    size_t diff = 0;
+    while (diff < b.n && again.p[diff] == b.p[diff]) ++diff;
+    cr_assert_eq(diff, b.n,
+                 "save(load(x)) == x; first difference at %zu (sections at %zu %zu %zu %zu)", diff,
+                 section(&b, 1), section(&b, 2), section(&b, 3), section(&b, 4));
+    cr_assert_eq(crowd_world_path_count(l), crowd_world_path_count(a));
+    expect_same_paths(a, l, ids, n, 0);
+    for (int t = 1; t <= 1000; ++t) {
+        cr_assert_eq(crowd_world_step(a), CROWD_OK);
+        cr_assert_eq(crowd_world_step(l), CROWD_OK);
+        if (t % 100 == 0) {
+            cr_assert_eq(crowd_world_state_hash(l), crowd_world_state_hash(a), "tick %d", t);
+            expect_same_paths(a, l, ids, n, t);
+        }
+    }
+    // Handles issued after the load match: the free list and generations came along.
+    crowd_vec2 pts[2] = {{0, 0}, {1, 1}};
+    crowd_path_id pa, pl;
+    cr_assert_eq(crowd_path_create(a, pts, 2, &pa), CROWD_OK);
+    cr_assert_eq(crowd_path_create(l, pts, 2, &pl), CROWD_OK);
+    cr_assert_eq(memcmp(&pa, &pl, sizeof pa), 0);
+    crowd_world_destroy(l);
+    cr_assert_eq(c.live, 0);
+    crowd_world_destroy(a);
+    free(again.p);
+    free(b.p);
+}
+
+// The PATH section is the fifth; its follower records follow the table.
+static size_t path_followers(const bytes* b) {
+    const uint8_t* p = b->p + section(b, 4);
+    const uint32_t used = (uint32_t)rd(p, 4), free_count = (uint32_t)rd(p + 4, 4);
+    size_t at = 8 + 4 * (size_t)free_count;
+    for (uint32_t i = 0; i < used; ++i) at += 12 + 8 * rd(p + at + 8, 4);
+    return section(b, 4) + at;
+}
+static size_t path_record(const bytes* b, int k) {
+    return path_followers(b) + 4 + 72 * (size_t)k;
+}
+static void path_index_beyond_table(bytes* b) {
+    wr(b->p + path_record(b, 0) + 4, 4, rd(b->p + section(b, 4), 4) + 1);
+}
+static void path_cursor_past_end(bytes* b) {
+    for (int k = 0;; ++k) {
+        const size_t r = path_record(b, k);
+        if (rd(b->p + r + 48, 4) != CROWD_PATH_STATE_FOLLOWING) continue;
+        wr(b->p + r + 52, 4, CROWD_PATH_MAX_POINTS);
+        return;
+    }
+}
+static void path_bad_direction(bytes* b) {
+    wr(b->p + path_record(b, 0) + 56, 4, 0);
+}
+static void path_free_list_names_live_slot(bytes* b) {
+    const size_t s = section(b, 4);
+    wr(b->p + s + 8, 4, rd(b->p + s + 8, 4) == 0 ? 1 : 0);
+}
+static void path_flag_without_record(bytes* b) {
+    for (int k = 0;; ++k) {
+        const uint32_t idx = (uint32_t)rd(b->p + agent_record(b, k), 4);
+        bool has = false;
+        const uint32_t count = (uint32_t)rd(b->p + path_followers(b), 4);
+        for (uint32_t j = 0; j < count; ++j) has |= rd(b->p + path_record(b, (int)j), 4) == idx;
+        if (has) continue;
+        wr(b->p + agent_record(b, k) + 44, 4, rd(b->p + agent_record(b, k) + 44, 4) | 8u);
+        return;
+    }
+}
+static void path_nan_point(bytes* b) {
+    const size_t s = section(b, 4);
+    const uint32_t free_count = (uint32_t)rd(b->p + s + 4, 4);
+    size_t at = s + 8 + 4 * (size_t)free_count;
+    while (rd(b->p + at + 8, 4) == 0) at += 12;
+    wr(b->p + at + 12, 4, 0x7fc00000u);
+}
+static void path_negative_lost(bytes* b) {
+    wr(b->p + path_record(b, 1) + 68, 4, 0xbf800000u);
+}
+
+Test(snapshot, inconsistent_paths_are_refused) {
+    struct {
+        const char* name;
+        edit_fn* edit;
+    } cases[] = {
+        {"path index beyond the table", path_index_beyond_table},
+        {"cursor index past the path", path_cursor_past_end},
+        {"direction 0", path_bad_direction},
+        {"free list names a live slot", path_free_list_names_live_slot},
+        {"path flag without a record", path_flag_without_record},
+        {"NaN path point", path_nan_point},
+        {"negative lost distance", path_negative_lost},
+    };
+    enum { N = 120 };
+    crowd_agent_id ids[N];
+    int n;
+    crowd_world* a = path_world(N, ids, &n);
+    bytes b = save(a);
+    cr_assert_eq(rd(b.p + 24 + 24 * 4, 4), (uint64_t)CROWD_SNAP_ID('P', 'A', 'T', 'H'));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        bytes c = copy(&b, b.n);
+        cases[i].edit(&c);
+        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "%s: the edit changed nothing", cases[i].name);
+        reseal(&c);
+        const crowd_status st = try_load(&c);
+        cr_assert_eq(st, CROWD_ERR_SNAPSHOT_CORRUPT, "%s: got '%s'", cases[i].name,
+                     crowd_status_string(st));
+        free(c.p);
+    }
+    free(b.p);
+    crowd_world_destroy(a);
+}
+
+// ---- follow-leader groups
+// -------------------------------------------------------------------------
+
+static void follow(crowd_world* w, crowd_agent_id f, crowd_agent_id l, crowd_follow_target target) {
+    crowd_follow_def d = crowd_follow_def_default();
+    d.target = target;
+    d.predict = f.index1 % 3 == 0;
+    cr_assert_eq(crowd_agent_follow(w, f, l, &d), CROWD_OK);
+}
+
+// Formations of every kind (a custom one with fewer offsets than followers), a chain, a leader
+// removed onto its fallback and one removed without (its followers stop), a stale fallback, and
+// at save time followers that just joined and a changed formation waiting for the next step's
+// reassignment.
+static crowd_world* group_world(int agents, crowd_agent_id* ids, int* n) {
+    crowd_world* w = busy_world(agents, 2, 23);
+    cr_assert_eq(crowd_world_get_agents(w, ids, NULL, NULL, agents, n), CROWD_OK);
+    cr_assert_geq(*n, 96);
+    crowd_formation_def wedge = crowd_formation_def_default(), block = wedge, custom = wedge;
+    wedge.shape = CROWD_FORMATION_WEDGE;
+    block.shape = CROWD_FORMATION_BLOCK;
+    block.columns = 3;
+    const crowd_vec2 offsets[5] = {{-2, 1}, {-2, -1}, {-4, 0}, {-4, 2}, {-4, -2}};
+    custom.shape = CROWD_FORMATION_CUSTOM;
+    custom.offsets = offsets;
+    custom.offset_count = 5;
+    cr_assert_eq(crowd_leader_set_formation(w, ids[0], &wedge), CROWD_OK);
+    cr_assert_eq(crowd_leader_set_formation(w, ids[11], &custom), CROWD_OK);
+    cr_assert_eq(crowd_leader_set_formation(w, ids[30], &block), CROWD_OK);
+    for (int i = 1; i <= 10; ++i) follow(w, ids[i], ids[0], CROWD_FOLLOW_SLOT);
+    for (int i = 12; i <= 20; ++i)
+        follow(w, ids[i], ids[11], i % 4 ? CROWD_FOLLOW_SLOT : CROWD_FOLLOW_BEHIND);
+    follow(w, ids[21], ids[0], CROWD_FOLLOW_BEHIND); // a chain hanging off the wedge's leader
+    follow(w, ids[22], ids[21], CROWD_FOLLOW_BEHIND);
+    follow(w, ids[23], ids[22], CROWD_FOLLOW_BEHIND);
+    for (int i = 31; i <= 40; ++i) follow(w, ids[i], ids[30], CROWD_FOLLOW_SLOT);
+    for (int i = 51; i <= 55; ++i) follow(w, ids[i], ids[50], CROWD_FOLLOW_BEHIND);
+    for (int i = 71; i <= 75; ++i) follow(w, ids[i], ids[70], i % 2 ? CROWD_FOLLOW_SLOT : 0);
+    cr_assert_eq(crowd_leader_set_fallback(w, ids[30], ids[0]), CROWD_OK);
+    cr_assert_eq(crowd_leader_set_fallback(w, ids[50], ids[60]), CROWD_OK);
+    cr_assert_eq(crowd_leader_set_fallback(w, ids[11], ids[90]), CROWD_OK);
+    for (int t = 0; t < 50; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    cr_assert_eq(crowd_agent_remove(w, ids[30]), CROWD_OK); // its followers join ids[0]
+    cr_assert_eq(crowd_agent_remove(w, ids[70]), CROWD_OK); // its followers stop
+    cr_assert_eq(crowd_agent_remove(w, ids[90]), CROWD_OK); // ids[11]'s fallback goes stale
+    cr_assert_eq(crowd_agent_unfollow(w, ids[5]), CROWD_OK);
+    for (int t = 0; t < 30; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    for (int i = 80; i <= 85; ++i) follow(w, ids[i], ids[11], CROWD_FOLLOW_SLOT);
+    cr_assert_eq(crowd_leader_set_formation(w, ids[50], &wedge), CROWD_OK); // no slot followers
+    follow(w, ids[56], ids[50], CROWD_FOLLOW_SLOT);
+    return w;
+}
+
+static void expect_same_groups(const crowd_world* a, const crowd_world* b,
+                               const crowd_agent_id* ids, int n, int tick) {
+    for (int i = 0; i < n; ++i) {
+        crowd_follow_info fa, fb;
+        const crowd_status sa = crowd_agent_get_follow(a, ids[i], &fa);
+        cr_assert_eq(crowd_agent_get_follow(b, ids[i], &fb), sa);
+        if (sa != CROWD_OK) continue;
+        cr_assert_eq(fa.state, fb.state, "agent %d tick %d", i, tick);
+        cr_assert(crowd_agent_id_equal(fa.leader, fb.leader));
+        cr_assert_eq(memcmp(&fa.def, &fb.def, sizeof fa.def), 0);
+        cr_assert_eq(fa.slot, fb.slot, "agent %d tick %d", i, tick);
+        cr_assert_eq(fa.slot_pending, fb.slot_pending);
+        cr_assert_eq(memcmp(&fa.slot_offset, &fb.slot_offset, sizeof fa.slot_offset), 0);
+        cr_assert_eq(memcmp(&fa.target, &fb.target, sizeof fa.target), 0);
+        crowd_leader_info la, lb;
+        cr_assert_eq(crowd_leader_get_info(a, ids[i], &la), CROWD_OK);
+        cr_assert_eq(crowd_leader_get_info(b, ids[i], &lb), CROWD_OK);
+        cr_assert_eq(memcmp(&la, &lb, sizeof la), 0, "leader %d tick %d", i, tick);
+        crowd_agent_id ga[64], gb[64];
+        int ca, cb;
+        cr_assert_eq(crowd_leader_get_followers(a, ids[i], ga, 64, &ca), CROWD_OK);
+        cr_assert_eq(crowd_leader_get_followers(b, ids[i], gb, 64, &cb), CROWD_OK);
+        cr_assert_eq(ca, cb);
+        for (int k = 0; k < ca; ++k) cr_assert(crowd_agent_id_equal(ga[k], gb[k]));
+    }
+}
+
+Test(snapshot, group_world_continues_bit_identically) {
+    enum { N = 400 };
+    crowd_agent_id ids[N];
+    int n;
+    crowd_world* a = group_world(scaled(N) < 200 ? 200 : scaled(N), ids, &n); // 96 used
+    crowd_follow_info info;
+    cr_assert_eq(crowd_agent_get_follow(a, ids[81], &info), CROWD_OK);
+    cr_assert(info.slot_pending, "a reassignment is pending at save time");
+    cr_assert_eq(crowd_agent_get_follow(a, ids[71], &info), CROWD_OK);
+    cr_assert_eq(info.state, CROWD_FOLLOW_STOPPED);
+    cr_assert_eq(crowd_agent_get_follow(a, ids[31], &info), CROWD_OK);
+    cr_assert(crowd_agent_id_equal(info.leader, ids[0]), "moved to the fallback");
+    bytes b = save(a);
+    counter c = {0};
+    crowd_load_def d = counted(&c);
+    crowd_world* l;
+    cr_assert_eq(crowd_world_load(b.p, b.n, &d, &l), CROWD_OK);
+    bytes again = save(l);
+    cr_assert_eq(again.n, b.n);
+    cr_assert_eq(memcmp(again.p, b.p, b.n), 0, "save(load(x)) == x");
+    cr_assert_eq(crowd_world_state_hash(l), crowd_world_state_hash(a));
+    expect_same_groups(a, l, ids, n, 0);
+    for (int t = 1; t <= 1000; ++t) {
+        cr_assert_eq(crowd_world_step(a), CROWD_OK);
+        cr_assert_eq(crowd_world_step(l), CROWD_OK);
+        if (t % 100 == 0) {
+            cr_assert_eq(crowd_world_state_hash(l), crowd_world_state_hash(a), "tick %d", t);
+            expect_same_groups(a, l, ids, n, t);
+        }
+        if (t == 500) { // the loaded groups keep working: a leader removal with a fallback
+            cr_assert_eq(crowd_agent_remove(a, ids[50]), CROWD_OK);
+            cr_assert_eq(crowd_agent_remove(l, ids[50]), CROWD_OK);
+        }
+    }
+    crowd_world_destroy(l);
+    cr_assert_eq(c.allocs, c.frees);
+    cr_assert_eq(c.live, 0);
+    crowd_world_destroy(a);
+    free(again.p);
+    free(b.p);
+}
+
+// Record offsets inside the FLLW section (the sixth), found by agent index.
+static size_t fllw_follower(const bytes* b, uint32_t idx) {
+    const size_t s = section(b, 5);
+    const uint32_t count = (uint32_t)rd(b->p + s, 4);
+    for (uint32_t k = 0; k < count; ++k)
+        if (rd(b->p + s + 4 + 60 * (size_t)k, 4) == idx) return s + 4 + 60 * (size_t)k;
+    cr_assert_fail("no follower record for %u", idx);
+    return 0;
+}
+static size_t fllw_leader(const bytes* b, uint32_t idx) {
+    const size_t s = section(b, 5);
+    size_t at = s + 4 + 60 * (size_t)rd(b->p + s, 4);
+    const uint32_t count = (uint32_t)rd(b->p + at, 4);
+    at += 4;
+    for (uint32_t k = 0; k < count; ++k) {
+        if (rd(b->p + at, 4) == idx) return at;
+        at += 44 + 8 * rd(b->p + at + 36, 4) + 4 * rd(b->p + at + 40, 4);
+    }
+    cr_assert_fail("no leader record for %u", idx);
+    return 0;
+}
+static size_t fllw_list(const bytes* b, uint32_t idx) {
+    const size_t at = fllw_leader(b, idx);
+    return at + 44 + 8 * rd(b->p + at + 36, 4);
+}
+static size_t agent_of(const bytes* b, uint32_t idx) {
+    for (int k = 0;; ++k)
+        if (rd(b->p + agent_record(b, k), 4) == idx) return agent_record(b, k);
+}
+
+// The agent indices group_edit_world's edits work on.
+static uint32_t gA, gB, gC, gZ, gL;
+
+// A leads Z and follows B, B follows C; L leads two slot followers and its reassignment is pending.
+static crowd_world* group_edit_world(void) {
+    crowd_world* w = busy_world(200, 1, 29);
+    crowd_agent_id ids[200];
+    int n;
+    cr_assert_eq(crowd_world_get_agents(w, ids, NULL, NULL, 200, &n), CROWD_OK);
+    follow(w, ids[1], ids[2], CROWD_FOLLOW_BEHIND); // A -> B
+    follow(w, ids[2], ids[3], CROWD_FOLLOW_BEHIND); // B -> C
+    follow(w, ids[4], ids[1], CROWD_FOLLOW_BEHIND); // Z -> A
+    follow(w, ids[6], ids[5], CROWD_FOLLOW_SLOT);
+    follow(w, ids[7], ids[5], CROWD_FOLLOW_SLOT);
+    crowd_formation_def custom = crowd_formation_def_default();
+    const crowd_vec2 offsets[2] = {{-2, 1}, {-2, -1}};
+    custom.shape = CROWD_FORMATION_CUSTOM;
+    custom.offsets = offsets;
+    custom.offset_count = 2;
+    cr_assert_eq(crowd_leader_set_formation(w, ids[5], &custom), CROWD_OK);
+    gA = ids[1].index1 - 1, gB = ids[2].index1 - 1, gC = ids[3].index1 - 1;
+    gZ = ids[4].index1 - 1, gL = ids[5].index1 - 1;
+    return w;
+}
+
+static void leader_out_of_range(bytes* b) {
+    wr(b->p + fllw_follower(b, gZ) + 8, 4, rd(b->p + section(b, 1), 4) + 1);
+}
+static void leader_not_listing(bytes* b) {
+    wr(b->p + fllw_follower(b, gZ) + 8, 4, gL + 1); // L does not list Z
+}
+// Z -> C, B -> A while A -> B: every list and column consistent, one cycle.
+static void follow_cycle(bytes* b) {
+    wr(b->p + fllw_follower(b, gB) + 8, 4, gA + 1);
+    wr(b->p + fllw_follower(b, gZ) + 8, 4, gC + 1);
+    wr(b->p + fllw_list(b, gA), 4, gB);
+    wr(b->p + fllw_list(b, gC), 4, gZ);
+    wr(b->p + agent_of(b, gB) + 48, 4, gA + 1);
+    wr(b->p + agent_of(b, gZ) + 48, 4, gC + 1);
+}
+static void listed_twice(bytes* b) {
+    wr(b->p + fllw_list(b, gL) + 4, 4, rd(b->p + fllw_list(b, gL), 4));
+}
+static void dirty_twice(bytes* b) {
+    wr(b->p + fllw_leader(b, gA) + 12, 4, rd(b->p + fllw_leader(b, gL) + 12, 4));
+}
+static void group_column_off(bytes* b) {
+    wr(b->p + agent_of(b, gZ) + 48, 4, 0);
+}
+static void leader_flag_off(bytes* b) {
+    const size_t r = agent_of(b, gL);
+    wr(b->p + r + 44, 4, rd(b->p + r + 44, 4) & ~16u);
+}
+static void custom_offset_nan(bytes* b) {
+    wr(b->p + fllw_leader(b, gL) + 44, 4, 0x7fc00000u);
+}
+static void fallback_self(bytes* b) {
+    const size_t r = fllw_leader(b, gL);
+    wr(b->p + r + 4, 4, gL + 1);
+    wr(b->p + r + 10, 2, rd(b->p + section(b, 0) + 20, 2)); // the world tag
+}
+static void stopped_with_slot(bytes* b) {
+    wr(b->p + fllw_follower(b, gZ) + 4, 4, CROWD_FOLLOW_STOPPED);
+}
+
+Test(snapshot, inconsistent_groups_are_refused) {
+    struct {
+        const char* name;
+        edit_fn* edit;
+    } cases[] = {
+        {"leader index out of range", leader_out_of_range},
+        {"leader does not list its follower", leader_not_listing},
+        {"follow cycle", follow_cycle},
+        {"follower listed twice", listed_twice},
+        {"two leaders at one pending position", dirty_twice},
+        {"group column disagrees", group_column_off},
+        {"leader flag off on a leader with followers", leader_flag_off},
+        {"NaN custom offset", custom_offset_nan},
+        {"fallback is the leader", fallback_self},
+        {"stopped follower with a leader", stopped_with_slot},
+    };
+    crowd_world* a = group_edit_world();
+    bytes b = save(a);
+    cr_assert_eq(rd(b.p + 24 + 24 * 5, 4), (uint64_t)CROWD_SNAP_ID('F', 'L', 'L', 'W'));
+    cr_assert_eq(try_load(&b), CROWD_OK);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         bytes c = copy(&b, b.n);
         cases[i].edit(&c);

@@ -3,8 +3,10 @@
 // A snapshot holds everything a world needs to continue bit-identically: its settings, every
 // live agent in its current storage order with all parameters and state, every handle
 // generation and the free list (so saved handles stay valid and stale ones stay stale in the
-// loaded world) and the tick count. The format is versioned and little-endian, with a magic
-// number, a section table and a CRC-64 checksum; see src/snapshot.c for the layout.
+// loaded world), the tick count, and the behaviors' state: queues, paths (with their handle
+// generations) and path cursors, follow-leader groups and formations. The format is versioned and
+// little-endian, with a magic number, a section table and a CRC-64 checksum; see src/snapshot.c for
+// the layout.
 #ifndef CROWD_SNAPSHOT_H
 #define CROWD_SNAPSHOT_H
 
@@ -18,7 +20,7 @@ extern "C" {
 #endif
 
 // The format version this build writes and the only one it reads.
-#define CROWD_SNAPSHOT_VERSION 2
+#define CROWD_SNAPSHOT_VERSION 3
 
 // Receives the snapshot in pieces, in order; returns false to abort the save.
 typedef bool crowd_write_fn(const void* data, size_t size, void* user);

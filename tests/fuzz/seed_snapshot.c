@@ -1,5 +1,6 @@
 // Writes the snapshot fuzz target's seed corpus: snapshots of real worlds of a few shapes (empty,
-// one agent, removals and re-additions, every goal mode, reserved capacity, many agents, queues).
+// one agent, removals and re-additions, every goal mode, reserved capacity, many agents, queues,
+// paths and follow-leader groups).
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,6 +29,57 @@ static crowd_world* scene(scene_kind kind, int agents, int ticks) {
     if (scene_create(&def, &w) != CROWD_OK) return NULL;
     for (int t = 0; t < ticks; ++t) crowd_world_step(w);
     return w;
+}
+
+// Waypoint and tube followers on a path table with a destroyed, a reused and a replaced slot, and
+// groups: a custom formation, a chain, a leader removed onto its fallback, one removed without,
+// and followers that joined after the last step (a reassignment pending).
+static int paths_and_groups(const char* dir) {
+    crowd_world* w = scene(SCENE_MIXED, 40, 5);
+    if (!w) return 1;
+    crowd_agent_id ids[40];
+    int n, bad = crowd_world_get_agents(w, ids, NULL, NULL, 40, &n) != CROWD_OK || n < 40;
+    const crowd_vec2 a[4] = {{-10, -10}, {10, -10}, {10, 10}, {-10, 10}};
+    const crowd_vec2 b[3] = {{-20, 0}, {0, 5}, {20, 0}};
+    crowd_path_id p[3];
+    for (int k = 0; !bad && k < 3; ++k)
+        bad |= crowd_path_create(w, k == 1 ? b : a, 3 + (k != 1), &p[k]) != CROWD_OK;
+    for (int i = 0; !bad && i < 12; ++i) {
+        crowd_path_follow_def d = crowd_path_follow_def_default();
+        d.path = p[i % 3];
+        d.kind = i % 2 ? CROWD_PATH_TUBE : CROWD_PATH_WAYPOINTS;
+        d.mode = (crowd_path_mode)(i % CROWD_PATH_MODE_COUNT);
+        bad |= crowd_agent_set_path(w, ids[i], &d) != CROWD_OK;
+    }
+    const crowd_vec2 offsets[3] = {{-2, 1}, {-2, -1}, {-4, 0}};
+    crowd_formation_def f = crowd_formation_def_default();
+    f.shape = CROWD_FORMATION_CUSTOM;
+    f.offsets = offsets;
+    f.offset_count = 3;
+    bad |= bad || crowd_leader_set_formation(w, ids[12], &f) != CROWD_OK;
+    crowd_follow_def slot = crowd_follow_def_default(), behind = slot;
+    slot.target = CROWD_FOLLOW_SLOT;
+    for (int i = 13; !bad && i < 18; ++i)
+        bad |= crowd_agent_follow(w, ids[i], ids[12], &slot) != CROWD_OK;
+    for (int i = 18; !bad && i < 22; ++i)
+        bad |= crowd_agent_follow(w, ids[i], ids[i - 1 == 17 ? 12 : i - 1], &behind) != CROWD_OK;
+    for (int i = 23; !bad && i < 28; ++i)
+        bad |= crowd_agent_follow(w, ids[i], ids[22], &slot) != CROWD_OK;
+    for (int i = 29; !bad && i < 32; ++i)
+        bad |= crowd_agent_follow(w, ids[i], ids[28], &behind) != CROWD_OK;
+    bad |= bad || crowd_leader_set_fallback(w, ids[22], ids[12]) != CROWD_OK;
+    for (int t = 0; !bad && t < 10; ++t) crowd_world_step(w);
+    bad |= bad || crowd_path_destroy(w, p[2]) != CROWD_OK;
+    bad |= bad || crowd_path_replace(w, p[1], a, 4) != CROWD_OK;
+    bad |= bad || crowd_agent_remove(w, ids[22]) != CROWD_OK;
+    bad |= bad || crowd_agent_remove(w, ids[28]) != CROWD_OK;
+    crowd_world_step(w);
+    bad |= bad || crowd_path_create(w, b, 3, &p[2]) != CROWD_OK;
+    for (int i = 32; !bad && i < 36; ++i)
+        bad |= crowd_agent_follow(w, ids[i], ids[12], &slot) != CROWD_OK;
+    bad |= bad || write_seed(dir, "paths_groups", w);
+    crowd_world_destroy(w);
+    return bad;
 }
 
 int main(int argc, char** argv) {
@@ -73,6 +125,7 @@ int main(int argc, char** argv) {
     w = scene(SCENE_QUEUE, 80, 60); // queues (respawning) and the world's random stream
     bad |= !w || write_seed(dir, "queues", w);
     crowd_world_destroy(w);
+    bad |= paths_and_groups(dir);
     if (bad) fputs("seed_snapshot: failed\n", stderr);
     return bad;
 }
