@@ -8,27 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../counting_alloc.h"
 #include "crowd/crowd.h"
 #include "snapshot.h"
-
-typedef struct counter {
-    long allocs, frees;
-    long long live;
-} counter;
-
-static void* count_alloc(size_t size, size_t align, void* user) {
-    counter* c = user;
-    void* p = aligned_alloc(align, (size + align - 1) & ~(align - 1));
-    if (p) c->allocs++, c->live += (long long)size;
-    return p;
-}
-
-static void count_free(void* p, size_t size, void* user) {
-    counter* c = user;
-    c->frees++;
-    c->live -= (long long)size;
-    free(p);
-}
 
 static void check(bool ok) {
     if (!ok) abort();

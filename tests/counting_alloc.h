@@ -1,0 +1,27 @@
+// A crowd_world_def / crowd_load_def allocator that counts: tests check that every byte a world
+// allocates is freed and that failed calls leave nothing behind.
+#ifndef CROWD_TESTS_COUNTING_ALLOC_H
+#define CROWD_TESTS_COUNTING_ALLOC_H
+
+#include <stdlib.h>
+
+typedef struct counter {
+    long allocs, frees;
+    long long live;
+} counter;
+
+static inline void* count_alloc(size_t size, size_t align, void* user) {
+    counter* c = user;
+    void* p = aligned_alloc(align, (size + align - 1) & ~(align - 1));
+    if (p) c->allocs++, c->live += (long long)size;
+    return p;
+}
+
+static inline void count_free(void* p, size_t size, void* user) {
+    counter* c = user;
+    c->frees++;
+    c->live -= (long long)size;
+    free(p);
+}
+
+#endif
