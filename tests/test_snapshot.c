@@ -406,12 +406,29 @@ static void section_count_off(bytes* b) {
     wr(b->p + 12, 4, rd(b->p + 12, 4) + 1);
 }
 
+// A damaged copy of a snapshot: what the edit does and the status the loader must give.
+typedef struct corruption {
+    const char* name;
+    edit_fn* edit;
+    crowd_status want;
+} corruption;
+
+// Each edit, applied to a copy of b and resealed (length and checksum made to match), must change
+// the bytes and be refused with its status.
+static void expect_refused(const bytes* b, const corruption* cases, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        bytes c = copy(b, b->n);
+        cases[i].edit(&c);
+        cr_assert_neq(memcmp(c.p, b->p, b->n), 0, "%s: the edit changed nothing", cases[i].name);
+        reseal(&c);
+        const crowd_status st = try_load(&c);
+        cr_assert_eq(st, cases[i].want, "%s: got '%s'", cases[i].name, crowd_status_string(st));
+        free(c.p);
+    }
+}
+
 Test(snapshot, inconsistent_content_is_refused) {
-    struct {
-        const char* name;
-        edit_fn* edit;
-        crowd_status want;
-    } cases[] = {
+    const corruption cases[] = {
         {"duplicate agent index", dup_agent_index, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"agent on a free index", agent_index_is_free, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"agent index out of range", agent_index_out_of_range, CROWD_ERR_SNAPSHOT_CORRUPT},
@@ -437,15 +454,7 @@ Test(snapshot, inconsistent_content_is_refused) {
     crowd_world* a = busy_world(30, 1, 8);
     bytes b = save(a);
     cr_assert_gt(rd(b.p + section(&b, 1) + 4, 4), 1, "the world has a free list of two or more");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        bytes c = copy(&b, b.n);
-        cases[i].edit(&c);
-        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "%s: the edit changed nothing", cases[i].name);
-        reseal(&c);
-        crowd_status st = try_load(&c);
-        cr_assert_eq(st, cases[i].want, "%s: got '%s'", cases[i].name, crowd_status_string(st));
-        free(c.p);
-    }
+    expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
 }
@@ -597,33 +606,22 @@ static void queue_start_area_inverted(bytes* b) {
 }
 
 Test(snapshot, inconsistent_queues_are_refused) {
-    struct {
-        const char* name;
-        edit_fn* edit;
-    } cases[] = {
-        {"queue count off", queue_count_off},
-        {"queue records out of order", queue_records_swapped},
-        {"queue record on an agent that does not queue", queue_record_on_plain_agent},
-        {"queue flag without a record", queue_flag_without_record},
-        {"zero cone length", queue_zero_cone},
-        {"arrival policy out of range", queue_bad_policy},
-        {"done flag not 0 or 1", queue_done_two},
-        {"start area inverted", queue_start_area_inverted},
+    const corruption cases[] = {
+        {"queue count off", queue_count_off, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"queue records out of order", queue_records_swapped, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"queue record on an agent that does not queue", queue_record_on_plain_agent,
+         CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"queue flag without a record", queue_flag_without_record, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"zero cone length", queue_zero_cone, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"arrival policy out of range", queue_bad_policy, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"done flag not 0 or 1", queue_done_two, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"start area inverted", queue_start_area_inverted, CROWD_ERR_SNAPSHOT_CORRUPT},
     };
     crowd_world* a = queue_world(60, 3);
     bytes b = save(a);
     cr_assert_eq(rd(b.p + 24 + 24 * 3, 4), (uint64_t)CROWD_SNAP_ID('Q', 'U', 'E', 'U'));
     cr_assert_geq(rd(b.p + section(&b, 3) + 8, 4), 2, "two queueing agents or more");
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        bytes c = copy(&b, b.n);
-        cases[i].edit(&c);
-        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "%s: the edit changed nothing", cases[i].name);
-        reseal(&c);
-        const crowd_status st = try_load(&c);
-        cr_assert_eq(st, CROWD_ERR_SNAPSHOT_CORRUPT, "%s: got '%s'", cases[i].name,
-                     crowd_status_string(st));
-        free(c.p);
-    }
+    expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
 }
@@ -788,17 +786,14 @@ static void path_negative_lost(bytes* b) {
 }
 
 Test(snapshot, inconsistent_paths_are_refused) {
-    struct {
-        const char* name;
-        edit_fn* edit;
-    } cases[] = {
-        {"path index beyond the table", path_index_beyond_table},
-        {"cursor index past the path", path_cursor_past_end},
-        {"direction 0", path_bad_direction},
-        {"free list names a live slot", path_free_list_names_live_slot},
-        {"path flag without a record", path_flag_without_record},
-        {"NaN path point", path_nan_point},
-        {"negative lost distance", path_negative_lost},
+    const corruption cases[] = {
+        {"path index beyond the table", path_index_beyond_table, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"cursor index past the path", path_cursor_past_end, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"direction 0", path_bad_direction, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"free list names a live slot", path_free_list_names_live_slot, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"path flag without a record", path_flag_without_record, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"NaN path point", path_nan_point, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"negative lost distance", path_negative_lost, CROWD_ERR_SNAPSHOT_CORRUPT},
     };
     enum { N = 120 };
     crowd_agent_id ids[N];
@@ -806,16 +801,7 @@ Test(snapshot, inconsistent_paths_are_refused) {
     crowd_world* a = path_world(N, ids, &n);
     bytes b = save(a);
     cr_assert_eq(rd(b.p + 24 + 24 * 4, 4), (uint64_t)CROWD_SNAP_ID('P', 'A', 'T', 'H'));
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        bytes c = copy(&b, b.n);
-        cases[i].edit(&c);
-        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "%s: the edit changed nothing", cases[i].name);
-        reseal(&c);
-        const crowd_status st = try_load(&c);
-        cr_assert_eq(st, CROWD_ERR_SNAPSHOT_CORRUPT, "%s: got '%s'", cases[i].name,
-                     crowd_status_string(st));
-        free(c.p);
-    }
+    expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
 }
@@ -1038,35 +1024,23 @@ static void stopped_with_slot(bytes* b) {
 }
 
 Test(snapshot, inconsistent_groups_are_refused) {
-    struct {
-        const char* name;
-        edit_fn* edit;
-    } cases[] = {
-        {"leader index out of range", leader_out_of_range},
-        {"leader does not list its follower", leader_not_listing},
-        {"follow cycle", follow_cycle},
-        {"follower listed twice", listed_twice},
-        {"two leaders at one pending position", dirty_twice},
-        {"group column disagrees", group_column_off},
-        {"leader flag off on a leader with followers", leader_flag_off},
-        {"NaN custom offset", custom_offset_nan},
-        {"fallback is the leader", fallback_self},
-        {"stopped follower with a leader", stopped_with_slot},
+    const corruption cases[] = {
+        {"leader index out of range", leader_out_of_range, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"leader does not list its follower", leader_not_listing, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"follow cycle", follow_cycle, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"follower listed twice", listed_twice, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"two leaders at one pending position", dirty_twice, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"group column disagrees", group_column_off, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"leader flag off on a leader with followers", leader_flag_off, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"NaN custom offset", custom_offset_nan, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"fallback is the leader", fallback_self, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"stopped follower with a leader", stopped_with_slot, CROWD_ERR_SNAPSHOT_CORRUPT},
     };
     crowd_world* a = group_edit_world();
     bytes b = save(a);
     cr_assert_eq(rd(b.p + 24 + 24 * 5, 4), (uint64_t)CROWD_SNAP_ID('F', 'L', 'L', 'W'));
     cr_assert_eq(try_load(&b), CROWD_OK);
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        bytes c = copy(&b, b.n);
-        cases[i].edit(&c);
-        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "%s: the edit changed nothing", cases[i].name);
-        reseal(&c);
-        const crowd_status st = try_load(&c);
-        cr_assert_eq(st, CROWD_ERR_SNAPSHOT_CORRUPT, "%s: got '%s'", cases[i].name,
-                     crowd_status_string(st));
-        free(c.p);
-    }
+    expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
 }

@@ -22,8 +22,8 @@ static void usage(FILE* f) {
         "  --ticks N             timed ticks per run (default 100)\n"
         "  --warmup N            untimed ticks before them (default 5)\n"
         "  --agents LIST         sizes of the built-in scene, e.g. 10000,100000\n"
-        "  --scene NAME          built-in scene: separation | crossing | mixed (default "
-        "separation)\n"
+        "  --scene NAME          built-in scene: separation | crossing | mixed | queue |\n"
+        "                        waypoints | tube | groups | plaza (default separation)\n"
         "  --agents-scale LIST   scenario sizes as count multipliers (default 1)\n"
         "  --json OUT            write the results as JSON (schema in tools/scenarios/README.md)\n"
         "  --svg OUT             write a chart of speedup and phase times\n"
@@ -74,16 +74,15 @@ static int parse(int argc, char** argv, scale_args* a) {
                 return EXIT_USAGE;
         } else if (!strcmp(f, "--scene")) {
             if (!(v = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
-            if (!strcmp(v, "separation"))
-                a->scene = SCENE_SEPARATION;
-            else if (!strcmp(v, "crossing"))
-                a->scene = SCENE_CROSSING;
-            else if (!strcmp(v, "mixed"))
-                a->scene = SCENE_MIXED;
-            else {
-                cli_error(cmd, "--scene: expected separation, crossing or mixed, got '%s'", v);
+            const int kind = scene_kind_of(v);
+            if (kind < 0) {
+                cli_error(cmd,
+                          "--scene: expected separation, crossing, mixed, queue, waypoints, tube, "
+                          "groups or plaza, got '%s'",
+                          v);
                 return EXIT_USAGE;
             }
+            a->scene = (scene_kind)kind;
             a->scene_name = v;
         } else if (!strcmp(f, "--json")) {
             if (!(a->json = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
