@@ -38,15 +38,6 @@ static inline int32_t crowd_cell_coord(float v, float inv_cell) {
     return (int32_t)c;
 }
 
-// Cells a query extent spans, floor(extent / cell) + 1, clamped to the cell range (a huge radius
-// or a NaN extent then spans every cell, and the arithmetic stays in range).
-static inline int32_t crowd_cell_span(float extent, float inv_cell) {
-    float e = extent * inv_cell;
-    e = e <= CROWD_CELL_CLAMP ? e : CROWD_CELL_CLAMP;
-    e = e >= 0.0f ? e : 0.0f;
-    return (int32_t)e + 1;
-}
-
 // A 32-bit integer finalizer (lowbias32): spreads consecutive rows across the sparse table.
 static inline uint32_t crowd_mix32(uint32_t x) {
     x ^= x >> 16;
@@ -72,18 +63,14 @@ typedef struct crowd_cell_box {
     int32_t cx0, cy0, cx1, cy1;
 } crowd_cell_box;
 
-// Returns false when the box misses every occupied cell. The box always spans
-// floor(extent / cell) + 2 cells per axis, whatever the position: queries with the same radius
-// then walk the same number of rows and columns, which keeps the walk's branches predictable
-// (the extra cell costs a few candidates that the exact tests reject).
+// Returns false when the box misses every occupied cell. The box covers exactly the cells its
+// corners fall in: a cone's box then walks about a third fewer candidates than one padded to a
+// fixed span. A NaN corner clamps to the lowest cell, so a NaN query finds nothing, which its
+// exact tests would have rejected anyway.
 static inline bool crowd_grid_box(const crowd_grid* g, float x0, float y0, float x1, float y1,
                                   crowd_cell_box* box) {
     int32_t cx0 = crowd_cell_coord(x0, g->inv_cell), cx1 = crowd_cell_coord(x1, g->inv_cell);
     int32_t cy0 = crowd_cell_coord(y0, g->inv_cell), cy1 = crowd_cell_coord(y1, g->inv_cell);
-    const int32_t nx = crowd_cell_span(x1 - x0, g->inv_cell);
-    const int32_t ny = crowd_cell_span(y1 - y0, g->inv_cell);
-    if (cx0 <= (int32_t)CROWD_CELL_CLAMP - nx && cx1 < cx0 + nx) cx1 = cx0 + nx;
-    if (cy0 <= (int32_t)CROWD_CELL_CLAMP - ny && cy1 < cy0 + ny) cy1 = cy0 + ny;
     if (cx0 < g->min_cx) cx0 = g->min_cx;
     if (cy0 < g->min_cy) cy0 = g->min_cy;
     if (cx1 > g->max_cx) cx1 = g->max_cx;

@@ -14,9 +14,9 @@ typedef struct query {
     float px, py, vx, vy;
     float sep_r; // separation radius (also the group-separation radius)
     float inv_r;
-    float hx, hy; // queue heading
-    float cone_l, cone_w;
-    uint32_t self; // own sorted slot
+    float hx, hy;                  // queue heading
+    float cone_l, cone_w, cone_w2; // cone length and width, crowd_queue_width2(width)
+    uint32_t self;                 // own sorted slot
     uint32_t group;
     bool sep, grp, cone;
 } query;
@@ -82,19 +82,20 @@ static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w
     }
 }
 
-// Everything: separation, separation within the follower group, and the forward cone.
+// Everything: separation, separation within the follower group (when `grp`: queueing agents
+// that follow nobody skip its sums), and the forward cone.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse) {
+                                                            int32_t cy, bool sparse, bool grp) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
-    const uint32_t* restrict grp = w->cur.group;
+    const uint32_t* restrict groups = w->cur.group;
     const float inv_cell = w->grid.inv_cell;
     const float r = q->sep_r, inv_r = q->inv_r;
     for (uint32_t j = b; j < e; j += CROWD_LANES) {
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
-        const uint32_t* restrict gc = grp + j;
+        const uint32_t* restrict gc = groups + j;
         const int live = (int)(e - j);
         const int self = (int)q->self - (int)j; // lane of the agent itself, if in this chunk
         for (int l = 0; l < CROWD_LANES; ++l) {
@@ -104,30 +105,33 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             if (sparse) valid &= crowd_cell_coord(yc[l], inv_cell) == cy;
             const bool near = valid & (d > 0.01f) & (d < r);
             const bool in_sep = near & q->sep;
-            const bool in_grp = near & q->grp & (gc[l] == q->group);
+            const bool in_grp = grp && (near & (gc[l] == q->group));
             const float k = 1.0f / (near ? d : 1.0f) - inv_r;
             const float ux = dx * k, uy = dy * k;
             acc->sx[l] += in_sep ? ux : 0.0f;
             acc->sy[l] += in_sep ? uy : 0.0f;
             acc->sn[l] += in_sep ? 1.0f : 0.0f;
-            acc->gx[l] += in_grp ? ux : 0.0f;
-            acc->gy[l] += in_grp ? uy : 0.0f;
-            acc->gn[l] += in_grp ? 1.0f : 0.0f;
+            if (grp) {
+                acc->gx[l] += in_grp ? ux : 0.0f;
+                acc->gy[l] += in_grp ? uy : 0.0f;
+                acc->gn[l] += in_grp ? 1.0f : 0.0f;
+            }
             // The cone uses offset = other - agent, the opposite sign of dx, dy.
             const float along = -dx * q->hx + -dy * q->hy;
             const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const float perp = sqrtf(qx * qx + qy * qy);
             const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
-                                 (along <= q->cone_l) & (perp <= q->cone_w);
+                                 (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
             acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
         }
     }
 }
 
-// Visits every row of the box; returns the candidates examined.
+// Visits every row of the box; returns the candidates examined. `general` selects chunk_all
+// (with group sums when `grp`) over chunk_sep.
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
-                                                            float y1, bool general, bool sparse) {
+                                                            float y1, bool general, bool grp,
+                                                            bool sparse) {
     crowd_cell_box box;
     if (!crowd_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
     // A sparse box with more rows than there are agents (a huge radius over agents spread across
@@ -136,7 +140,7 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     const uint32_t n = (uint32_t)w->count;
     if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
         if (general)
-            chunk_all(w, q, acc, 0, n, 0, false);
+            chunk_all(w, q, acc, 0, n, 0, false, grp);
         else
             chunk_sep(w, q, acc, 0, n, 0, false);
         return n;
@@ -148,7 +152,7 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, sparse);
+                chunk_all(w, q, acc, b[k], e[k], cy, sparse, grp);
             else
                 chunk_sep(w, q, acc, b[k], e[k], cy, sparse);
         }
@@ -194,6 +198,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         q.hy = q.cone ? q.vy / speed : 0.0f;
         q.cone_l = qr->def.cone_length;
         q.cone_w = qr->def.cone_width;
+        q.cone_w2 = qr->width2;
     }
     crowd_vec2 gsep = {0.0f, 0.0f};
     float along = INFINITY;
@@ -219,6 +224,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         reach = fmaxf(reach, q.cone_l + q.cone_w);
     }
     const float m = margin(q.px, q.py, reach);
+    x0 -= m, y0 -= m, x1 += m, y1 += m;
 
     sums acc;
     for (int l = 0; l < CROWD_LANES; ++l) {
@@ -226,9 +232,10 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
     }
-    const bool general = q.grp || q.cone;
-    uint64_t cand = general ? visit(w, &q, &acc, x0 - m, y0 - m, x1 + m, y1 + m, true, sparse)
-                            : visit(w, &q, &acc, x0 - m, y0 - m, x1 + m, y1 + m, false, sparse);
+    // One instance per combination, each with its constant flags inlined.
+    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse)
+                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse)
+                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
 
     const float ms = c->max_speed[s];
     if (q.sep) {

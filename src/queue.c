@@ -50,6 +50,13 @@ float crowd_queue_brake(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others
     return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
 }
 
+float crowd_queue_width2(float width) {
+    float t = width * width;
+    while (t > 0.0f && sqrtf(t) > width) t = nextafterf(t, 0.0f);
+    while (t < INFINITY && sqrtf(nextafterf(t, INFINITY)) <= width) t = nextafterf(t, INFINITY);
+    return t;
+}
+
 // ---- per-agent API ------------------------------------------------------------------------------
 
 static bool finite2(crowd_vec2 v) {
@@ -92,7 +99,7 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
 
     crowd_goal_store(w, idx, &goal);
     if (w->queue_rec[idx] < 0) w->queue_rec[idx] = crowd_pool_acquire(&w->queue_pool);
-    *crowd_queue_of(w, idx) = (crowd_queue_rec){.def = *def, .along = INFINITY};
+    *crowd_queue_of(w, idx) = crowd_queue_rec_make(def, false);
     w->cur.flags[s] |= CROWD_FLAG_GOAL | CROWD_FLAG_QUEUE;
     return CROWD_OK;
 }

@@ -2,6 +2,8 @@
 #ifndef CROWD_QUEUE_INTERNAL_H
 #define CROWD_QUEUE_INTERNAL_H
 
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "crowd/crowd.h"
@@ -12,11 +14,25 @@
 typedef struct crowd_queue_rec {
     crowd_queue_def def; // as set
     float along;         // neighbor pass: closest agent ahead in the cone, +inf if none
+    float width2;        // crowd_queue_width2(def.cone_width)
     uint8_t done;        // STOP: the arrival was reported; no more arrivals until set again
-    uint8_t pad[11];
+    uint8_t pad[7];
 } crowd_queue_rec;
 
 _Static_assert(sizeof(crowd_queue_rec) == 64, "a queue record is one cache line");
+
+// The largest float t with sqrtf(t) <= width. sqrtf is correctly rounded and monotone, so the
+// cone's test sqrtf(perp2) <= width is exactly perp2 <= t: no square root per candidate, and the
+// same answer as the spec's length comparison for every input.
+float crowd_queue_width2(float width);
+
+// A fresh record for an agent that starts (or resumes) queueing with `def`.
+static inline crowd_queue_rec crowd_queue_rec_make(const crowd_queue_def* def, bool done) {
+    return (crowd_queue_rec){.def = *def,
+                             .along = INFINITY,
+                             .width2 = crowd_queue_width2(def->cone_width),
+                             .done = (uint8_t)done};
+}
 
 // The checks crowd_agent_set_queue applies to a def, in its documented order.
 crowd_status crowd_queue_check_def(const crowd_queue_def* d);

@@ -80,8 +80,7 @@ crowd_status crowd_snap_load_queue(crowd_world* w, crowd_snap_reader* in) {
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
         w->queue_rec[idx] = crowd_pool_acquire(&w->queue_pool);
-        *crowd_queue_of(w, idx) =
-            (crowd_queue_rec){.def = d, .along = INFINITY, .done = (uint8_t)done};
+        *crowd_queue_of(w, idx) = crowd_queue_rec_make(&d, done == 1);
     }
     return CROWD_OK;
 }

@@ -168,3 +168,36 @@ Test(queue_cone, engine_matches_brute_force_dense) {
 Test(queue_cone, engine_matches_brute_force_sparse) {
     engine_matches_brute_force(1500, 5, 20000.0f, false);
 }
+
+// The neighbor pass compares squared perpendicular distances against crowd_queue_width2(width)
+// instead of taking a square root per candidate: that must decide exactly as the spec's
+// sqrtf(perp2) <= width, in particular for the squares next to the threshold.
+Test(queue_cone, squared_width_decides_as_the_square_root) {
+    scene_rng rng = {11};
+    for (int i = 0; i < 20000; ++i) {
+        float width;
+        switch (i) {
+        case 0:
+            width = 0.0f;
+            break;
+        case 1:
+            width = 0.6f;
+            break;
+        case 2:
+            width = 1e-30f;
+            break;
+        case 3:
+            width = 1e30f;
+            break;
+        default:
+            width = scene_rng_float(&rng, 0.0f, 4.0f);
+            break;
+        }
+        const float t = crowd_queue_width2(width);
+        float p2 = t;
+        for (int k = 0; k < 64; ++k) p2 = nextafterf(p2, 0.0f);
+        for (int k = 0; k < 128; ++k, p2 = nextafterf(p2, INFINITY))
+            cr_assert_eq(p2 <= t, sqrtf(p2) <= width, "width %.9g: perp2 %.9g, threshold %.9g",
+                         (double)width, (double)p2, (double)t);
+    }
+}
