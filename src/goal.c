@@ -21,8 +21,8 @@ static void goal_team(void* arg, int t, int nt) {
         const uint32_t flags = c->flags[s];
         if (!(flags & CROWD_FLAG_GOAL)) continue;
         // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
-        crowd_prefetch_rec(c, &w->goal_pool, w->goal_rec, CROWD_FLAG_GOAL, s, n);
-        crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, n);
+        crowd_prefetch_rec(c, w->goal_rec, CROWD_FLAG_GOAL, s, n);
+        crowd_prefetch_rec(c, w->queue_rec, CROWD_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
         const crowd_goal* g = crowd_goal_of(w, idx); // a goal flag means a non-default goal
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};

@@ -156,22 +156,16 @@ static inline crowd_leader* crowd_leader_of(const crowd_world* w, uint32_t idx) 
     return crowd_pool_find(&w->follow.leader_pool, w->follow.leader_rec, idx);
 }
 
-// Loops over slots read records in cell order, that is at random. Called by an agent the loop
-// works on, this fetches, for agents with `flag`, the record number CROWD_PREFETCH * 2 slots ahead
-// and the record CROWD_PREFETCH slots ahead. Reads flags only below `end`.
+// Records themselves are laid out in slot order by the sort phase, but a record number is found
+// through the per-agent-index table, which a loop over slots reads at random. Called by an agent
+// the loop works on, this fetches, for agents with `flag`, that entry CROWD_PREFETCH slots ahead.
+// Reads flags only below `end`.
 #define CROWD_PREFETCH 32
 
-static inline void crowd_prefetch_rec(const crowd_columns* c, const crowd_pool* p,
-                                      const int32_t* rec_of, uint32_t flag, int s, int end) {
-    const int far = s + 2 * CROWD_PREFETCH, near = s + CROWD_PREFETCH;
+static inline void crowd_prefetch_rec(const crowd_columns* c, const int32_t* rec_of, uint32_t flag,
+                                      int s, int end) {
+    const int far = s + CROWD_PREFETCH;
     if (far < end && (c->flags[far] & flag)) __builtin_prefetch(&rec_of[c->id[far]]);
-    if (near < end && (c->flags[near] & flag)) {
-        const int32_t r = rec_of[c->id[near]];
-        if (r < 0) return;
-        const char* rec = crowd_pool_at(p, r);
-        for (uint32_t b = 0; b < p->size; b += 64) __builtin_prefetch(rec + b);
-        __builtin_prefetch(rec + p->size - 1);
-    }
 }
 
 // ---- storage (world.c) --------------------------------------------------------------------------

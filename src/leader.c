@@ -129,7 +129,7 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
     int k = 0;
     for (int s = b; s < e; ++s) {
         if (!(c->flags[s] & CROWD_FLAG_FOLLOW)) continue;
-        crowd_prefetch_rec(c, &fs->follower_pool, fs->follower_rec, CROWD_FLAG_FOLLOW, s, n);
+        crowd_prefetch_rec(c, fs->follower_rec, CROWD_FLAG_FOLLOW, s, n);
         const crowd_follower* f = crowd_follower_of(w, c->id[s]);
         L->slot[k] = s;
         L->px[k] = c->px[s];

@@ -82,8 +82,9 @@ static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w
     }
 }
 
-// Everything: separation, separation within the follower group (when `grp`: queueing agents
-// that follow nobody skip its sums), and the forward cone.
+// Everything: separation, separation within the follower group (none unless `grp`), and the
+// forward cone. The group sums stay unconditional: a branch around them, even on a constant,
+// keeps gcc from vectorizing the loop.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
                                                             int32_t cy, bool sparse, bool grp) {
@@ -105,17 +106,15 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             if (sparse) valid &= crowd_cell_coord(yc[l], inv_cell) == cy;
             const bool near = valid & (d > 0.01f) & (d < r);
             const bool in_sep = near & q->sep;
-            const bool in_grp = grp && (near & (gc[l] == q->group));
+            const bool in_grp = near & grp & (gc[l] == q->group);
             const float k = 1.0f / (near ? d : 1.0f) - inv_r;
             const float ux = dx * k, uy = dy * k;
             acc->sx[l] += in_sep ? ux : 0.0f;
             acc->sy[l] += in_sep ? uy : 0.0f;
             acc->sn[l] += in_sep ? 1.0f : 0.0f;
-            if (grp) {
-                acc->gx[l] += in_grp ? ux : 0.0f;
-                acc->gy[l] += in_grp ? uy : 0.0f;
-                acc->gn[l] += in_grp ? 1.0f : 0.0f;
-            }
+            acc->gx[l] += in_grp ? ux : 0.0f;
+            acc->gy[l] += in_grp ? uy : 0.0f;
+            acc->gn[l] += in_grp ? 1.0f : 0.0f;
             // The cone uses offset = other - agent, the opposite sign of dx, dy.
             const float along = -dx * q->hx + -dy * q->hy;
             const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
@@ -186,9 +185,8 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     // The outputs only followers and queueing agents need go to their records, which are by agent
     // index: fetched ahead, and written once at the end, so that no store waits on memory.
     const uint32_t flags = c->flags[s], idx = c->id[s];
-    crowd_prefetch_rec(c, &w->follow.follower_pool, w->follow.follower_rec, CROWD_FLAG_FOLLOW, s,
-                       w->count);
-    crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, w->count);
+    crowd_prefetch_rec(c, w->follow.follower_rec, CROWD_FLAG_FOLLOW, s, w->count);
+    crowd_prefetch_rec(c, w->queue_rec, CROWD_FLAG_QUEUE, s, w->count);
     crowd_follower* fol = flags & CROWD_FLAG_FOLLOW ? crowd_follower_of(w, idx) : NULL;
     crowd_queue_rec* qr = flags & CROWD_FLAG_QUEUE ? crowd_queue_of(w, idx) : NULL;
     if (qr) {

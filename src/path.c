@@ -91,9 +91,9 @@ static inline void follow_one(crowd_world* w, const crowd_columns* c, int s) {
 }
 
 // Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the thread's
-// own range (other threads write their followers' cursors and flags). Slots are in cell order, so
-// a follower's record (by agent index) is a random access: it is fetched CROWD_PREFETCH slots ahead
-// (its record number twice as far), and its path's geometry half as far.
+// own range (other threads write their followers' cursors and flags). The records are in slot
+// order; their numbers (by agent index) and the paths' geometry are not: the numbers are fetched
+// CROWD_PREFETCH slots ahead, the geometry half as far.
 static void path_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const crowd_columns* c = &w->cur;
@@ -101,7 +101,7 @@ static void path_team(void* arg, int t, int nt) {
     crowd_team_range(w->count, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
         if (!(c->flags[s] & CROWD_FLAG_PATH)) continue;
-        crowd_prefetch_rec(c, &w->path_pool, w->path_rec, CROWD_FLAG_PATH, s, hi);
+        crowd_prefetch_rec(c, w->path_rec, CROWD_FLAG_PATH, s, hi);
         if (s + CROWD_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CROWD_PREFETCH / 2);
         follow_one(w, c, s);
     }

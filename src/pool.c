@@ -19,16 +19,20 @@ crowd_status crowd_pool_reserve(crowd_world* w, crowd_pool* p, int n) {
 
     const size_t bytes = (size_t)cap * p->size, aux_bytes = (size_t)cap * p->aux_size;
     unsigned char* data = crowd_alloc(w, bytes);
-    void* aux = data && aux_bytes ? crowd_alloc(w, aux_bytes) : NULL;
-    if (!data || (aux_bytes && !aux)) {
+    unsigned char* spare = data ? crowd_alloc(w, bytes) : NULL;
+    void* aux = spare && aux_bytes ? crowd_alloc(w, aux_bytes) : NULL;
+    if (!data || !spare || (aux_bytes && !aux)) {
         crowd_free(w, data, bytes);
+        crowd_free(w, spare, bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
     if (p->used) memcpy(data, p->data, (size_t)p->used * p->size);
     if (p->aux) memcpy(aux, p->aux, (size_t)p->capacity * p->aux_size);
     crowd_free(w, p->data, (size_t)p->capacity * p->size);
+    crowd_free(w, p->spare, (size_t)p->capacity * p->size);
     crowd_free(w, p->aux, (size_t)p->capacity * p->aux_size);
     p->data = data;
+    p->spare = spare;
     p->aux = aux;
     p->capacity = (int32_t)cap;
     return CROWD_OK;
@@ -51,8 +55,36 @@ void crowd_pool_release(crowd_pool* p, int32_t rec) {
     p->live--;
 }
 
+int32_t crowd_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi) {
+    int32_t k = 0;
+    for (int s = lo; s < hi; ++s) k += rec_of[id[s]] >= 0;
+    return k;
+}
+
+void crowd_pool_move_slots(crowd_pool* p, int32_t* rec_of, const uint32_t* id, int lo, int hi,
+                           int32_t first) {
+    const size_t size = p->size;
+    for (int s = lo; s < hi; ++s) {
+        const int32_t r = rec_of[id[s]];
+        if (r < 0) continue;
+        memcpy(p->spare + (size_t)first * size, crowd_pool_at(p, r), size);
+        rec_of[id[s]] = first++;
+    }
+}
+
+// Every live record belongs to exactly one agent, so the moved records are all of them, numbered
+// 0 .. live - 1: the free list starts empty after them.
+void crowd_pool_settle(crowd_pool* p) {
+    unsigned char* t = p->data;
+    p->data = p->spare;
+    p->spare = t;
+    p->used = p->live;
+    p->free_head = -1;
+}
+
 void crowd_pool_free(crowd_world* w, crowd_pool* p) {
     crowd_free(w, p->data, (size_t)p->capacity * p->size);
+    crowd_free(w, p->spare, (size_t)p->capacity * p->size);
     crowd_free(w, p->aux, (size_t)p->capacity * p->aux_size);
     crowd_pool_init(p, p->size, p->aux_size);
 }

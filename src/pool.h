@@ -2,9 +2,11 @@
 //
 // A behavior keeps one int32 per agent index (its record number, -1 = none) and its records here:
 // fixed-size records in one array grown through the world's allocator, with an intrusive free
-// list. Records are acquired and released by API calls between steps; a step only reads and
-// writes records in place, so it never allocates. Record numbers are reused last-freed first,
-// which makes them a function of the call sequence alone.
+// list. Records are acquired and released by API calls between steps. Every step's sort phase
+// lays the records out again in the cell order of their agents (crowd_pool_follow_slots), so the
+// passes that follow read them in order rather than at random; for that a pool keeps a spare
+// array as large as its records, and the step never allocates. Record numbers are therefore
+// private to the pool: everything else names a record by its agent index.
 //
 // A pool may carry an `aux` array with one element per record of capacity that belongs to no
 // record in particular: a list that can be as long as the pool (the queue's arrivals, the
@@ -20,8 +22,9 @@
 typedef struct crowd_world crowd_world;
 
 typedef struct crowd_pool {
-    unsigned char* data; // capacity records of `size` bytes
-    void* aux;           // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
+    unsigned char* data;  // capacity records of `size` bytes
+    unsigned char* spare; // capacity records: where the sort phase lays them out again
+    void* aux;            // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
     uint32_t size, aux_size;
     int32_t capacity;
     int32_t used;      // records ever handed out (high-water mark)
@@ -41,6 +44,16 @@ crowd_status crowd_pool_reserve(crowd_world* w, crowd_pool* p, int n);
 int32_t crowd_pool_acquire(crowd_pool* p);
 
 void crowd_pool_release(crowd_pool* p, int32_t rec);
+
+// Lays the live records out again in the order their agents hold in the sorted slots `id`
+// (id[s] = agent index of slot s, count slots): the records of slots [lo, hi) go to numbers
+// first .. first + k in slot order, and rec_of follows them. Two calls per pool and thread:
+// crowd_pool_count_slots gives each thread's k, crowd_pool_move_slots moves them, and
+// crowd_pool_settle ends the layout once every thread is done.
+int32_t crowd_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi);
+void crowd_pool_move_slots(crowd_pool* p, int32_t* rec_of, const uint32_t* id, int lo, int hi,
+                           int32_t first);
+void crowd_pool_settle(crowd_pool* p);
 
 // Frees the storage; the pool is empty again.
 void crowd_pool_free(crowd_world* w, crowd_pool* p);

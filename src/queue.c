@@ -205,7 +205,7 @@ static void arrival_team(void* arg, int t, int nt) {
     crowd_team_range(n, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
         if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
-        crowd_prefetch_rec(c, &w->queue_pool, w->queue_rec, CROWD_FLAG_QUEUE, s, hi);
+        crowd_prefetch_rec(c, w->queue_rec, CROWD_FLAG_QUEUE, s, hi);
         const uint32_t idx = c->id[s];
         const crowd_queue_rec* q = crowd_queue_of(w, idx);
         const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;

@@ -179,3 +179,60 @@ Test(pool, failed_growth_changes_nothing) {
     crowd_world_destroy(w);
     cr_assert_eq(c.blocks, 0);
 }
+
+// The sort phase lays every pool out again in slot order. Records keep their contents and their
+// agents, the numbers run 0 .. live - 1 in slot order, and the free list still serves later
+// acquisitions and releases (agents given goals and removed between steps).
+static void expect_goal_layout(const crowd_world* w, const crowd_goal* want, const bool* has) {
+    int32_t next = 0;
+    for (int s = 0; s < w->count; ++s) {
+        const uint32_t idx = w->cur.id[s];
+        const int32_t r = w->goal_rec[idx];
+        cr_assert_eq(r >= 0, has[idx], "agent %u: record present as set", idx);
+        if (r < 0) continue;
+        cr_assert_eq(r, next++, "slot %d: records in slot order", s);
+        const crowd_goal* g = crowd_pool_at(&w->goal_pool, r);
+        cr_assert(g->target.x == want[idx].target.x && g->target.y == want[idx].target.y &&
+                      g->mode == want[idx].mode,
+                  "agent %u: goal contents kept", idx);
+    }
+    cr_assert_eq(next, w->goal_pool.live);
+}
+
+Test(pool, records_follow_their_agents_into_slot_order) {
+    enum { N = 400 };
+    counter c;
+    crowd_world* w = make_world(&c, N);
+    crowd_agent_id ids[N];
+    crowd_goal want[N];
+    bool has[N] = {false};
+    for (int i = 0; i < N; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        // Scattered so that slot order differs from index order.
+        a.position = (crowd_vec2){(float)((i * 37) % 101) * 1.7f, (float)((i * 53) % 89) * 1.3f};
+        cr_assert_eq(crowd_agent_add(w, &a, &ids[i]), CROWD_OK);
+        want[i] = crowd_goal_default();
+        if (i % 3 != 0) continue;
+        want[i].mode = CROWD_GOAL_ARRIVE;
+        want[i].target = (crowd_vec2){(float)i, -(float)i};
+        cr_assert_eq(crowd_agent_set_goal(w, ids[i], &want[i]), CROWD_OK);
+        has[i] = true;
+    }
+    for (int round = 0; round < 4; ++round) {
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        expect_goal_layout(w, want, has);
+        // Between steps: goals for some, removals for others, through the free list.
+        for (int i = round; i < N; i += 7) {
+            if (round % 2 == 0 && !has[i]) {
+                want[i].mode = CROWD_GOAL_SEEK;
+                want[i].target = (crowd_vec2){(float)round, (float)i};
+                cr_assert_eq(crowd_agent_set_goal(w, ids[i], &want[i]), CROWD_OK);
+                has[i] = true;
+            } else if (round % 2 == 1 && has[i]) {
+                cr_assert_eq(crowd_agent_remove(w, ids[i]), CROWD_OK);
+                has[i] = false;
+            }
+        }
+    }
+    crowd_world_destroy(w);
+}
