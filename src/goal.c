@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "steer_inline.h"
 
 // The queue brake of the spec: closest agent ahead at `along` scales the desired speed by
 // clamp(along / cone_length, 0, 1); nobody ahead (along = +inf) means no braking.
@@ -34,13 +35,13 @@ static void goal_team(void* arg, int t, int nt) {
         crowd_vec2 f = {0.0f, 0.0f};
         switch (g->mode) {
         case CROWD_GOAL_SEEK:
-            f = crowd_steer_seek(pos, vel, speed, g->target);
+            f = steer_seek(pos, vel, speed, g->target);
             break;
         case CROWD_GOAL_ARRIVE:
-            f = crowd_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
+            f = steer_arrive(pos, vel, speed, g->target, g->slow_radius);
             break;
         case CROWD_GOAL_FLEE:
-            f = crowd_steer_flee(pos, vel, speed, g->target);
+            f = steer_flee(pos, vel, speed, g->target);
             break;
         case CROWD_GOAL_NONE:
         case CROWD_GOAL_MODE_COUNT:

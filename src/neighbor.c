@@ -159,6 +159,15 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     return candidates;
 }
 
+// fminf / fmaxf are library calls without -ffinite-math-only; the box's operands are finite for
+// a moving agent (a NaN position gives a NaN box either way, which the grid clamps).
+static inline float minf(float a, float b) {
+    return a < b ? a : b;
+}
+static inline float maxf(float a, float b) {
+    return a > b ? a : b;
+}
+
 // Query boxes are widened by a relative margin so a float-rounded box edge never drops a candidate
 // that the exact tests would accept.
 static inline float margin(float px, float py, float reach) {
@@ -215,11 +224,11 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     if (q.cone) {
         const float ex = fabsf(q.hy) * q.cone_w, ey = fabsf(q.hx) * q.cone_w;
         const float tx = q.hx * q.cone_l, ty = q.hy * q.cone_l;
-        x0 = fminf(x0, q.px + fminf(0.0f, tx) - ex);
-        x1 = fmaxf(x1, q.px + fmaxf(0.0f, tx) + ex);
-        y0 = fminf(y0, q.py + fminf(0.0f, ty) - ey);
-        y1 = fmaxf(y1, q.py + fmaxf(0.0f, ty) + ey);
-        reach = fmaxf(reach, q.cone_l + q.cone_w);
+        x0 = minf(x0, q.px + minf(0.0f, tx) - ex);
+        x1 = maxf(x1, q.px + maxf(0.0f, tx) + ex);
+        y0 = minf(y0, q.py + minf(0.0f, ty) - ey);
+        y1 = maxf(y1, q.py + maxf(0.0f, ty) + ey);
+        reach = maxf(reach, q.cone_l + q.cone_w);
     }
     const float m = margin(q.px, q.py, reach);
     x0 -= m, y0 -= m, x1 += m, y1 += m;

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "steer_inline.h"
 
 // A path's segments, precomputed: segment k runs from point k to point (k + 1) mod count, so the
 // last one closes the loop (LOOP followers only). ab = b - a and the floored |ab|^2 are exactly
@@ -152,8 +153,8 @@ static inline crowd_vec2 crowd_path_waypoint_inline(const crowd_vec2* pts, int c
     }
     const crowd_vec2 target = pts[c->index];
     if (d->mode == CROWD_PATH_ONE_SHOT && c->index == final_pt)
-        return crowd_steer_arrive(pos, vel, max_speed, target, d->slow_radius);
-    return crowd_steer_seek(pos, vel, max_speed, target);
+        return steer_arrive(pos, vel, max_speed, target, d->slow_radius);
+    return steer_seek(pos, vel, max_speed, target);
 }
 
 // Tube step on segment k, whose precomputed data is *seg_k.
@@ -165,7 +166,7 @@ static inline crowd_vec2 crowd_path_tube_inline(const crowd_vec2* pts, int count
     const bool one_shot = d->mode == CROWD_PATH_ONE_SHOT;
     const int final_pt = crowd_path_final_point(count, c->direction);
     if (one_shot && c->state == CROWD_PATH_STATE_FINISHED)
-        return crowd_steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
 
     const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
                                   pos.y + vel.y * d->predict_ahead};
@@ -183,11 +184,11 @@ static inline crowd_vec2 crowd_path_tube_inline(const crowd_vec2* pts, int count
     c->segment = k;
     c->index = next;
     if (c->state == CROWD_PATH_STATE_FINISHED)
-        return crowd_steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
-    if (dist > d->tube_radius) return crowd_steer_seek(pos, vel, max_speed, proj);
+        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+    if (dist > d->tube_radius) return steer_seek(pos, vel, max_speed, proj);
     if (one_shot && next == final_pt)
-        return crowd_steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
-    return crowd_steer_seek(pos, vel, max_speed, pts[next]);
+        return steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
+    return steer_seek(pos, vel, max_speed, pts[next]);
 }
 
 // ---- followers ----------------------------------------------------------------------------------

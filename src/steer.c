@@ -3,35 +3,23 @@
 
 #include <math.h>
 
+#include "steer_inline.h"
+
 static inline crowd_vec2 v2(float x, float y) {
-    return (crowd_vec2){x, y};
-}
-
-static inline crowd_vec2 normalize(crowd_vec2 v) {
-    float len = sqrtf(v.x * v.x + v.y * v.y);
-    return len > 0.0f ? v2(v.x / len, v.y / len) : v2(0.0f, 0.0f);
-}
-
-static inline crowd_vec2 toward(crowd_vec2 dir, float speed, crowd_vec2 vel) {
-    crowd_vec2 n = normalize(dir);
-    return v2(n.x * speed - vel.x, n.y * speed - vel.y);
+    return steer_v2(x, y);
 }
 
 crowd_vec2 crowd_steer_seek(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 target) {
-    return toward(v2(target.x - pos.x, target.y - pos.y), max_speed, vel);
+    return steer_seek(pos, vel, max_speed, target);
 }
 
 crowd_vec2 crowd_steer_arrive(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 target,
                               float slow_radius) {
-    crowd_vec2 to = v2(target.x - pos.x, target.y - pos.y);
-    float dist = sqrtf(to.x * to.x + to.y * to.y);
-    float ramp = dist / slow_radius;
-    float speed = max_speed * (ramp < 1.0f ? ramp : 1.0f);
-    return toward(to, speed, vel);
+    return steer_arrive(pos, vel, max_speed, target, slow_radius);
 }
 
 crowd_vec2 crowd_steer_flee(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 threat) {
-    return toward(v2(pos.x - threat.x, pos.y - threat.y), max_speed, vel);
+    return steer_flee(pos, vel, max_speed, threat);
 }
 
 float crowd_steer_predict_time(crowd_vec2 pos, float max_speed, crowd_vec2 other) {
