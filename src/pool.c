@@ -55,19 +55,32 @@ void crowd_pool_release(crowd_pool* p, int32_t rec) {
     p->live--;
 }
 
+// The per-index record numbers are read in slot order, that is at random: fetched this far ahead.
+enum { AHEAD = 32 };
+
 int32_t crowd_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi) {
     int32_t k = 0;
-    for (int s = lo; s < hi; ++s) k += rec_of[id[s]] >= 0;
+    for (int s = lo; s < hi; ++s) {
+        if (s + AHEAD < hi) __builtin_prefetch(&rec_of[id[s + AHEAD]]);
+        k += rec_of[id[s]] >= 0;
+    }
     return k;
+}
+
+// Records are small (20 to 80 bytes) and 4-byte aligned: a word loop beats a call to memcpy.
+static inline void copy_record(unsigned char* restrict dst, const unsigned char* restrict src,
+                               size_t size) {
+    for (size_t b = 0; b < size; b += 4) memcpy(dst + b, src + b, 4);
 }
 
 void crowd_pool_move_slots(crowd_pool* p, int32_t* rec_of, const uint32_t* id, int lo, int hi,
                            int32_t first) {
     const size_t size = p->size;
     for (int s = lo; s < hi; ++s) {
+        if (s + AHEAD < hi) __builtin_prefetch(&rec_of[id[s + AHEAD]]);
         const int32_t r = rec_of[id[s]];
         if (r < 0) continue;
-        memcpy(p->spare + (size_t)first * size, crowd_pool_at(p, r), size);
+        copy_record(p->spare + (size_t)first * size, crowd_pool_at(p, r), size);
         rec_of[id[s]] = first++;
     }
 }

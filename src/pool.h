@@ -32,7 +32,7 @@ typedef struct crowd_pool {
     int32_t free_head; // last released record, -1 when none; each free record holds the next
 } crowd_pool;
 
-// An empty pool of `size`-byte records (size >= 4, to hold the free list's link).
+// An empty pool of `size`-byte records: a multiple of 4 bytes, at least 4 (the free list's link).
 void crowd_pool_init(crowd_pool* p, size_t size, size_t aux_size);
 
 // Makes room for `n` more acquisitions without growth. On failure (CROWD_ERR_OUT_OF_MEMORY) the

@@ -58,7 +58,8 @@ static void records_team(void* arg, int t, int nt) {
     const uint32_t* id = x->w->cur.id;
     int lo, hi;
     crowd_team_range(x->w->count, CROWD_LANES, t, nt, &lo, &hi);
-    for (int k = 0; k < x->pools; ++k)
+    // Alone, a thread's records start at 0 and need no count.
+    for (int k = 0; k < x->pools && nt > 1; ++k)
         x->count[k][t] = crowd_pool_count_slots(x->rec_of[k], id, lo, hi);
     crowd_team_barrier(nt);
     for (int k = 0; k < x->pools; ++k) {
