@@ -157,12 +157,17 @@ static void walk_turn_stop(bool predict) {
     cr_assert_lt(peak[WINDOWS - 1], 0.02f, "at rest");
     frame f = observe(&g);
     assert_settled_group(&g, &f, false, "at rest");
-    // At rest all ten arrive at one behind point and the spec's separation (weight 0.6, plus the
-    // agents' own) no longer keeps 0.5 sepRadius between every pair: this scenario ends with a
-    // closest pair at about 0.58 m. What it does keep is 0.4 sepRadius.
+    // At rest every velocity term of the spec's formula is zero and what holds the ten followers
+    // is a balance of position terms alone: arrive pulling all of them to one behind point, the
+    // follow separation (0.6) plus their own (1) pushing them apart. That balance is the minimum of
+    // a potential, and its lowest arrangement for ten followers has its closest pair at about
+    // 0.56 m (0.47 sepRadius; 0.77 m for five, 0.49 m for twenty): while the group walks it
+    // keeps 0.5 sepRadius (checked above on both legs), at rest it packs to this. Resting groups
+    // that need their spacing hold formation slots instead.
     for (int i = 0; i < NF; ++i)
         for (int j = i + 1; j < NF; ++j)
-            cr_assert_geq(len(sub(f.p[i], f.p[j])), 0.4f * 1.2f, "at rest: %d and %d", i, j);
+            cr_assert_geq(len(sub(f.p[i], f.p[j])), 0.45f * 1.2f, "at rest: %d and %d %.3f m apart",
+                          i, j, (double)len(sub(f.p[i], f.p[j])));
     crowd_world_destroy(g.w);
 }
 

@@ -44,6 +44,7 @@ enum { NF = 6 };
 
 typedef struct errors {
     float leg1, turn, leg2, rest;
+    float rest_gap; // closest pair of followers at rest
 } errors;
 
 static void set_goal(crowd_world* w, crowd_agent_id id, crowd_goal_mode mode, crowd_vec2 target) {
@@ -122,6 +123,14 @@ static errors run_shape(crowd_formation_shape shape, bool predict) {
         if (phase == 2 && lp.y > 8.0f && lp.y < 13.0f) e.leg2 = fmaxf(e.leg2, err);
         if (t >= 1400) e.rest = fmaxf(e.rest, err);
     }
+    e.rest_gap = INFINITY;
+    for (int i = 0; i < NF; ++i)
+        for (int j = i + 1; j < NF; ++j) {
+            crowd_vec2 pi, pj;
+            crowd_agent_get_position(w, f[i], &pi);
+            crowd_agent_get_position(w, f[j], &pj);
+            e.rest_gap = fminf(e.rest_gap, len(sub(pi, pj)));
+        }
     cr_assert_eq(phase, 2, "the leader finished its route");
     crowd_world_destroy(w);
     return e;
@@ -135,6 +144,9 @@ static void shape_through_turn(crowd_formation_shape shape) {
     cr_assert_leq(plain.leg2, 0.5f, "leg 2: %.3f", (double)plain.leg2);
     cr_assert_leq(plain.turn, 2.5f, "turn: %.3f", (double)plain.turn);
     cr_assert_leq(plain.rest, 0.05f, "rest: %.3f", (double)plain.rest);
+    // Unlike followers sharing one behind point, a resting formation keeps its followers apart.
+    cr_assert_geq(plain.rest_gap, 0.5f * 1.2f, "rest: closest pair %.3f m", (double)plain.rest_gap);
+    cr_assert_geq(pred.rest_gap, 0.5f * 1.2f);
     // Prediction: the slot is pursued, so the group lags less on the legs and in the turn.
     cr_assert_lt(pred.leg1, plain.leg1 * 0.85f, "%.3f vs %.3f", (double)pred.leg1,
                  (double)plain.leg1);

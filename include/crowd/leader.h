@@ -20,6 +20,12 @@
 // The result depends only on the world's state, never on the thread count. A slot follower that
 // gets no slot (a CUSTOM formation with fewer offsets than followers) uses the behind point.
 //
+// Spacing. Followers sharing the behind point keep about half their separation radius between
+// them while the leader walks. When it stops, the velocity terms of the formula vanish and the
+// group settles where arrive (all to one point) balances separation: ten followers with the
+// defaults rest with their closest pair about 0.56 m apart (0.47 sepRadius), twenty about 0.49 m.
+// Groups that must keep their spacing at rest hold formation slots.
+//
 // Leader removal. When a leader is removed, each of its followers, in the order they joined:
 //  - follows the fallback leader named with crowd_leader_set_fallback, keeping its
 //  crowd_follow_def,
