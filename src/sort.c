@@ -40,8 +40,7 @@ static void gather_team(void* arg, int t, int nt) {
     }
 }
 
-// ---- behavior records follow their agents
-// ---------------------------------------------------------
+// ---- behavior records follow their agents ------------------------------------------------------
 
 enum { MAX_POOLS = 5 };
 
@@ -50,7 +49,7 @@ typedef struct records_ctx {
     crowd_pool* pool[MAX_POOLS];
     int32_t* rec_of[MAX_POOLS];
     int pools;
-    int32_t count[MAX_POOLS][256]; // records in each thread's slots
+    int32_t count[MAX_POOLS][256]; // records in each thread's slots (at most 256 threads)
 } records_ctx;
 
 static void records_team(void* arg, int t, int nt) {

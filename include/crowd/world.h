@@ -66,7 +66,7 @@ CROWD_API crowd_status crowd_world_get_agents(const crowd_world* world, crowd_ag
 
 // Wall time of each phase of the last step.
 typedef enum crowd_phase {
-    CROWD_PHASE_SORT,      // cell keys, counting sort, gather into cell order
+    CROWD_PHASE_SORT,      // cell keys, counting sort, gather into cell order (agents, records)
     CROWD_PHASE_NEIGHBOR,  // separation and queue-cone neighbor pass
     CROWD_PHASE_LEADER,    // follow-leader pass
     CROWD_PHASE_PATH,      // path-following pass
