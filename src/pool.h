@@ -2,9 +2,9 @@
 //
 // A behavior keeps one int32 per agent index (its record number, -1 = none) and its records here:
 // fixed-size records in one array grown through the world's allocator, with an intrusive free
-// list. Records are acquired and released by API calls between steps. Every step's sort phase
-// lays the records out again in the cell order of their agents (crowd_pool_move_slots), so the
-// passes that follow read them in order rather than at random; for that a pool keeps a spare
+// list. Records are acquired and released by API calls between steps. Every few ticks the sort
+// phase lays the records out again in the cell order of their agents (crowd_pool_move_slots), so
+// the passes that follow read them in order rather than at random; for that a pool keeps a spare
 // array as large as its records, and the step never allocates. Record numbers are therefore
 // private to the pool: everything else names a record by its agent index.
 //

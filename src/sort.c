@@ -70,7 +70,8 @@ static void records_team(void* arg, int t, int nt) {
 
 // Every pass after the sort reads the records of the agents it visits in slot order; laid out in
 // that order they stream from memory instead of costing a cache miss each. Agents move little
-// between ticks, so the copy itself reads nearly in order too.
+// between ticks, so the copy itself reads nearly in order too, and a layout stays nearly in order
+// for a few ticks: it is redone every CROWD_RECORD_PERIOD ticks.
 static void records_follow(crowd_world* w) {
     records_ctx x = {.w = w};
     crowd_pool* pool[MAX_POOLS] = {&w->goal_pool, &w->queue_pool, &w->path_pool,
@@ -82,7 +83,7 @@ static void records_follow(crowd_world* w) {
         x.pool[x.pools] = pool[k];
         x.rec_of[x.pools++] = rec_of[k];
     }
-    if (x.pools == 0) return;
+    if (x.pools == 0 || w->tick % CROWD_RECORD_PERIOD != 0) return;
     crowd_team_run(w->threads, records_team, &x);
     for (int k = 0; k < x.pools; ++k) crowd_pool_settle(x.pool[k]);
 }
