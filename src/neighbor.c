@@ -191,8 +191,9 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     const float sep_w = c->sep_weight[s];
     q.sep = sep_w > 0.0f;
     q.grp = q.group != 0; // only ACTIVE followers have a group
-    // The outputs only followers and queueing agents need go to their records, which are by agent
-    // index: fetched ahead, and written once at the end, so that no store waits on memory.
+    // The outputs only followers and queueing agents need go to their records, found through the
+    // per-index record numbers (fetched ahead) and written once at the end, so that no store waits
+    // on memory.
     const uint32_t flags = c->flags[s], idx = c->id[s];
     crowd_prefetch_rec(c, w->follow.follower_rec, CROWD_FLAG_FOLLOW, s, w->count);
     crowd_prefetch_rec(c, w->queue_rec, CROWD_FLAG_QUEUE, s, w->count);
