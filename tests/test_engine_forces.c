@@ -2,7 +2,7 @@
 //
 // After the sort, neighbor and goal passes, every agent's summed force must equal
 // crowd_steer_separation over the brute-force neighbor list (every other agent) plus its weighted
-// goal primitive; the engine sums neighbors in CROWD_LANES lanes, so this is compared with a
+// goal primitive; the engine sums neighbors in CS_LANES lanes, so this is compared with a
 // tolerance. One crowd_world_step must then equal crowd_steer_integrate applied to those forces
 // bit for bit: the integration pass uses the same expressions in the same order.
 #include <criterion/criterion.h>
@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "scenes.h"
 
 typedef enum placement {
     PLACE_UNIFORM,   // a square around the origin
-    PLACE_CROWDED,   // many agents per cell: rows longer than CROWD_LANES
+    PLACE_CROWDED,   // many agents per cell: rows longer than CS_LANES
     PLACE_FAR_APART, // clusters 1e5 m apart: the sparse layout
     PLACE_SAME_SPOT, // duplicates at identical points
     PLACE_LATTICE,   // quarter-metre lattice and radii: neighbors exactly at d = R and 0.01
@@ -161,10 +161,10 @@ static void check_case(const world_case* c, uint64_t seed, int rounds) {
             all[i] = defs[i].position;
         }
 
-        crowd_pass_sort(w);
+        cs_pass_sort(w);
         cr_assert_eq(w->grid.dense, c->dense == 1, "%s: unexpected grid layout", c->name);
-        crowd_pass_neighbor(w);
-        crowd_pass_goal(w);
+        cs_pass_neighbor(w);
+        cs_pass_goal(w);
 
         cr_assert_eq(w->count, n);
         for (int s = 0; s < n; ++s) {
@@ -264,18 +264,18 @@ Test(engine_forces, lattice_ties_at_radius) {
 Test(engine_forces, passes_are_repeatable) {
     crowd_agent_id ids[700];
     crowd_world* w = make_world(&cases[0], 9, ids);
-    crowd_pass_sort(w);
-    crowd_pass_neighbor(w);
-    crowd_pass_goal(w);
+    cs_pass_sort(w);
+    cs_pass_neighbor(w);
+    cs_pass_goal(w);
     const int n = w->count;
     float* fx = malloc(sizeof(float) * (size_t)n);
     float* fy = malloc(sizeof(float) * (size_t)n);
     cr_assert(fx && fy);
     memcpy(fx, w->force_x, sizeof(float) * (size_t)n);
     memcpy(fy, w->force_y, sizeof(float) * (size_t)n);
-    crowd_pass_sort(w);
-    crowd_pass_neighbor(w);
-    crowd_pass_goal(w);
+    cs_pass_sort(w);
+    cs_pass_neighbor(w);
+    cs_pass_goal(w);
     cr_assert_eq(memcmp(fx, w->force_x, sizeof(float) * (size_t)n), 0);
     cr_assert_eq(memcmp(fy, w->force_y, sizeof(float) * (size_t)n), 0);
     free(fx);

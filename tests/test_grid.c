@@ -1,8 +1,8 @@
 // The cell-sorted spatial hash against brute force.
 //
-// The query helper below enumerates candidates exactly as the neighbor kernel (src/neighbor.c)
-// does: the same query box with the same relative margin, crowd_grid_row_ranges() per row, and in
-// the sparse layout the row filter crowd_cell_coord(y) == cy. Every agent that the kernel's exact
+// The query helper below enumerates candidates exactly as the neighbor kernel (src/core/neighbor.c)
+// does: the same query box with the same relative margin, cs_grid_row_ranges() per row, and in
+// the sparse layout the row filter cs_cell_coord(y) == cy. Every agent that the kernel's exact
 // tests would accept (separation disc, forward cone) must be enumerated exactly once, and no
 // candidate may be enumerated twice. The counting sort must be a stable permutation with a
 // consistent cell table, identical for every thread count.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
+#include "core/grid.h"
 #include "scenes.h"
 
 static const int thread_counts[] = {1, 2, 3, 8};
@@ -33,7 +33,7 @@ static void* xmalloc(size_t bytes) {
 typedef struct hashed {
     int n;
     uint32_t bucket_capacity;
-    crowd_grid g;
+    cs_grid g;
     uint32_t *keys, *order, *sorted_keys, *cell_start, *hist;
     float *sx, *sy; // positions in sorted order, as the kernel reads them
 } hashed;
@@ -50,8 +50,8 @@ static void hashed_build(hashed* h, const float* x, const float* y, int n, float
     h->hist = xmalloc(sizeof(uint32_t) * bucket_capacity * (size_t)threads);
     h->sx = xmalloc(sizeof(float) * (size_t)n);
     h->sy = xmalloc(sizeof(float) * (size_t)n);
-    crowd_grid_sort(&h->g, cell, x, y, n, bucket_capacity, h->hist, threads, h->keys, h->order,
-                    h->sorted_keys, h->cell_start);
+    cs_grid_sort(&h->g, cell, x, y, n, bucket_capacity, h->hist, threads, h->keys, h->order,
+                 h->sorted_keys, h->cell_start);
     for (int s = 0; s < n; ++s) {
         cr_assert_lt(h->order[s], (uint32_t)n, "order[%d] = %u out of range", s, h->order[s]);
         cr_assert_eq(h->sorted_keys[s], h->keys[h->order[s]], "sorted key of slot %d", s);
@@ -73,7 +73,7 @@ static void hashed_free(hashed* h) {
 // (c): the sort is a stable permutation into key order, the keys are the cells' keys, the layout
 // follows from the occupied bounding box, and cell_start[k] counts the agents with smaller keys.
 static void check_sort(const hashed* h, const float* x, const float* y, float cell) {
-    const crowd_grid* g = &h->g;
+    const cs_grid* g = &h->g;
     const int n = h->n;
     cr_assert_eq(g->inv_cell, 1.0f / cell);
     cr_assert_eq(g->cell_start, h->cell_start);
@@ -86,7 +86,7 @@ static void check_sort(const hashed* h, const float* x, const float* y, float ce
 
     int32_t bx0 = INT32_MAX, by0 = INT32_MAX, bx1 = INT32_MIN, by1 = INT32_MIN;
     for (int i = 0; i < n; ++i) {
-        int32_t cx = crowd_cell_coord(x[i], g->inv_cell), cy = crowd_cell_coord(y[i], g->inv_cell);
+        int32_t cx = cs_cell_coord(x[i], g->inv_cell), cy = cs_cell_coord(y[i], g->inv_cell);
         bx0 = cx < bx0 ? cx : bx0;
         by0 = cy < by0 ? cy : by0;
         bx1 = cx > bx1 ? cx : bx1;
@@ -111,8 +111,8 @@ static void check_sort(const hashed* h, const float* x, const float* y, float ce
     }
 
     for (int i = 0; i < n; ++i) {
-        const uint32_t k = crowd_grid_key(g, crowd_cell_coord(x[i], g->inv_cell),
-                                          crowd_cell_coord(y[i], g->inv_cell));
+        const uint32_t k =
+            cs_grid_key(g, cs_cell_coord(x[i], g->inv_cell), cs_cell_coord(y[i], g->inv_cell));
         cr_assert_eq(h->keys[i], k, "key of input %d: %u, expected %u", i, h->keys[i], k);
         cr_assert_lt(k, g->buckets);
     }
@@ -143,7 +143,7 @@ static void check_sort(const hashed* h, const float* x, const float* y, float ce
 
 // (d): the same input sorted on several thread counts gives the same grid, keys, order and table.
 static void check_same_sort(const hashed* a, const hashed* b, int threads) {
-    const crowd_grid *ga = &a->g, *gb = &b->g;
+    const cs_grid *ga = &a->g, *gb = &b->g;
     cr_assert(ga->dense == gb->dense && ga->min_cx == gb->min_cx && ga->min_cy == gb->min_cy &&
                   ga->max_cx == gb->max_cx && ga->max_cy == gb->max_cy && ga->width == gb->width &&
                   ga->buckets == gb->buckets && ga->mask == gb->mask &&
@@ -176,13 +176,13 @@ typedef struct visitor {
 // Enumerates the candidates of a query box as the neighbor kernel does (b).
 static void query_box(const hashed* h, float x0, float y0, float x1, float y1, visitor* v,
                       stats* st) {
-    const crowd_grid* g = &h->g;
-    crowd_cell_box box;
+    const cs_grid* g = &h->g;
+    cs_cell_box box;
     st->queries++;
-    if (!crowd_grid_box(g, x0, y0, x1, y1, &box)) return;
+    if (!cs_grid_box(g, x0, y0, x1, y1, &box)) return;
     for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         uint32_t b[2], e[2];
-        const int ranges = crowd_grid_row_ranges(g, &box, cy, b, e);
+        const int ranges = cs_grid_row_ranges(g, &box, cy, b, e);
         cr_assert(ranges == 1 || ranges == 2, "%d ranges", ranges);
         if (!g->dense) {
             if ((int64_t)box.cx1 - box.cx0 + 1 >= (int64_t)g->buckets)
@@ -194,7 +194,7 @@ static void query_box(const hashed* h, float x0, float y0, float x1, float y1, v
             cr_assert(b[k] <= e[k] && e[k] <= (uint32_t)h->n, "range [%u, %u) of %d agents", b[k],
                       e[k], h->n);
             for (uint32_t j = b[k]; j < e[k]; ++j) {
-                if (!g->dense && crowd_cell_coord(h->sy[j], g->inv_cell) != cy) continue;
+                if (!g->dense && cs_cell_coord(h->sy[j], g->inv_cell) != cy) continue;
                 st->candidates++;
                 if (v->visits[j]++ == 0) v->touched[v->ntouched++] = j;
                 cr_assert_eq(v->visits[j], 1u, "slot %u enumerated twice (row %d)", j, cy);
@@ -236,12 +236,12 @@ static void check_disc(const hashed* h, float px, float py, float r, visitor* v,
 // a cell (r + margin <= cell): queried from sorted slot s with its sorted key, every agent at
 // d < r is enumerated exactly once.
 static void check_stencil(const hashed* h, int s, float r, visitor* v, stats* st) {
-    const crowd_grid* g = &h->g;
+    const cs_grid* g = &h->g;
     const float px = h->sx[s], py = h->sy[s];
     const float m = kernel_margin(px, py, r);
     if (!g->dense || !((r + m) * g->inv_cell <= 1.0f)) return;
     uint32_t b[3], e[3];
-    crowd_grid_stencil(g, h->sorted_keys[s], b, e);
+    cs_grid_stencil(g, h->sorted_keys[s], b, e);
     st->stencil_queries++;
     for (int k = 0; k < 3; ++k) {
         cr_assert(b[k] <= e[k] && e[k] <= (uint32_t)h->n, "stencil range [%u, %u)", b[k], e[k]);
@@ -571,11 +571,11 @@ Test(grid, empty_world_has_no_candidates) {
     hashed h;
     hashed_build(&h, NULL, NULL, 0, 2.5f, 64, 1);
     check_sort(&h, NULL, NULL, 2.5f);
-    crowd_cell_box box;
-    if (crowd_grid_box(&h.g, -10.0f, -10.0f, 10.0f, 10.0f, &box)) {
+    cs_cell_box box;
+    if (cs_grid_box(&h.g, -10.0f, -10.0f, 10.0f, 10.0f, &box)) {
         for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
             uint32_t b[2], e[2];
-            const int ranges = crowd_grid_row_ranges(&h.g, &box, cy, b, e);
+            const int ranges = cs_grid_row_ranges(&h.g, &box, cy, b, e);
             for (int k = 0; k < ranges; ++k) cr_assert_eq(b[k], e[k]);
         }
     }

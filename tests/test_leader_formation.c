@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "behaviors/follow/follow_internal.h"
 #include "crowd/crowd.h"
-#include "follow.h"
 #include "scenes.h"
 
 static float len(crowd_vec2 a) {
@@ -516,8 +516,8 @@ Test(leader_formation, exact_assignment_is_the_least_total_distance) {
         int out[8];
         random_points(&r, n, fp);
         random_points(&r, m, sp);
-        void* scratch = malloc(crowd_assign_scratch_bytes(n, m) + 64);
-        crowd_assign_exact(n, m, fp, sp, out, scratch);
+        void* scratch = malloc(cs_assign_scratch_bytes(n, m) + 64);
+        cs_assign_exact(n, m, fp, sp, out, scratch);
         free(scratch);
         assert_injective(n, m, out);
         const double want = brute(n, m, fp, sp);
@@ -546,8 +546,8 @@ Test(leader_formation, greedy_assignment_leaves_no_crossing_paths) {
         int out[64];
         random_points(&r, n, fp);
         random_points(&r, m, sp);
-        void* scratch = malloc(crowd_assign_scratch_bytes(n, m) + 64);
-        crowd_assign_greedy(n, m, fp, sp, out, scratch);
+        void* scratch = malloc(cs_assign_scratch_bytes(n, m) + 64);
+        cs_assign_greedy(n, m, fp, sp, out, scratch);
         assert_injective(n, m, out);
         for (int i = 0; i < n; ++i)
             for (int k = i + 1; k < n; ++k)
@@ -555,7 +555,7 @@ Test(leader_formation, greedy_assignment_leaves_no_crossing_paths) {
                           "it %d: paths of %d and %d cross", it, i, k);
         // The same input always gives the same answer.
         int again[64];
-        crowd_assign_greedy(n, m, fp, sp, again, scratch);
+        cs_assign_greedy(n, m, fp, sp, again, scratch);
         cr_assert_eq(memcmp(out, again, sizeof(int) * (size_t)n), 0);
         // And no single swap would shorten it.
         for (int i = 0; i < n; ++i)
@@ -573,14 +573,14 @@ Test(leader_formation, greedy_assignment_leaves_no_crossing_paths) {
 Test(leader_formation, large_groups_use_the_order_matching) {
     // 300 followers for a 300-slot block: too many pairs for the greedy table.
     enum { N = 300 };
-    crowd_leader l = {.has_formation = 1,
-                      .shape = CROWD_FORMATION_BLOCK,
-                      .columns = 10,
-                      .spacing = 1.5f,
-                      .distance = 2.0f};
+    cs_leader l = {.has_formation = 1,
+                   .shape = CROWD_FORMATION_BLOCK,
+                   .columns = 10,
+                   .spacing = 1.5f,
+                   .distance = 2.0f};
     crowd_vec2 sp[N], fp[N];
     int out[N];
-    crowd_formation_slots(&l, N, sp);
+    cs_formation_slots(&l, N, sp);
     scene_rng r = {3};
     // Followers near their slots but shuffled in index order and jittered.
     int perm[N];
@@ -594,8 +594,8 @@ Test(leader_formation, large_groups_use_the_order_matching) {
         fp[i] = (crowd_vec2){sp[perm[i]].x + scene_rng_float(&r, -0.3f, 0.3f),
                              sp[perm[i]].y + scene_rng_float(&r, -0.3f, 0.3f)};
     cr_assert_gt((long)N * N, CROWD_FOLLOW_GREEDY_PAIRS);
-    void* scratch = malloc(crowd_assign_scratch_bytes(N, N));
-    crowd_assign_slots(N, N, fp, sp, out, scratch);
+    void* scratch = malloc(cs_assign_scratch_bytes(N, N));
+    cs_assign_slots(N, N, fp, sp, out, scratch);
     free(scratch);
     assert_injective(N, N, out);
     for (int i = 0; i < N; ++i)

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "crowd/crowd.h"
 #include "groups.h"
-#include "internal.h"
 
 // ---- the spec's followLeader, written out from section 5 with its own helpers (double) ---------
 
@@ -226,16 +226,16 @@ static void check_pass_against_pure(int threads) {
     cr_assert_eq(crowd_agent_remove(w, leaders[11]), CROWD_OK);
     for (int t = 0; t < 20; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
 
-    crowd_pass_sort(w);
-    crowd_pass_neighbor(w);
+    cs_pass_sort(w);
+    cs_pass_neighbor(w);
     const int n = w->count;
     float* fx0 = malloc(sizeof(float) * (size_t)n);
     float* fy0 = malloc(sizeof(float) * (size_t)n);
     memcpy(fx0, w->force_x, sizeof(float) * (size_t)n);
     memcpy(fy0, w->force_y, sizeof(float) * (size_t)n);
-    crowd_pass_leader(w);
+    cs_pass_leader(w);
 
-    const crowd_columns* c = &w->cur;
+    const cs_columns* c = &w->cur;
     int active = 0, stopped = 0;
     for (int s = 0; s < n; ++s) {
         const uint32_t idx = c->id[s];
@@ -254,7 +254,7 @@ static void check_pass_against_pure(int threads) {
                 .leader_position = {c->px[ls], c->py[ls]},
                 .leader_velocity = {c->vx[ls], c->vy[ls]},
                 .leader_heading = {c->hx[ls], c->hy[ls]},
-                .separation = crowd_follower_of(w, idx)->gsep,
+                .separation = cs_follower_of(w, idx)->gsep,
                 .has_slot = info.slot >= 0,
                 .slot = info.slot_offset,
             };
@@ -299,9 +299,9 @@ Test(leader_formula, group_separation_is_over_the_same_leaders_followers) {
     crowd_world* w;
     cr_assert_eq(scene_groups_create(&def, &w, NULL), CROWD_OK);
     for (int t = 0; t < 10; ++t) crowd_world_step(w);
-    crowd_pass_sort(w);
-    crowd_pass_neighbor(w);
-    const crowd_columns* c = &w->cur;
+    cs_pass_sort(w);
+    cs_pass_neighbor(w);
+    const cs_columns* c = &w->cur;
     const int n = w->count;
     crowd_vec2* mates = malloc(sizeof *mates * (size_t)n);
     int checked = 0;
@@ -321,7 +321,7 @@ Test(leader_formula, group_separation_is_over_the_same_leaders_followers) {
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
         const crowd_vec2 want =
             crowd_steer_separation(pos, vel, c->max_speed[s], mates, m, c->sep_radius[s], 1.0f);
-        const crowd_vec2 got = crowd_follower_of(w, idx)->gsep;
+        const crowd_vec2 got = cs_follower_of(w, idx)->gsep;
         cr_assert_float_eq(got.x, want.x, 1e-4f * (1.0f + fabsf(want.x)));
         cr_assert_float_eq(got.y, want.y, 1e-4f * (1.0f + fabsf(want.y)));
         checked += m > 0;

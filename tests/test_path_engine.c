@@ -1,6 +1,6 @@
 // The engine's path pass against the pure functions, on short and 10,000-segment paths, and its
 // independence from the thread count.
-#include "internal.h"
+#include "core/internal.h"
 #include "path_helpers.h"
 
 typedef struct scene_path {
@@ -261,10 +261,10 @@ Test(path_engine, detached_followers_lose_the_path_flag) {
     crowd_agent_id a = add_agent(w, (crowd_vec2){1, 1});
     follow(w, a, p, CROWD_PATH_TUBE, CROWD_PATH_LOOP);
     crowd_world_step(w);
-    cr_assert(w->cur.flags[w->slot_of[a.index1 - 1]] & CROWD_FLAG_PATH);
+    cr_assert(w->cur.flags[w->slot_of[a.index1 - 1]] & CS_FLAG_PATH);
     crowd_path_destroy(w, p);
     crowd_world_step(w);
-    cr_assert_not(w->cur.flags[w->slot_of[a.index1 - 1]] & CROWD_FLAG_PATH);
+    cr_assert_not(w->cur.flags[w->slot_of[a.index1 - 1]] & CS_FLAG_PATH);
     cr_assert_eq(cursor_of(w, a).state, CROWD_PATH_STATE_DETACHED);
     crowd_world_destroy(w);
 }

@@ -1,8 +1,8 @@
 // Reynolds' path tube (pathFollowTube): followers stay in the tube and keep making progress, the
 // segment hint keeps them on their own leg of a U, the grid search equals a brute force, and the
 // pure function equals the spec's formulas written out here.
+#include "behaviors/path/path_internal.h"
 #include "path_helpers.h"
-#include "path_internal.h"
 
 // Follows one tube agent and checks, once it has entered the tube, that it stays within
 // tube_radius + margin of the polyline and that its arc length never goes back and keeps growing.
@@ -154,9 +154,9 @@ static float frand(unsigned* s, float lo, float hi) {
     return lo + (hi - lo) * (float)(*s >> 8) / 16777216.0f;
 }
 
-static const crowd_path* internal_path(const crowd_world* w, crowd_path_id id) {
-    const crowd_path_entry* e;
-    cr_assert_eq(crowd_path_lookup(w, id, &e), CROWD_OK);
+static const cs_path* internal_path(const crowd_world* w, crowd_path_id id) {
+    const cs_path_entry* e;
+    cr_assert_eq(cs_path_lookup(w, id, &e), CROWD_OK);
     return e->path;
 }
 
@@ -202,7 +202,7 @@ Test(path_tube, grid_search_equals_brute_force) {
             if (i > 0 && pts[i].x == pts[i - 1].x && pts[i].y == pts[i - 1].y) pts[i].x += 1.0f;
         }
         crowd_path_id id = make_path(w, pts, n);
-        const crowd_path* p = internal_path(w, id);
+        const cs_path* p = internal_path(w, id);
         float x0 = pts[0].x, x1 = x0, y0 = pts[0].y, y1 = y0;
         for (int i = 0; i < n; ++i) {
             x0 = fminf(x0, pts[i].x), x1 = fmaxf(x1, pts[i].x);
@@ -216,7 +216,7 @@ Test(path_tube, grid_search_equals_brute_force) {
                 const int segs = closed ? n : n - 1;
                 float bd, gd, pd;
                 const int bk = brute_closest(pts, n, segs, at, &bd);
-                const int gk = crowd_path_nearest(p, segs, at, &gd);
+                const int gk = cs_path_nearest(p, segs, at, &gd);
                 const int pk = crowd_path_closest_segment(
                     pts, n, closed ? CROWD_PATH_LOOP : CROWD_PATH_ONE_SHOT, at, &pd);
                 cr_assert_eq(gd, bd, "path %d query %d: grid %f, brute %f", trial, q, gd, bd);
@@ -238,17 +238,17 @@ Test(path_tube, hint_window_slides_ahead) {
     for (int i = 0; i < N; ++i) line[i] = (crowd_vec2){(float)i * 0.5f, (i % 2) * 0.01f};
     crowd_world* w = make_world(1);
     crowd_path_id id = make_path(w, line, N);
-    const crowd_path* p = internal_path(w, id);
+    const cs_path* p = internal_path(w, id);
     for (int hint = 0; hint < 900; hint += 37) {
         for (int ahead = -1; ahead < 40; ++ahead) {
             const crowd_vec2 q = {line[hint].x + ahead * 0.5f + 0.2f, 0.3f};
             float td, bd;
-            const int tk = crowd_path_track(p->seg, N - 1, false, 1, hint, q, &td);
+            const int tk = cs_path_track(p->seg, N - 1, false, 1, hint, q, &td);
             const int bk = brute_closest(line, N, N - 1, q, &bd);
             cr_assert_eq(tk, bk, "hint %d ahead %d", hint, ahead);
             cr_assert_eq(td, bd);
             // And backwards along the path.
-            const int rk = crowd_path_track(p->seg, N - 1, false, -1, hint + 45, q, &td);
+            const int rk = cs_path_track(p->seg, N - 1, false, -1, hint + 45, q, &td);
             cr_assert_eq(rk, bk, "reverse: hint %d ahead %d", hint + 45, ahead);
         }
     }

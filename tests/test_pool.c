@@ -1,9 +1,9 @@
-// Record pools (src/pool.c): numbering and reuse, zeroed records, growth that keeps records and
-// the aux list, the bound by the world's capacity, and failed growth that changes nothing.
+// Record pools (src/core/pool.c): numbering and reuse, zeroed records, growth that keeps records
+// and the aux list, the bound by the world's capacity, and failed growth that changes nothing.
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 // An allocator that can be told to fail, counting live blocks and bytes.
 typedef struct counter {
@@ -48,41 +48,41 @@ typedef struct rec {
 } rec;
 
 // Record k holds {k, 2k, 3k} so its survival through growth can be checked.
-static void fill(crowd_pool* p, int32_t r, uint32_t k) {
-    *(rec*)crowd_pool_at(p, r) = (rec){k, 2 * k, 3 * k};
+static void fill(cs_pool* p, int32_t r, uint32_t k) {
+    *(rec*)cs_pool_at(p, r) = (rec){k, 2 * k, 3 * k};
 }
 
-static void expect_rec(const crowd_pool* p, int32_t r, uint32_t k) {
-    const rec* x = crowd_pool_at(p, r);
+static void expect_rec(const cs_pool* p, int32_t r, uint32_t k) {
+    const rec* x = cs_pool_at(p, r);
     cr_assert(x->a == k && x->b == 2 * k && x->c == 3 * k, "record %d lost its contents", r);
 }
 
 Test(pool, numbers_records_and_reuses_the_last_released_first) {
     counter c;
     crowd_world* w = make_world(&c, 1000);
-    crowd_pool p;
-    crowd_pool_init(&p, sizeof(rec), 0);
-    cr_assert_eq(crowd_pool_reserve(w, &p, 5), CROWD_OK);
+    cs_pool p;
+    cs_pool_init(&p, sizeof(rec), 0);
+    cr_assert_eq(cs_pool_reserve(w, &p, 5), CROWD_OK);
     for (int32_t k = 0; k < 5; ++k) {
-        const int32_t r = crowd_pool_acquire(&p);
+        const int32_t r = cs_pool_acquire(&p);
         cr_assert_eq(r, k, "fresh records are numbered in order");
         fill(&p, r, (uint32_t)k + 1);
     }
     cr_assert_eq(p.live, 5);
-    crowd_pool_release(&p, 1);
-    crowd_pool_release(&p, 3);
+    cs_pool_release(&p, 1);
+    cs_pool_release(&p, 3);
     cr_assert_eq(p.live, 3);
-    cr_assert_eq(crowd_pool_acquire(&p), 3, "last released first");
-    const rec* x = crowd_pool_at(&p, 1);
-    const int32_t again = crowd_pool_acquire(&p);
+    cr_assert_eq(cs_pool_acquire(&p), 3, "last released first");
+    const rec* x = cs_pool_at(&p, 1);
+    const int32_t again = cs_pool_acquire(&p);
     cr_assert_eq(again, 1);
     cr_assert(x->a == 0 && x->b == 0 && x->c == 0, "an acquired record is zeroed");
-    cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_OK);
-    cr_assert_eq(crowd_pool_acquire(&p), 5, "then the next fresh one");
+    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
+    cr_assert_eq(cs_pool_acquire(&p), 5, "then the next fresh one");
     expect_rec(&p, 0, 1);
     expect_rec(&p, 2, 3);
     expect_rec(&p, 4, 5);
-    crowd_pool_free(w, &p);
+    cs_pool_free(w, &p);
     cr_assert_eq(p.capacity, 0);
     crowd_world_destroy(w);
     cr_assert_eq(c.blocks, 0);
@@ -91,22 +91,22 @@ Test(pool, numbers_records_and_reuses_the_last_released_first) {
 Test(pool, growth_keeps_records_and_the_aux_list) {
     counter c;
     crowd_world* w = make_world(&c, 100000);
-    crowd_pool p;
-    crowd_pool_init(&p, sizeof(rec), sizeof(uint32_t));
+    cs_pool p;
+    cs_pool_init(&p, sizeof(rec), sizeof(uint32_t));
     enum { N = 5000 };
     static uint32_t expect[N];
     static bool in_use[N];
     int32_t live = 0;
     for (uint32_t k = 0; k < N; ++k) {
-        cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_OK);
-        const int32_t r = crowd_pool_acquire(&p);
+        cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
+        const int32_t r = cs_pool_acquire(&p);
         fill(&p, r, k + 1);
         expect[r] = k + 1;
         in_use[r] = true;
         ((uint32_t*)p.aux)[live++] = k ^ 0xabcdu;
         cr_assert_geq(p.capacity, p.live);
         if (k % 7 == 3) {
-            crowd_pool_release(&p, r); // reused by the next acquire
+            cs_pool_release(&p, r); // reused by the next acquire
             in_use[r] = false;
             live--;
         }
@@ -120,7 +120,7 @@ Test(pool, growth_keeps_records_and_the_aux_list) {
         cr_assert_eq(list[i], (uint32_t)k ^ 0xabcdu, "aux element %d", i);
         ++i;
     }
-    crowd_pool_free(w, &p);
+    cs_pool_free(w, &p);
     crowd_world_destroy(w);
     cr_assert_eq(c.blocks, 0);
 }
@@ -128,41 +128,41 @@ Test(pool, growth_keeps_records_and_the_aux_list) {
 Test(pool, growth_stops_at_the_world_capacity_unless_more_is_asked) {
     counter c;
     crowd_world* w = make_world(&c, 40);
-    crowd_pool p;
-    crowd_pool_init(&p, sizeof(rec), 0);
-    cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_OK);
+    cs_pool p;
+    cs_pool_init(&p, sizeof(rec), 0);
+    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
     cr_assert_eq(p.capacity, 16, "a first growth makes room for a few");
-    for (int k = 0; k < 16; ++k) crowd_pool_acquire(&p);
-    cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_OK);
+    for (int k = 0; k < 16; ++k) cs_pool_acquire(&p);
+    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
     cr_assert_eq(p.capacity, 32, "then doubles");
-    for (int k = 16; k < 32; ++k) crowd_pool_acquire(&p);
-    cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_OK);
+    for (int k = 16; k < 32; ++k) cs_pool_acquire(&p);
+    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
     cr_assert_eq(p.capacity, 40, "but never past one record per agent index");
-    cr_assert_eq(crowd_pool_reserve(w, &p, 20), CROWD_OK);
+    cr_assert_eq(cs_pool_reserve(w, &p, 20), CROWD_OK);
     cr_assert_eq(p.capacity, 52, "unless asked for more");
-    crowd_pool_free(w, &p);
+    cs_pool_free(w, &p);
     crowd_world_destroy(w);
 }
 
 Test(pool, failed_growth_changes_nothing) {
     counter c;
     crowd_world* w = make_world(&c, 1000);
-    crowd_pool p;
-    crowd_pool_init(&p, sizeof(rec), sizeof(uint64_t));
-    cr_assert_eq(crowd_pool_reserve(w, &p, 16), CROWD_OK);
+    cs_pool p;
+    cs_pool_init(&p, sizeof(rec), sizeof(uint64_t));
+    cr_assert_eq(cs_pool_reserve(w, &p, 16), CROWD_OK);
     for (uint32_t k = 0; k < 16; ++k) {
-        fill(&p, crowd_pool_acquire(&p), k + 7);
+        fill(&p, cs_pool_acquire(&p), k + 7);
         ((uint64_t*)p.aux)[k] = k * 31u;
     }
-    crowd_pool_release(&p, 9);
-    crowd_pool_acquire(&p); // full again, free list empty
+    cs_pool_release(&p, 9);
+    cs_pool_acquire(&p); // full again, free list empty
     fill(&p, 9, 9 + 7);
     for (long fail = 0; fail < 2; ++fail) {
-        const crowd_pool before = p;
+        const cs_pool before = p;
         const long blocks = c.blocks;
         const size_t bytes = c.bytes;
         c.fail_after = fail; // the records' or the aux list's allocation fails
-        cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_ERR_OUT_OF_MEMORY);
+        cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_ERR_OUT_OF_MEMORY);
         c.fail_after = -1;
         cr_assert_eq(memcmp(&p, &before, sizeof p), 0, "the pool changed");
         cr_assert_eq(c.blocks, blocks, "a failed growth kept or freed a block");
@@ -172,15 +172,15 @@ Test(pool, failed_growth_changes_nothing) {
             cr_assert_eq(((uint64_t*)p.aux)[k], k * 31u);
         }
     }
-    cr_assert_eq(crowd_pool_reserve(w, &p, 1), CROWD_OK);
+    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
     cr_assert_gt(p.capacity, 16);
     for (uint32_t k = 0; k < 16; ++k) expect_rec(&p, (int32_t)k, k + 7);
-    crowd_pool_free(w, &p);
+    cs_pool_free(w, &p);
     crowd_world_destroy(w);
     cr_assert_eq(c.blocks, 0);
 }
 
-// Every CROWD_RECORD_PERIOD ticks the sort phase lays every pool out again in slot order.
+// Every CS_RECORD_PERIOD ticks the sort phase lays every pool out again in slot order.
 // Records keep their contents and their agents at every tick; after a layout the numbers run
 // 0 .. live - 1 in slot order; the free list still serves later acquisitions and releases (agents
 // given goals and removed between steps).
@@ -194,7 +194,7 @@ static void expect_goal_layout(const crowd_world* w, const crowd_goal* want, con
         if (r < 0) continue;
         if (laid_out) cr_assert_eq(r, next, "slot %d: records in slot order", s);
         ++next;
-        const crowd_goal* g = crowd_pool_at(&w->goal_pool, r);
+        const crowd_goal* g = cs_pool_at(&w->goal_pool, r);
         cr_assert(g->target.x == want[idx].target.x && g->target.y == want[idx].target.y &&
                       g->mode == want[idx].mode,
                   "agent %u: goal contents kept", idx);
@@ -223,10 +223,10 @@ Test(pool, records_follow_their_agents_into_slot_order) {
         has[i] = true;
     }
     int layouts = 0;
-    for (int round = 0; round < 4 * CROWD_RECORD_PERIOD; ++round) {
+    for (int round = 0; round < 4 * CS_RECORD_PERIOD; ++round) {
         cr_assert_eq(crowd_world_step(w), CROWD_OK);
         // The step's sort ran at tick crowd_world_tick - 1.
-        const bool laid_out = (crowd_world_tick(w) - 1) % CROWD_RECORD_PERIOD == 0;
+        const bool laid_out = (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == 0;
         layouts += laid_out;
         expect_goal_layout(w, want, has, laid_out);
         // Between steps: goals for some, removals for others, through the free list.

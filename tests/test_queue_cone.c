@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "scenes.h"
 
 // The spec's pseudocode, step by step. `others` excludes the agent itself.
@@ -113,16 +113,16 @@ static crowd_world* cone_world(int n, int clusters, float spread, int threads, u
 // over all agents (min is exact, so equality is exact). Only queueing agents have a cone, kept in
 // their queue records.
 static int check_cone_pass(crowd_world* w) {
-    crowd_pass_sort(w);
-    crowd_pass_neighbor(w);
+    cs_pass_sort(w);
+    cs_pass_neighbor(w);
     const int n = w->count;
-    const crowd_columns* c = &w->cur;
+    const cs_columns* c = &w->cur;
     int hits = 0;
     for (int s = 0; s < n; ++s) {
         const uint32_t idx = c->id[s];
         float want = INFINITY;
-        if (!(c->flags[s] & CROWD_FLAG_QUEUE)) continue;
-        const crowd_queue_rec* q = crowd_queue_of(w, idx);
+        if (!(c->flags[s] & CS_FLAG_QUEUE)) continue;
+        const cs_queue_rec* q = cs_queue_of(w, idx);
         {
             const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
             const float len = sqrtf(vel.x * vel.x + vel.y * vel.y);
@@ -169,7 +169,7 @@ Test(queue_cone, engine_matches_brute_force_sparse) {
     engine_matches_brute_force(1500, 5, 20000.0f, false);
 }
 
-// The neighbor pass compares squared perpendicular distances against crowd_queue_width2(width)
+// The neighbor pass compares squared perpendicular distances against cs_queue_width2(width)
 // instead of taking a square root per candidate: that must decide exactly as the spec's
 // sqrtf(perp2) <= width, in particular for the squares next to the threshold.
 Test(queue_cone, squared_width_decides_as_the_square_root) {
@@ -193,7 +193,7 @@ Test(queue_cone, squared_width_decides_as_the_square_root) {
             width = scene_rng_float(&rng, 0.0f, 4.0f);
             break;
         }
-        const float t = crowd_queue_width2(width);
+        const float t = cs_queue_width2(width);
         float p2 = t;
         for (int k = 0; k < 64; ++k) p2 = nextafterf(p2, 0.0f);
         for (int k = 0; k < 128; ++k, p2 = nextafterf(p2, INFINITY))

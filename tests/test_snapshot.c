@@ -8,7 +8,7 @@
 #include "counting_alloc.h"
 #include "crowd/crowd.h"
 #include "scenes.h"
-#include "snapshot.h"
+#include "snapshot/snapshot_internal.h"
 
 static int scaled(int n) {
     const char* s = getenv("CROWD_TEST_SCALE");
@@ -77,7 +77,7 @@ static crowd_world* busy_world(int agents, int threads, uint64_t seed) {
 // behind the checksum are reached.
 static void reseal(bytes* b) {
     for (int i = 0; i < 8; ++i) b->p[16 + i] = (uint8_t)((uint64_t)b->n >> (8 * i));
-    uint64_t sum = crowd_crc64(b->p, b->n - 8);
+    uint64_t sum = cs_crc64(b->p, b->n - 8);
     for (int i = 0; i < 8; ++i) b->p[b->n - 8 + i] = (uint8_t)(sum >> (8 * i));
 }
 
@@ -122,8 +122,8 @@ static bytes copy(const bytes* b, size_t n) {
 // ---- continuation -------------------------------------------------------------------------------
 
 Test(snapshot, crc64_check_value) {
-    cr_assert_eq(crowd_crc64("123456789", 9), 0x995dc9bbdf1939faull);
-    cr_assert_eq(crowd_crc64("", 0), 0);
+    cr_assert_eq(cs_crc64("123456789", 9), 0x995dc9bbdf1939faull);
+    cr_assert_eq(cs_crc64("", 0), 0);
 }
 
 // The stable sort of the next step starts from the saved slot order, which the state hash (taken
@@ -361,7 +361,7 @@ static void bad_goal_mode(bytes* b) {
 }
 static void goal_flag_mismatch(bytes* b) {
     const size_t r = agent_record(b, 0);
-    wr(b->p + r + 44, 4, rd(b->p + r + 44, 4) ^ 1u); // CROWD_FLAG_GOAL
+    wr(b->p + r + 44, 4, rd(b->p + r + 44, 4) ^ 1u); // CS_FLAG_GOAL
 }
 static void unknown_flag(bytes* b) {
     const size_t r = agent_record(b, 0);
@@ -619,7 +619,7 @@ Test(snapshot, inconsistent_queues_are_refused) {
     };
     crowd_world* a = queue_world(60, 3);
     bytes b = save(a);
-    cr_assert_eq(rd(b.p + 24 + 24 * 3, 4), (uint64_t)CROWD_SNAP_ID('Q', 'U', 'E', 'U'));
+    cr_assert_eq(rd(b.p + 24 + 24 * 3, 4), (uint64_t)CS_SNAP_ID('Q', 'U', 'E', 'U'));
     cr_assert_geq(rd(b.p + section(&b, 3) + 8, 4), 2, "two queueing agents or more");
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
@@ -800,7 +800,7 @@ Test(snapshot, inconsistent_paths_are_refused) {
     int n;
     crowd_world* a = path_world(N, ids, &n);
     bytes b = save(a);
-    cr_assert_eq(rd(b.p + 24 + 24 * 4, 4), (uint64_t)CROWD_SNAP_ID('P', 'A', 'T', 'H'));
+    cr_assert_eq(rd(b.p + 24 + 24 * 4, 4), (uint64_t)CS_SNAP_ID('P', 'A', 'T', 'H'));
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
@@ -1038,7 +1038,7 @@ Test(snapshot, inconsistent_groups_are_refused) {
     };
     crowd_world* a = group_edit_world();
     bytes b = save(a);
-    cr_assert_eq(rd(b.p + 24 + 24 * 5, 4), (uint64_t)CROWD_SNAP_ID('F', 'L', 'L', 'W'));
+    cr_assert_eq(rd(b.p + 24 + 24 * 5, 4), (uint64_t)CS_SNAP_ID('F', 'L', 'L', 'W'));
     cr_assert_eq(try_load(&b), CROWD_OK);
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);

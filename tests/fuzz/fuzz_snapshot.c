@@ -10,7 +10,7 @@
 
 #include "../counting_alloc.h"
 #include "crowd/crowd.h"
-#include "snapshot.h"
+#include "snapshot/snapshot_internal.h"
 
 static void check(bool ok) {
     if (!ok) abort();
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!sealed) return 0;
     memcpy(sealed, data, size);
     for (int i = 0; i < 8; ++i) sealed[16 + i] = (uint8_t)((uint64_t)size >> (8 * i));
-    const uint64_t sum = crowd_crc64(sealed, size - 8);
+    const uint64_t sum = cs_crc64(sealed, size - 8);
     for (int i = 0; i < 8; ++i) sealed[size - 8 + i] = (uint8_t)(sum >> (8 * i));
     load_one(sealed, size);
     free(sealed);

@@ -1,0 +1,58 @@
+// Goal pass: seek / arrive / flee toward each agent's goal point, braked by the queue cone.
+#include <math.h>
+
+#include "core/internal.h"
+#include "steer/steer_math.h"
+
+// The queue brake of the spec: closest agent ahead at `along` scales the desired speed by
+// clamp(along / cone_length, 0, 1); nobody ahead (along = +inf) means no braking.
+static inline float queue_brake(float along, float cone_length) {
+    if (!(along < INFINITY)) return 1.0f;
+    float b = along / cone_length;
+    return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+}
+
+static void goal_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const int n = w->count;
+    const cs_columns* c = &w->cur;
+    int lo, hi;
+    cs_team_range(n, CS_LANES, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
+        const uint32_t flags = c->flags[s];
+        if (!(flags & CS_FLAG_GOAL)) continue;
+        // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
+        cs_prefetch_rec(c, w->goal_rec, CS_FLAG_GOAL, s, n);
+        cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, n);
+        const uint32_t idx = c->id[s];
+        const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
+        const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
+        float speed = c->max_speed[s];
+        if (flags & CS_FLAG_QUEUE) {
+            const cs_queue_rec* q = cs_queue_of(w, idx);
+            speed *= queue_brake(q->along, q->def.cone_length);
+        }
+        crowd_vec2 f = {0.0f, 0.0f};
+        switch (g->mode) {
+        case CROWD_GOAL_SEEK:
+            f = steer_seek(pos, vel, speed, g->target);
+            break;
+        case CROWD_GOAL_ARRIVE:
+            f = steer_arrive(pos, vel, speed, g->target, g->slow_radius);
+            break;
+        case CROWD_GOAL_FLEE:
+            f = steer_flee(pos, vel, speed, g->target);
+            break;
+        case CROWD_GOAL_NONE:
+        case CROWD_GOAL_MODE_COUNT:
+            break;
+        }
+        w->force_x[s] += f.x * g->weight;
+        w->force_y[s] += f.y * g->weight;
+    }
+}
+
+void cs_pass_goal(crowd_world* w) {
+    if (w->goal_pool.live == 0) return; // nobody has a goal (only a non-default goal has a record)
+    cs_team_run(w->threads, goal_team, w);
+}

@@ -1,0 +1,112 @@
+// Path pass: waypoint and tube forces for every agent with CS_FLAG_PATH.
+//
+// Each follower reads its immutable path and writes only its own cursor (by agent index) and its
+// own force slot, so the result does not depend on the thread count or schedule. The forces are
+// the pure functions' (path_internal.h); what the pass adds is the choice of the tube segment:
+// the hint window, and the grid search for followers that are new or lost.
+
+#include "behaviors/path/path_internal.h"
+
+// The segment a tube follower projects on this step.
+static int choose_segment(const cs_path_entry* e, const crowd_path_follow_def* d, cs_path_agent* a,
+                          crowd_vec2 predicted) {
+    const int segs = crowd_path_segment_count(e->count, d->mode);
+    const float lost = CS_PATH_LOST_TUBES * d->tube_radius;
+    const int hint = a->cursor.segment;
+    float dist;
+    if (hint < 0 || hint >= segs) {
+        const int k = cs_path_nearest(e->path, segs, predicted, &dist);
+        a->lost_dist = dist > lost ? dist : 0.0f;
+        return k;
+    }
+    int k = cs_path_track(e->seg, segs, d->mode == CROWD_PATH_LOOP, a->cursor.direction, hint,
+                          predicted, &dist);
+    if (!(dist > lost)) {
+        a->lost_dist = 0.0f;
+        return k;
+    }
+    // Lost: search the whole path, but only again once it has drifted another `lost` further
+    // away than at its last search, so a follower far off the path does not search every step.
+    if (dist > a->lost_dist + lost) {
+        k = cs_path_nearest(e->path, segs, predicted, &dist);
+        a->lost_dist = dist > lost ? dist : 0.0f;
+    }
+    return k;
+}
+
+// Addresses are formed as integers: a stale cursor may point past the geometry, and a prefetch
+// of any address is harmless where forming an out-of-range pointer is not.
+static inline void prefetch_geometry(const crowd_world* w, const cs_columns* c, int s) {
+    if (!(c->flags[s] & CS_FLAG_PATH)) return;
+    const cs_path_rec* r = cs_path_of(w, c->id[s]);
+    const crowd_path_follow_def* d = &r->def;
+    const cs_path_table* t = w->paths;
+    const uint32_t slot = d->path.index1 - 1;
+    if (slot >= (uint32_t)t->used) return;
+    const cs_path_entry* e = &t->entries[slot];
+    const crowd_path_cursor* cur = &r->agent.cursor;
+    if (d->kind == CROWD_PATH_WAYPOINTS) {
+        __builtin_prefetch(
+            (const void*)((uintptr_t)e->points + (uintptr_t)cur->index * sizeof(crowd_vec2)));
+    } else if (cur->segment >= 0) {
+        int k0 = cur->direction > 0 ? cur->segment - 1 : cur->segment - (CROWD_PATH_WINDOW - 2);
+        k0 = k0 < 0 ? 0 : k0;
+        const uintptr_t seg = (uintptr_t)e->seg + (uintptr_t)k0 * sizeof(cs_path_seg);
+        __builtin_prefetch((const void*)seg);
+        __builtin_prefetch((const void*)(seg + 64));
+        __builtin_prefetch((const void*)(seg + 128));
+    }
+}
+
+static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
+    const uint32_t flags = c->flags[s];
+    if (!(flags & CS_FLAG_PATH)) return;
+    cs_path_rec* r = cs_path_of(w, c->id[s]);
+    const crowd_path_follow_def* d = &r->def;
+    cs_path_agent* a = &r->agent;
+    const cs_path_entry* e = cs_path_sync(w->paths, d, a);
+    if (!e) {
+        c->flags[s] = flags & ~(uint32_t)CS_FLAG_PATH;
+        return;
+    }
+    const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
+    const float max_speed = c->max_speed[s];
+    crowd_path_cursor cur = a->cursor;
+    crowd_vec2 f;
+    if (d->kind == CROWD_PATH_WAYPOINTS) {
+        f = cs_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed);
+    } else {
+        int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
+        if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
+            const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
+                                          pos.y + vel.y * d->predict_ahead};
+            k = choose_segment(e, d, a, predicted);
+        }
+        f = cs_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel, max_speed);
+    }
+    a->cursor = cur;
+    w->force_x[s] += f.x * d->weight;
+    w->force_y[s] += f.y * d->weight;
+}
+
+// Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the thread's
+// own range (other threads write their followers' cursors and flags). The records are in slot
+// order; their numbers (by agent index) and the paths' geometry are not: the numbers are fetched
+// CS_PREFETCH slots ahead, the geometry half as far.
+static void path_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const cs_columns* c = &w->cur;
+    int lo, hi;
+    cs_team_range(w->count, 1, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
+        if (!(c->flags[s] & CS_FLAG_PATH)) continue;
+        cs_prefetch_rec(c, w->path_rec, CS_FLAG_PATH, s, hi);
+        if (s + CS_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CS_PREFETCH / 2);
+        follow_one(w, c, s);
+    }
+}
+
+void cs_pass_path(crowd_world* w) {
+    if (!w->paths) return;
+    cs_team_run(w->threads, path_team, w);
+}

@@ -1,0 +1,90 @@
+// Agents on paths: starting, stopping and reading a follower's cursor between steps.
+#include <math.h>
+
+#include "behaviors/path/path_internal.h"
+
+crowd_path_follow_def crowd_path_follow_def_default(void) {
+    return (crowd_path_follow_def){
+        .kind = CROWD_PATH_WAYPOINTS,
+        .mode = CROWD_PATH_LOOP,
+        .arrive_radius = 0.8f,
+        .slow_radius = 1.5f,
+        .tube_radius = 1.0f,
+        .predict_ahead = 0.5f,
+        .weight = 1.0f,
+        .start_index = 0,
+        .reverse = false,
+    };
+}
+
+crowd_status cs_path_check_follow(const crowd_path_follow_def* d) {
+    if ((unsigned)d->kind >= CROWD_PATH_KIND_COUNT || (unsigned)d->mode >= CROWD_PATH_MODE_COUNT)
+        return CROWD_ERR_INVALID_ENUM;
+    if (!isfinite(d->arrive_radius) || !isfinite(d->slow_radius) || !isfinite(d->tube_radius) ||
+        !isfinite(d->predict_ahead) || !isfinite(d->weight))
+        return CROWD_ERR_NOT_FINITE;
+    if (d->arrive_radius <= 0.0f || d->slow_radius <= 0.0f || d->tube_radius <= 0.0f ||
+        d->predict_ahead < 0.0f)
+        return CROWD_ERR_BAD_RADIUS;
+    if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
+                                  const crowd_path_follow_def* def) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!def) return CROWD_ERR_NULL_ARGUMENT;
+    st = cs_path_check_follow(def);
+    const cs_path_entry* e = NULL;
+    if (st == CROWD_OK) st = cs_path_lookup(w, def->path, &e);
+    if (st != CROWD_OK) return st;
+    if (def->start_index < 0 || def->start_index >= e->path->count) return CROWD_ERR_BAD_PATH_INDEX;
+    const uint32_t idx = id.index1 - 1;
+    if (w->path_rec[idx] < 0) {
+        st = cs_pool_reserve(w, &w->path_pool, 1);
+        if (st != CROWD_OK) return st;
+        w->path_rec[idx] = cs_pool_acquire(&w->path_pool);
+    }
+    *cs_path_of(w, idx) = (cs_path_rec){
+        .def = *def,
+        .agent = {.cursor = crowd_path_cursor_start(e->path->count, def), .revision = e->revision},
+    };
+    w->cur.flags[s] |= CS_FLAG_PATH;
+    return CROWD_OK;
+}
+
+void cs_path_on_remove(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->path_rec[idx];
+    if (*rec < 0) return;
+    cs_pool_release(&w->path_pool, *rec);
+    *rec = -1;
+}
+
+crowd_status crowd_agent_clear_path(crowd_world* w, crowd_agent_id id) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    cs_path_on_remove(w, id.index1 - 1);
+    w->cur.flags[s] &= ~(uint32_t)CS_FLAG_PATH;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_get_path(const crowd_world* w, crowd_agent_id id,
+                                  crowd_path_follow_def* def, crowd_path_cursor* cursor) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    const cs_path_rec* r = cs_path_of(w, id.index1 - 1);
+    if (!r) {
+        if (def) *def = crowd_path_follow_def_default();
+        if (cursor) *cursor = (crowd_path_cursor){.state = CROWD_PATH_STATE_NONE, .segment = -1};
+        return CROWD_OK;
+    }
+    cs_path_agent a = r->agent;
+    if (w->cur.flags[s] & CS_FLAG_PATH) cs_path_sync(w->paths, &r->def, &a);
+    if (def) *def = r->def;
+    if (cursor) *cursor = a.cursor;
+    return CROWD_OK;
+}

@@ -1,0 +1,217 @@
+// Paths inside the library: storage, the segment index, and the behaviors' math, which the pure
+// public functions (path_steer.c) and the engine pass (path.c) share so they agree bit for bit.
+#ifndef CS_PATH_INTERNAL_H
+#define CS_PATH_INTERNAL_H
+
+#include <math.h>
+
+#include "core/internal.h"
+#include "steer/steer_math.h"
+
+// A path's segments, precomputed: segment k runs from point k to point (k + 1) mod count, so the
+// last one closes the loop (LOOP followers only). ab = b - a and the floored |ab|^2 are exactly
+// the values the spec's projection computes, stored once.
+typedef struct cs_path_seg {
+    float ax, ay, abx, aby, len2;
+} cs_path_seg;
+
+// A uniform grid of the segments, for the global nearest-segment search of new and lost
+// followers. Every segment is listed in each cell its (slightly widened) extent crosses.
+typedef struct cs_path_grid {
+    double x0, y0;        // lower corner (double so that building never overflows)
+    double cell;          // cell edge
+    double magnitude;     // largest coordinate magnitude, for the query's rounding tolerance
+    int gx, gy;           // cells per row, rows
+    uint32_t* cell_start; // gx * gy + 1 offsets into cell_segs
+    int32_t* cell_segs;   // segment indices, ascending within a cell
+} cs_path_grid;
+
+typedef struct cs_path {
+    int count;          // points; also the number of segments with the closing one
+    crowd_vec2* points; // count
+    cs_path_seg* seg;
+    cs_path_grid grid;
+    size_t bytes; // of the one allocation holding all of the above
+} cs_path;
+
+// The pass reads a path's points and segments through these copies of its header's fields, so
+// the table (small and hot) is all it touches besides the geometry itself.
+typedef struct cs_path_entry {
+    cs_path* path; // NULL when the slot is free
+    const crowd_vec2* points;
+    const cs_path_seg* seg;
+    int count;
+    uint32_t revision; // bumped by every replace
+    uint16_t generation;
+} cs_path_entry;
+
+typedef struct cs_path_table {
+    cs_path_entry* entries;
+    int32_t* free_list;
+    int used; // slots ever issued (high-water mark)
+    int capacity;
+    int free_count;
+    int live;
+} cs_path_table;
+
+// How far (in tube radii) the predicted position may be from the best segment of its hint
+// window before a follower counts as lost and searches the whole path.
+#define CS_PATH_LOST_TUBES 4.0f
+
+// How many times a window may slide ahead in one step when its best segment is its front edge
+// (a fast follower on short segments).
+#define CS_PATH_MAX_SLIDES 8
+
+// ---- lookup (path_store.c) --------------------------------------------------------------------
+
+// The live path behind a handle, or the error that makes the handle invalid.
+crowd_status cs_path_lookup(const crowd_world* w, crowd_path_id id, const cs_path_entry** out);
+
+// ---- snapshot restore (path_store.c) ------------------------------------------------------------
+
+// An empty table of `used` slots (all free, generation and revision 0) on a world without one.
+crowd_status cs_path_table_restore(crowd_world* w, int used);
+// Builds a path into a free slot of the restored table exactly as crowd_path_create would;
+// points a live world could not hold are CROWD_ERR_SNAPSHOT_CORRUPT.
+crowd_status cs_path_slot_restore(crowd_world* w, int slot, const crowd_vec2* points, int count);
+
+// The rules crowd_agent_set_path applies to a def, the path handle and start index aside
+// (path_agent.c).
+crowd_status cs_path_check_follow(const crowd_path_follow_def* d);
+
+// ---- queries (path_query.c) -------------------------------------------------------------------
+
+// Nearest of the first `segs` segments to p (count - 1 or count), lowest index on ties: the same
+// answer as crowd_path_closest_segment, through the grid.
+int cs_path_nearest(const cs_path* p, int segs, crowd_vec2 q, float* dist);
+
+// Nearest segment to q in a window around `hint`, biased toward the direction of travel, sliding
+// ahead while the best segment is the window's front edge. *dist gets its distance.
+int cs_path_track(const cs_path_seg* seg, int segs, bool closed, int dir, int hint, crowd_vec2 q,
+                  float* dist);
+
+// ---- the behaviors' math ------------------------------------------------------------------------
+
+static inline crowd_vec2 cs_path_project_seg(const cs_path_seg* s, crowd_vec2 p, float* dist) {
+    const float apx = p.x - s->ax, apy = p.y - s->ay;
+    float t = (apx * s->abx + apy * s->aby) / s->len2;
+    t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+    const crowd_vec2 proj = {s->ax + s->abx * t, s->ay + s->aby * t};
+    const float dx = p.x - proj.x, dy = p.y - proj.y;
+    *dist = sqrtf(dx * dx + dy * dy);
+    return proj;
+}
+
+static inline cs_path_seg cs_path_make_seg(crowd_vec2 a, crowd_vec2 b) {
+    const float abx = b.x - a.x, aby = b.y - a.y;
+    const float l2 = abx * abx + aby * aby;
+    return (cs_path_seg){a.x, a.y, abx, aby, l2 > 1e-4f ? l2 : 1e-4f};
+}
+
+// Grid cell of coordinate v, clamped to [0, cells) (NaN goes to 0).
+static inline int cs_path_cell(double v, double origin, double cell, int cells) {
+    const double c = floor((v - origin) / cell);
+    if (!(c >= 0.0)) return 0;
+    return c >= (double)cells ? cells - 1 : (int)c;
+}
+
+static inline int cs_path_final_point(int count, int dir) {
+    return dir > 0 ? count - 1 : 0;
+}
+
+static inline float cs_path_dist(crowd_vec2 a, crowd_vec2 b) {
+    const float dx = a.x - b.x, dy = a.y - b.y;
+    return sqrtf(dx * dx + dy * dy);
+}
+
+static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int count,
+                                                 const crowd_path_follow_def* d,
+                                                 crowd_path_cursor* c, crowd_vec2 pos,
+                                                 crowd_vec2 vel, float max_speed) {
+    const int final_pt = cs_path_final_point(count, c->direction);
+    if (cs_path_dist(pos, pts[c->index]) < d->arrive_radius) {
+        switch (d->mode) {
+        case CROWD_PATH_LOOP:
+            c->index = (c->index + c->direction + count) % count;
+            break;
+        case CROWD_PATH_PING_PONG: {
+            const int next = c->index + c->direction;
+            if (next < 0 || next >= count) c->direction = -c->direction;
+            c->index += c->direction;
+            break;
+        }
+        case CROWD_PATH_ONE_SHOT:
+        case CROWD_PATH_MODE_COUNT:
+            if (c->index == final_pt)
+                c->state = CROWD_PATH_STATE_FINISHED;
+            else
+                c->index += c->direction;
+            break;
+        }
+    }
+    const crowd_vec2 target = pts[c->index];
+    if (d->mode == CROWD_PATH_ONE_SHOT && c->index == final_pt)
+        return steer_arrive(pos, vel, max_speed, target, d->slow_radius);
+    return steer_seek(pos, vel, max_speed, target);
+}
+
+// Tube step on segment k, whose precomputed data is *seg_k.
+static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
+                                             const cs_path_seg* seg_k,
+                                             const crowd_path_follow_def* d, crowd_path_cursor* c,
+                                             int k, crowd_vec2 pos, crowd_vec2 vel,
+                                             float max_speed) {
+    const bool one_shot = d->mode == CROWD_PATH_ONE_SHOT;
+    const int final_pt = cs_path_final_point(count, c->direction);
+    if (one_shot && c->state == CROWD_PATH_STATE_FINISHED)
+        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+
+    const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
+                                  pos.y + vel.y * d->predict_ahead};
+    float dist;
+    const crowd_vec2 proj = cs_path_project_seg(seg_k, predicted, &dist);
+    const int end = k + 1 == count ? 0 : k + 1;
+    int next = c->direction > 0 ? end : k;
+    if (d->mode == CROWD_PATH_PING_PONG && next == final_pt &&
+        cs_path_dist(pos, pts[next]) < d->arrive_radius) {
+        c->direction = -c->direction;
+        next = c->direction > 0 ? end : k;
+    } else if (one_shot && next == final_pt && cs_path_dist(pos, pts[next]) < d->arrive_radius) {
+        c->state = CROWD_PATH_STATE_FINISHED;
+    }
+    c->segment = k;
+    c->index = next;
+    if (c->state == CROWD_PATH_STATE_FINISHED)
+        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+    if (dist > d->tube_radius) return steer_seek(pos, vel, max_speed, proj);
+    if (one_shot && next == final_pt)
+        return steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
+    return steer_seek(pos, vel, max_speed, pts[next]);
+}
+
+// ---- followers ----------------------------------------------------------------------------------
+
+// Brings a follower's cursor up to date with its path and returns the path's entry, or NULL
+// (state DETACHED) when the path was destroyed. After a replace the cursor is clamped as path.h
+// says.
+static inline const cs_path_entry* cs_path_sync(const cs_path_table* t,
+                                                const crowd_path_follow_def* d, cs_path_agent* a) {
+    const uint32_t slot = d->path.index1 - 1;
+    const cs_path_entry* e = t && slot < (uint32_t)t->used ? &t->entries[slot] : NULL;
+    if (!e || !e->path || e->generation != d->path.generation) {
+        a->cursor.state = CROWD_PATH_STATE_DETACHED;
+        return NULL;
+    }
+    if (e->revision != a->revision) {
+        const int last = e->count - 1;
+        a->revision = e->revision;
+        a->cursor.index = a->cursor.index > last ? last : a->cursor.index;
+        a->cursor.segment = -1;
+        if (a->cursor.state == CROWD_PATH_STATE_FINISHED)
+            a->cursor.state = CROWD_PATH_STATE_FOLLOWING;
+        a->lost_dist = 0.0f;
+    }
+    return e;
+}
+
+#endif

@@ -1,0 +1,264 @@
+// Queues: the public queue API, the spec's cone search and brake as pure functions, and the
+// arrival phase.
+//
+// The cone itself is searched in the neighbor pass (closest along -> the agent's record) and
+// applied in the goal pass; this file keeps the records those passes read and handles what
+// happens when a queueing agent reaches its goal.
+#include <math.h>
+#include <stdatomic.h>
+
+#include "core/internal.h"
+
+crowd_queue_def crowd_queue_def_default(void) {
+    return (crowd_queue_def){
+        .cone_length = 2.5f,
+        .cone_width = 0.6f,
+        .slow_radius = 1.0f,
+        .weight = 1.0f,
+        .arrival_radius = 0.5f,
+        .on_arrival = CROWD_QUEUE_STOP,
+    };
+}
+
+// ---- pure functions ---------------------------------------------------------------------------
+
+// The expressions are the neighbor pass's, in the same order, so the two agree bit for bit.
+float crowd_queue_closest_along(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others, int count,
+                                int self, float cone_length, float cone_width) {
+    const float speed = sqrtf(vel.x * vel.x + vel.y * vel.y);
+    if (!(speed >= CROWD_QUEUE_MIN_SPEED) || !others) return INFINITY;
+    const float hx = vel.x / speed, hy = vel.y / speed;
+    float closest = INFINITY;
+    for (int i = 0; i < count; ++i) {
+        if (i == self) continue;
+        const float ox = others[i].x - pos.x, oy = others[i].y - pos.y;
+        const float along = ox * hx + oy * hy;
+        if (along < 0.0f || along > cone_length) continue;
+        const float qx = ox - hx * along, qy = oy - hy * along;
+        if (sqrtf(qx * qx + qy * qy) > cone_width) continue;
+        if (along < closest) closest = along;
+    }
+    return closest;
+}
+
+float crowd_queue_brake(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others, int count,
+                        int self, float cone_length, float cone_width) {
+    const float along =
+        crowd_queue_closest_along(pos, vel, others, count, self, cone_length, cone_width);
+    if (!(along < INFINITY)) return 1.0f;
+    const float b = along / cone_length;
+    return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+}
+
+float cs_queue_width2(float width) {
+    float t = width * width;
+    while (t > 0.0f && sqrtf(t) > width) t = nextafterf(t, 0.0f);
+    while (t < INFINITY && sqrtf(nextafterf(t, INFINITY)) <= width) t = nextafterf(t, INFINITY);
+    return t;
+}
+
+// ---- per-agent API ------------------------------------------------------------------------------
+
+static bool finite2(crowd_vec2 v) {
+    return isfinite(v.x) && isfinite(v.y);
+}
+
+crowd_status cs_queue_check_def(const crowd_queue_def* d) {
+    if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if (!isfinite(d->cone_length) || !isfinite(d->cone_width) || !finite2(d->goal) ||
+        !isfinite(d->slow_radius) || !isfinite(d->weight) || !isfinite(d->arrival_radius) ||
+        !finite2(d->start_min) || !finite2(d->start_max))
+        return CROWD_ERR_NOT_FINITE;
+    if (d->cone_length <= 0.0f || d->cone_width < 0.0f) return CROWD_ERR_BAD_CONE;
+    if (d->slow_radius <= 0.0f || d->arrival_radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    if (d->start_min.x > d->start_max.x || d->start_min.y > d->start_max.y)
+        return CROWD_ERR_BAD_AREA;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crowd_queue_def* def) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!def) return CROWD_ERR_NULL_ARGUMENT;
+    st = cs_queue_check_def(def);
+    if (st != CROWD_OK) return st;
+
+    const uint32_t idx = id.index1 - 1;
+    const crowd_goal goal = {
+        .mode = CROWD_GOAL_ARRIVE,
+        .target = def->goal,
+        .slow_radius = def->slow_radius,
+        .weight = def->weight,
+    };
+    // Both records first (the arrivals list grows with the queue pool), then the changes.
+    st = cs_goal_reserve(w, idx, &goal);
+    if (st == CROWD_OK && w->queue_rec[idx] < 0) st = cs_pool_reserve(w, &w->queue_pool, 1);
+    if (st != CROWD_OK) return st;
+
+    cs_goal_store(w, idx, &goal);
+    if (w->queue_rec[idx] < 0) w->queue_rec[idx] = cs_pool_acquire(&w->queue_pool);
+    *cs_queue_of(w, idx) = cs_queue_rec_make(def, false);
+    w->cur.flags[s] |= CS_FLAG_GOAL | CS_FLAG_QUEUE;
+    return CROWD_OK;
+}
+
+void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->queue_rec[idx];
+    if (*rec < 0) return;
+    cs_pool_release(&w->queue_pool, *rec);
+    *rec = -1;
+}
+
+crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    w->cur.flags[s] &= ~(uint32_t)CS_FLAG_QUEUE;
+    cs_queue_on_remove(w, id.index1 - 1);
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_get_queue(const crowd_world* w, crowd_agent_id id, crowd_queue_def* out) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    const cs_queue_rec* q = cs_queue_of(w, id.index1 - 1);
+    if (!q) return CROWD_ERR_NOT_QUEUEING;
+    *out = q->def;
+    return CROWD_OK;
+}
+
+int crowd_world_arrival_count(const crowd_world* w) {
+    return w ? w->arrival_count : 0;
+}
+
+crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, int capacity,
+                                      int* count) {
+    if (!w || !count) return CROWD_ERR_NULL_ARGUMENT;
+    if (capacity < w->arrival_count) {
+        *count = w->arrival_count;
+        return CROWD_ERR_BUFFER_TOO_SMALL;
+    }
+    if (w->arrival_count > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
+    const crowd_arrival* arrivals = w->queue_pool.aux;
+    for (int i = 0; i < w->arrival_count; ++i) out[i] = arrivals[i];
+    *count = w->arrival_count;
+    return CROWD_OK;
+}
+
+// ---- arrival phase ------------------------------------------------------------------------------
+
+// splitmix64, the world's one random stream.
+static uint64_t rng_next(uint64_t* state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// A point of [lo, hi] from 24 random bits.
+static float rng_range(uint64_t* state, float lo, float hi) {
+    const float u = (float)(rng_next(state) >> 40) * (1.0f / 16777216.0f);
+    return lo + (hi - lo) * u;
+}
+
+// In-place heapsort by handle index (unique keys): no allocation, unlike the C library's qsort,
+// which may call malloc behind the world's allocator hooks.
+static void sift_down(crowd_arrival* a, int root, int n) {
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && a[child + 1].id.index1 > a[child].id.index1) child++;
+        if (a[root].id.index1 >= a[child].id.index1) return;
+        const crowd_arrival t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+static void sort_by_index(crowd_arrival* a, int n) {
+    for (int i = n / 2 - 1; i >= 0; --i) sift_down(a, i, n);
+    for (int end = n - 1; end > 0; --end) {
+        const crowd_arrival t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+typedef struct arrival_ctx {
+    crowd_world* w;
+    crowd_arrival* arrivals; // as long as the queue pool: room for every queueing agent
+    atomic_int count;
+} arrival_ctx;
+
+static void arrival_team(void* arg, int t, int nt) {
+    arrival_ctx* a = arg;
+    const crowd_world* w = a->w;
+    const int n = w->count;
+    const cs_columns* c = &w->cur;
+    int lo, hi;
+    cs_team_range(n, 1, t, nt, &lo, &hi);
+    for (int s = lo; s < hi; ++s) {
+        if (!(c->flags[s] & CS_FLAG_QUEUE)) continue;
+        cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, hi);
+        const uint32_t idx = c->id[s];
+        const cs_queue_rec* q = cs_queue_of(w, idx);
+        const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
+        if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
+        const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
+        a->arrivals[at] = (crowd_arrival){
+            .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
+            .user_data = w->user_data[idx],
+            .position = {c->px[s], c->py[s]},
+            .action = q->def.on_arrival,
+        };
+    }
+}
+
+// Tests every queueing agent in parallel on the positions just integrated. Arrivals are appended
+// in whatever order the threads get there and then put in handle order: the order the policies are
+// applied in, and so the order respawn points are drawn in, depends neither on the cell order nor
+// on the threads.
+void cs_pass_arrival(crowd_world* w) {
+    w->arrival_count = 0;
+    if (w->queue_pool.live == 0) return;
+    crowd_arrival* arrivals = w->queue_pool.aux;
+    arrival_ctx ctx = {.w = w, .arrivals = arrivals};
+    atomic_init(&ctx.count, 0);
+    cs_team_run(w->threads, arrival_team, &ctx);
+    const int k = atomic_load_explicit(&ctx.count, memory_order_relaxed);
+    sort_by_index(arrivals, k);
+    w->arrival_count = k;
+
+    for (int i = 0; i < k; ++i) {
+        const crowd_arrival* a = &arrivals[i];
+        const uint32_t idx = a->id.index1 - 1;
+        switch (a->action) {
+        case CROWD_QUEUE_STOP:
+            cs_queue_of(w, idx)->done = 1;
+            break;
+        case CROWD_QUEUE_REMOVE:
+            crowd_agent_remove(w, a->id);
+            break;
+        case CROWD_QUEUE_RESPAWN: {
+            // Earlier removals in this loop may have moved the agent: look its slot up now.
+            const int32_t s = w->slot_of[idx];
+            const crowd_queue_def* d = &cs_queue_of(w, idx)->def;
+            const float x = rng_range(&w->rng, d->start_min.x, d->start_max.x);
+            const float y = rng_range(&w->rng, d->start_min.y, d->start_max.y);
+            w->cur.px[s] = x;
+            w->cur.py[s] = y;
+            w->cur.vx[s] = 0.0f;
+            w->cur.vy[s] = 0.0f;
+            break;
+        }
+        case CROWD_QUEUE_POLICY_COUNT:
+            break;
+        }
+    }
+}

@@ -1,0 +1,40 @@
+// Queue internals: a queueing agent's record.
+#ifndef CS_QUEUE_INTERNAL_H
+#define CS_QUEUE_INTERNAL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crowd/crowd.h"
+
+// One per queueing agent, read by the neighbor pass (cone), the goal pass (brake) and the arrival
+// phase (goal, arrival radius, policy) in cell order: one cache line, which also keeps the passes'
+// writes of different agents off each other's lines.
+typedef struct cs_queue_rec {
+    crowd_queue_def def; // as set
+    float along;         // neighbor pass: closest agent ahead in the cone, +inf if none
+    float width2;        // cs_queue_width2(def.cone_width)
+    uint8_t done;        // STOP: the arrival was reported; no more arrivals until set again
+    uint8_t pad[7];
+} cs_queue_rec;
+
+_Static_assert(sizeof(cs_queue_rec) == 64, "a queue record is one cache line");
+
+// The largest float t with sqrtf(t) <= width. sqrtf is correctly rounded and monotone, so the
+// cone's test sqrtf(perp2) <= width is exactly perp2 <= t: no square root per candidate, and the
+// same answer as the spec's length comparison for every input.
+float cs_queue_width2(float width);
+
+// A fresh record for an agent that starts (or resumes) queueing with `def`.
+static inline cs_queue_rec cs_queue_rec_make(const crowd_queue_def* def, bool done) {
+    return (cs_queue_rec){.def = *def,
+                          .along = INFINITY,
+                          .width2 = cs_queue_width2(def->cone_width),
+                          .done = (uint8_t)done};
+}
+
+// The checks crowd_agent_set_queue applies to a def, in its documented order.
+crowd_status cs_queue_check_def(const crowd_queue_def* d);
+
+#endif

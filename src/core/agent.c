@@ -1,0 +1,311 @@
+// Agents: generational handles, add / remove, and per-agent parameters between steps.
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+crowd_goal crowd_goal_default(void) {
+    return (crowd_goal){.mode = CROWD_GOAL_NONE, .slow_radius = 1.0f, .weight = 1.0f};
+}
+
+crowd_agent_def crowd_agent_def_default(void) {
+    return (crowd_agent_def){
+        .heading = {1.0f, 0.0f},
+        .radius = 0.3f,
+        .max_speed = 1.5f,
+        .max_force = 3.0f,
+        .separation_radius = 1.2f,
+        .separation_weight = 1.0f,
+        .goal = crowd_goal_default(),
+    };
+}
+
+static bool finite2(crowd_vec2 v) {
+    return isfinite(v.x) && isfinite(v.y);
+}
+
+static crowd_status check_goal(const crowd_goal* g) {
+    if ((unsigned)g->mode >= CROWD_GOAL_MODE_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if (!finite2(g->target) || !isfinite(g->slow_radius) || !isfinite(g->weight))
+        return CROWD_ERR_NOT_FINITE;
+    if (g->slow_radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    if (g->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    return CROWD_OK;
+}
+
+static crowd_status check_limits(float max_speed, float max_force) {
+    if (!isfinite(max_speed) || !isfinite(max_force)) return CROWD_ERR_NOT_FINITE;
+    if (max_speed <= 0.0f || max_force <= 0.0f) return CROWD_ERR_BAD_SPEED;
+    return CROWD_OK;
+}
+
+static crowd_status check_separation(float radius, float weight) {
+    if (!isfinite(radius) || !isfinite(weight)) return CROWD_ERR_NOT_FINITE;
+    if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    if (weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    return CROWD_OK;
+}
+
+static crowd_status check_def(const crowd_agent_def* d) {
+    if (!finite2(d->position) || !finite2(d->velocity) || !finite2(d->heading) ||
+        !isfinite(d->radius))
+        return CROWD_ERR_NOT_FINITE;
+    if (d->radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    crowd_status st = check_limits(d->max_speed, d->max_force);
+    if (st == CROWD_OK) st = check_separation(d->separation_radius, d->separation_weight);
+    if (st == CROWD_OK) st = check_goal(&d->goal);
+    if (st != CROWD_OK) return st;
+    float h2 = d->heading.x * d->heading.x + d->heading.y * d->heading.y;
+    if (!(h2 > 0.0f) || !isfinite(h2)) return CROWD_ERR_BAD_HEADING;
+    return CROWD_OK;
+}
+
+crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (id.index1 == 0) return CROWD_ERR_NULL_HANDLE;
+    if (id.world != w->tag) return CROWD_ERR_FOREIGN_HANDLE;
+    uint32_t idx = id.index1 - 1;
+    if (idx >= (uint32_t)w->index_count) return CROWD_ERR_FOREIGN_HANDLE;
+    int32_t s = w->slot_of[idx];
+    if (s < 0 || w->generation[idx] != id.generation) return CROWD_ERR_STALE_HANDLE;
+    *slot = s;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_validate(const crowd_world* w, crowd_agent_id id) {
+    int s;
+    return cs_agent_slot(w, id, &s);
+}
+
+static uint32_t flags_for(const crowd_goal* g, uint32_t old) {
+    uint32_t f = old & ~(uint32_t)CS_FLAG_GOAL;
+    if (g->mode != CROWD_GOAL_NONE) f |= CS_FLAG_GOAL;
+    return f;
+}
+
+// Agents keep a goal record only for a goal other than crowd_goal_default(), compared bit for bit
+// so that every goal reads back exactly as it was set.
+static bool default_goal(const crowd_goal* g) {
+    const crowd_goal d = crowd_goal_default();
+    return g->mode == d.mode && memcmp(&g->target, &d.target, sizeof d.target) == 0 &&
+           memcmp(&g->slow_radius, &d.slow_radius, sizeof d.slow_radius) == 0 &&
+           memcmp(&g->weight, &d.weight, sizeof d.weight) == 0;
+}
+
+void cs_records_reset(crowd_world* w, uint32_t idx) {
+    w->goal_rec[idx] = -1;
+    w->queue_rec[idx] = -1;
+    w->path_rec[idx] = -1;
+    w->follow.follower_rec[idx] = -1;
+    w->follow.leader_rec[idx] = -1;
+}
+
+crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    if (w->goal_rec[idx] >= 0 || default_goal(g)) return CROWD_OK;
+    return cs_pool_reserve(w, &w->goal_pool, 1);
+}
+
+void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    int32_t* rec = &w->goal_rec[idx];
+    if (default_goal(g)) {
+        cs_goal_release(w, idx);
+        return;
+    }
+    if (*rec < 0) *rec = cs_pool_acquire(&w->goal_pool);
+    *(crowd_goal*)cs_pool_at(&w->goal_pool, *rec) = *g;
+}
+
+void cs_goal_release(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->goal_rec[idx];
+    if (*rec < 0) return;
+    cs_pool_release(&w->goal_pool, *rec);
+    *rec = -1;
+}
+
+static crowd_goal goal_get(const crowd_world* w, uint32_t idx) {
+    const crowd_goal* g = cs_goal_of(w, idx);
+    return g ? *g : crowd_goal_default();
+}
+
+crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_agent_id* out) {
+    if (!w || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = check_def(def);
+    if (st != CROWD_OK) return st;
+    if (w->count >= w->max_agents) return CROWD_ERR_CAPACITY;
+    if (w->count >= w->capacity) {
+        int64_t want = (int64_t)w->capacity * 2;
+        if (want > w->max_agents) want = w->max_agents;
+        st = cs_world_grow(w, (int)want);
+        if (st != CROWD_OK) return st;
+    }
+    if (!default_goal(&def->goal)) {
+        st = cs_pool_reserve(w, &w->goal_pool, 1);
+        if (st != CROWD_OK) return st;
+    }
+
+    uint32_t idx =
+        w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count] : (uint32_t)w->index_count++;
+    const int s = w->count++;
+    w->slot_of[idx] = s;
+    cs_records_reset(w, idx);
+
+    float hlen = sqrtf(def->heading.x * def->heading.x + def->heading.y * def->heading.y);
+    cs_columns* c = &w->cur;
+    c->px[s] = def->position.x;
+    c->py[s] = def->position.y;
+    c->vx[s] = def->velocity.x;
+    c->vy[s] = def->velocity.y;
+    c->hx[s] = def->heading.x / hlen;
+    c->hy[s] = def->heading.y / hlen;
+    c->id[s] = idx;
+    c->max_speed[s] = def->max_speed;
+    c->max_force[s] = def->max_force;
+    c->sep_radius[s] = def->separation_radius;
+    c->sep_weight[s] = def->separation_weight;
+    c->group[s] = 0;
+    w->radius[idx] = def->radius;
+    cs_goal_store(w, idx, &def->goal);
+    w->user_data[idx] = def->user_data;
+    c->flags[s] = flags_for(&def->goal, 0);
+
+    *out = (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    const uint32_t idx = id.index1 - 1;
+    st = cs_follow_on_remove(w, idx);
+    if (st != CROWD_OK) return st;
+    cs_goal_release(w, idx);
+    cs_queue_on_remove(w, idx);
+    cs_path_on_remove(w, idx);
+    const int last = w->count - 1;
+    if (s != last) {
+        for (int k = 0; k < CS_COL_COUNT; ++k) {
+            uint32_t* col = w->cur.col[k];
+            col[s] = col[last];
+        }
+        w->slot_of[w->cur.id[s]] = s;
+    }
+    w->count--;
+    w->slot_of[idx] = -1;
+    w->generation[idx]++;
+    w->free_list[w->free_count++] = (int32_t)idx;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_agent_def* out) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    const cs_columns* c = &w->cur;
+    const uint32_t idx = id.index1 - 1;
+    *out = (crowd_agent_def){
+        .position = {c->px[s], c->py[s]},
+        .velocity = {c->vx[s], c->vy[s]},
+        .heading = {c->hx[s], c->hy[s]},
+        .radius = w->radius[idx],
+        .max_speed = c->max_speed[s],
+        .max_force = c->max_force[s],
+        .separation_radius = c->sep_radius[s],
+        .separation_weight = c->sep_weight[s],
+        .goal = goal_get(w, idx),
+        .user_data = w->user_data[idx],
+    };
+    return CROWD_OK;
+}
+
+static crowd_status get_pair(const crowd_world* w, crowd_agent_id id, int col_x, int col_y,
+                             crowd_vec2* out) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    const float* xs = w->cur.col[col_x];
+    const float* ys = w->cur.col[col_y];
+    *out = (crowd_vec2){xs[s], ys[s]};
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_get_position(const crowd_world* w, crowd_agent_id id, crowd_vec2* out) {
+    return get_pair(w, id, CS_COL_PX, CS_COL_PY, out);
+}
+
+crowd_status crowd_agent_get_velocity(const crowd_world* w, crowd_agent_id id, crowd_vec2* out) {
+    return get_pair(w, id, CS_COL_VX, CS_COL_VY, out);
+}
+
+crowd_status crowd_agent_get_heading(const crowd_world* w, crowd_agent_id id, crowd_vec2* out) {
+    return get_pair(w, id, CS_COL_HX, CS_COL_HY, out);
+}
+
+crowd_status crowd_agent_set_position(crowd_world* w, crowd_agent_id id, crowd_vec2 p) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!finite2(p)) return CROWD_ERR_NOT_FINITE;
+    w->cur.px[s] = p.x;
+    w->cur.py[s] = p.y;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_velocity(crowd_world* w, crowd_agent_id id, crowd_vec2 v) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!finite2(v)) return CROWD_ERR_NOT_FINITE;
+    w->cur.vx[s] = v.x;
+    w->cur.vy[s] = v.y;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_limits(crowd_world* w, crowd_agent_id id, float max_speed,
+                                    float max_force) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st == CROWD_OK) st = check_limits(max_speed, max_force);
+    if (st != CROWD_OK) return st;
+    w->cur.max_speed[s] = max_speed;
+    w->cur.max_force[s] = max_force;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_radius(crowd_world* w, crowd_agent_id id, float radius) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!isfinite(radius)) return CROWD_ERR_NOT_FINITE;
+    if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    w->radius[id.index1 - 1] = radius;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_separation(crowd_world* w, crowd_agent_id id, float radius,
+                                        float weight) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st == CROWD_OK) st = check_separation(radius, weight);
+    if (st != CROWD_OK) return st;
+    w->cur.sep_radius[s] = radius;
+    w->cur.sep_weight[s] = weight;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_set_goal(crowd_world* w, crowd_agent_id id, const crowd_goal* goal) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!goal) return CROWD_ERR_NULL_ARGUMENT;
+    st = check_goal(goal);
+    if (st != CROWD_OK) return st;
+    const uint32_t idx = id.index1 - 1;
+    st = cs_goal_reserve(w, idx, goal);
+    if (st != CROWD_OK) return st;
+    cs_goal_store(w, idx, goal);
+    w->cur.flags[s] = flags_for(goal, w->cur.flags[s]);
+    return CROWD_OK;
+}

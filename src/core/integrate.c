@@ -1,0 +1,62 @@
+// Steering controller and integration: limit the summed force to max_force, then one explicit
+// Euler step from the front buffer into the back buffer.
+//
+// The expressions are crowd_steer_integrate's, in the same order, written branch-free (a limit
+// that does not apply multiplies by exactly 1) so the loop vectorizes and stays bit-identical to
+// the pure function.
+#include <math.h>
+
+#include "core/internal.h"
+
+// A plain function with restrict parameters: inside an OpenMP outlined body gcc loses the
+// no-alias facts and falls back to scalar code.
+static void integrate_range(const float* restrict px, const float* restrict py,
+                            const float* restrict vx, const float* restrict vy,
+                            const float* restrict hx, const float* restrict hy,
+                            const float* restrict ms, const float* restrict mf,
+                            const float* restrict fx, const float* restrict fy, float* restrict opx,
+                            float* restrict opy, float* restrict ovx, float* restrict ovy,
+                            float* restrict ohx, float* restrict ohy, float dt, int lo, int hi) {
+    for (int s = lo; s < hi; ++s) {
+        // Every load is unconditional: a load under a condition keeps the loop scalar.
+        const float old_hx = hx[s], old_hy = hy[s], max_f = mf[s], max_v = ms[s];
+        float ax = fx[s], ay = fy[s];
+        const float f2 = ax * ax + ay * ay;
+        const float fs = f2 > max_f * max_f ? max_f / sqrtf(f2) : 1.0f;
+        ax *= fs;
+        ay *= fs;
+        float nvx = vx[s] + ax * dt, nvy = vy[s] + ay * dt;
+        const float v2 = nvx * nvx + nvy * nvy;
+        const float vs = v2 > max_v * max_v ? max_v / sqrtf(v2) : 1.0f;
+        nvx *= vs;
+        nvy *= vs;
+        ovx[s] = nvx;
+        ovy[s] = nvy;
+        opx[s] = px[s] + nvx * dt;
+        opy[s] = py[s] + nvy * dt;
+        const float sp2 = nvx * nvx + nvy * nvy;
+        const bool moving = sp2 > 0.01f;
+        const float len = sqrtf(moving ? sp2 : 1.0f);
+        ohx[s] = moving ? nvx / len : old_hx;
+        ohy[s] = moving ? nvy / len : old_hy;
+    }
+}
+
+static void integrate_team(void* arg, int t, int nt) {
+    const crowd_world* w = arg;
+    const cs_columns f = w->cur, b = w->alt;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, w->force_x,
+                    w->force_y, b.px, b.py, b.vx, b.vy, b.hx, b.hy, w->dt, lo, hi);
+}
+
+void cs_pass_integrate(crowd_world* w) {
+    cs_team_run(w->threads, integrate_team, w);
+
+    for (int k = 0; k < CS_KIN_COUNT; ++k) {
+        void* t = w->cur.col[k];
+        w->cur.col[k] = w->alt.col[k];
+        w->alt.col[k] = t;
+    }
+}

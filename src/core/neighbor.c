@@ -1,0 +1,379 @@
+// Neighbor pass: separation, follower-group separation and the queue's forward cone, in one walk
+// over the cell-sorted arrays.
+//
+// Each agent visits the rows of cells its query box covers. A row is one contiguous range of
+// sorted agents, walked in fixed CS_LANES-wide chunks with branch-free masks; the padding after
+// the last agent lets a chunk read past the end of its range. Sums are carried per lane and reduced
+// in one fixed order, so results do not depend on the ISA, the vector width or the thread count.
+#include <math.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+typedef struct query {
+    float px, py, vx, vy;
+    float sep_r; // separation radius (also the group-separation radius)
+    float inv_r;
+    float hx, hy;                  // queue heading
+    float cone_l, cone_w, cone_w2; // cone length and width, cs_queue_width2(width)
+    uint32_t self;                 // own sorted slot
+    uint32_t group;
+    bool sep, grp, cone;
+} query;
+
+typedef struct sums {
+    float sx[CS_LANES], sy[CS_LANES], sn[CS_LANES]; // separation
+    float gx[CS_LANES], gy[CS_LANES], gn[CS_LANES]; // group separation
+    float along[CS_LANES];                          // closest agent in the cone
+} sums;
+
+typedef float f16 __attribute__((vector_size(64)));
+typedef float f8 __attribute__((vector_size(32)));
+typedef float f4 __attribute__((vector_size(16)));
+
+// Pairwise halving, always in this order: lane l + 8 onto l, then + 4, + 2, + 1. Written with
+// vector types because gcc reduces a plain array one scalar at a time through the stack.
+static inline float reduce_lanes(const float* a) {
+#if CS_LANES == 16
+    f16 v;
+    memcpy(&v, a, sizeof v);
+    f8 h8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+            __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+#elif CS_LANES == 8
+    f8 h8;
+    memcpy(&h8, a, sizeof h8);
+#else
+#error "reduction written for 8 or 16 lanes"
+#endif
+    f4 h4 =
+        __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
+    return (h4[0] + h4[2]) + (h4[1] + h4[3]);
+}
+
+static inline float min_lanes(const float* a) {
+    float m = a[0];
+    for (int l = 1; l < CS_LANES; ++l) m = a[l] < m ? a[l] : m;
+    return m;
+}
+
+// Separation only: the common case, kept lean.
+static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w, const query* q,
+                                                            sums* acc, uint32_t b, uint32_t e,
+                                                            int32_t cy, bool sparse) {
+    const float* restrict xs = w->cur.px;
+    const float* restrict ys = w->cur.py;
+    const float inv_cell = w->grid.inv_cell;
+    const float r = q->sep_r, inv_r = q->inv_r;
+    for (uint32_t j = b; j < e; j += CS_LANES) {
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const int live = (int)(e - j);
+        for (int l = 0; l < CS_LANES; ++l) {
+            const float dx = q->px - xc[l], dy = q->py - yc[l];
+            const float d = sqrtf(dx * dx + dy * dy);
+            bool in = (l < live) & (d > 0.01f) & (d < r);
+            if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
+            // normalize(offset) * (1 - d / r) = offset * (1 / d - 1 / r): one division per lane.
+            const float k = 1.0f / (in ? d : 1.0f) - inv_r;
+            acc->sx[l] += in ? dx * k : 0.0f;
+            acc->sy[l] += in ? dy * k : 0.0f;
+            acc->sn[l] += in ? 1.0f : 0.0f;
+        }
+    }
+}
+
+// Everything: separation, separation within the follower group (none unless `grp`), and the
+// forward cone. The group sums stay unconditional: a branch around them, even on a constant,
+// keeps gcc from vectorizing the loop.
+static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
+                                                            sums* acc, uint32_t b, uint32_t e,
+                                                            int32_t cy, bool sparse, bool grp) {
+    const float* restrict xs = w->cur.px;
+    const float* restrict ys = w->cur.py;
+    const uint32_t* restrict groups = w->cur.group;
+    const float inv_cell = w->grid.inv_cell;
+    const float r = q->sep_r, inv_r = q->inv_r;
+    for (uint32_t j = b; j < e; j += CS_LANES) {
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const uint32_t* restrict gc = groups + j;
+        const int live = (int)(e - j);
+        const int self = (int)q->self - (int)j; // lane of the agent itself, if in this chunk
+        for (int l = 0; l < CS_LANES; ++l) {
+            const float dx = q->px - xc[l], dy = q->py - yc[l];
+            const float d = sqrtf(dx * dx + dy * dy);
+            bool valid = l < live;
+            if (sparse) valid &= cs_cell_coord(yc[l], inv_cell) == cy;
+            const bool near = valid & (d > 0.01f) & (d < r);
+            const bool in_sep = near & q->sep;
+            const bool in_grp = near & grp & (gc[l] == q->group);
+            const float k = 1.0f / (near ? d : 1.0f) - inv_r;
+            const float ux = dx * k, uy = dy * k;
+            acc->sx[l] += in_sep ? ux : 0.0f;
+            acc->sy[l] += in_sep ? uy : 0.0f;
+            acc->sn[l] += in_sep ? 1.0f : 0.0f;
+            acc->gx[l] += in_grp ? ux : 0.0f;
+            acc->gy[l] += in_grp ? uy : 0.0f;
+            acc->gn[l] += in_grp ? 1.0f : 0.0f;
+            // The cone uses offset = other - agent, the opposite sign of dx, dy.
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
+            const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
+                                 (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
+            acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
+        }
+    }
+}
+
+// Visits every row of the box; returns the candidates examined. `general` selects chunk_all
+// (with group sums when `grp`) over chunk_sep.
+static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
+                                                            sums* acc, float x0, float y0, float x1,
+                                                            float y1, bool general, bool grp,
+                                                            bool sparse) {
+    cs_cell_box box;
+    if (!cs_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
+    // A sparse box with more rows than there are agents (a huge radius over agents spread across
+    // the plane) costs less as one walk over all agents: without the row filter each agent is
+    // visited exactly once, and the exact tests decide as always.
+    const uint32_t n = (uint32_t)w->count;
+    if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
+        if (general)
+            chunk_all(w, q, acc, 0, n, 0, false, grp);
+        else
+            chunk_sep(w, q, acc, 0, n, 0, false);
+        return n;
+    }
+    uint64_t candidates = 0;
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+        uint32_t b[2], e[2];
+        const int ranges = cs_grid_row_ranges(&w->grid, &box, cy, b, e);
+        for (int k = 0; k < ranges; ++k) {
+            candidates += e[k] - b[k];
+            if (general)
+                chunk_all(w, q, acc, b[k], e[k], cy, sparse, grp);
+            else
+                chunk_sep(w, q, acc, b[k], e[k], cy, sparse);
+        }
+    }
+    return candidates;
+}
+
+// fminf / fmaxf are library calls without -ffinite-math-only; the box's operands are finite for
+// a moving agent (a NaN position gives a NaN box either way, which the grid clamps).
+static inline float minf(float a, float b) {
+    return a < b ? a : b;
+}
+static inline float maxf(float a, float b) {
+    return a > b ? a : b;
+}
+
+// Query boxes are widened by a relative margin so a float-rounded box edge never drops a candidate
+// that the exact tests would accept.
+static inline float margin(float px, float py, float reach) {
+    return (fabsf(px) + fabsf(py) + reach) * 1e-6f + 1e-6f;
+}
+
+// Queue and follower agents: out of line so the separation-only loop stays small and keeps its
+// values in registers.
+static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s, bool sparse) {
+    const cs_columns* c = &w->cur;
+    query q = {
+        .px = c->px[s],
+        .py = c->py[s],
+        .vx = c->vx[s],
+        .vy = c->vy[s],
+        .sep_r = c->sep_radius[s],
+        .inv_r = 1.0f / c->sep_radius[s],
+        .self = (uint32_t)s,
+        .group = c->group[s],
+    };
+    const float sep_w = c->sep_weight[s];
+    q.sep = sep_w > 0.0f;
+    q.grp = q.group != 0; // only ACTIVE followers have a group
+    // The outputs only followers and queueing agents need go to their records, found through the
+    // per-index record numbers (fetched ahead) and written once at the end, so that no store waits
+    // on memory.
+    const uint32_t flags = c->flags[s], idx = c->id[s];
+    cs_prefetch_rec(c, w->follow.follower_rec, CS_FLAG_FOLLOW, s, w->count);
+    cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, w->count);
+    cs_follower* fol = flags & CS_FLAG_FOLLOW ? cs_follower_of(w, idx) : NULL;
+    cs_queue_rec* qr = flags & CS_FLAG_QUEUE ? cs_queue_of(w, idx) : NULL;
+    if (qr) {
+        const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
+        q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
+        q.hx = q.cone ? q.vx / speed : 0.0f;
+        q.hy = q.cone ? q.vy / speed : 0.0f;
+        q.cone_l = qr->def.cone_length;
+        q.cone_w = qr->def.cone_width;
+        q.cone_w2 = qr->width2;
+    }
+    crowd_vec2 gsep = {0.0f, 0.0f};
+    float along = INFINITY;
+
+    w->force_x[s] = 0.0f;
+    w->force_y[s] = 0.0f;
+    if (!q.sep && !q.grp && !q.cone) {
+        if (fol) fol->gsep = gsep;
+        if (qr) qr->along = along;
+        return 0;
+    }
+
+    // Query box: the separation disc, grown to the cone's bounding box when there is one.
+    const float r = (q.sep || q.grp) ? q.sep_r : 0.0f;
+    float x0 = q.px - r, x1 = q.px + r, y0 = q.py - r, y1 = q.py + r, reach = r;
+    if (q.cone) {
+        const float ex = fabsf(q.hy) * q.cone_w, ey = fabsf(q.hx) * q.cone_w;
+        const float tx = q.hx * q.cone_l, ty = q.hy * q.cone_l;
+        x0 = minf(x0, q.px + minf(0.0f, tx) - ex);
+        x1 = maxf(x1, q.px + maxf(0.0f, tx) + ex);
+        y0 = minf(y0, q.py + minf(0.0f, ty) - ey);
+        y1 = maxf(y1, q.py + maxf(0.0f, ty) + ey);
+        reach = maxf(reach, q.cone_l + q.cone_w);
+    }
+    const float m = margin(q.px, q.py, reach);
+    x0 -= m, y0 -= m, x1 += m, y1 += m;
+
+    sums acc;
+    for (int l = 0; l < CS_LANES; ++l) {
+        acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
+        acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
+        acc.along[l] = INFINITY;
+    }
+    // One instance per combination, each with its constant flags inlined.
+    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse)
+                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse)
+                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
+
+    const float ms = c->max_speed[s];
+    if (q.sep) {
+        const float sx = reduce_lanes(acc.sx), sy = reduce_lanes(acc.sy);
+        const float sn = reduce_lanes(acc.sn);
+        w->force_x[s] = (ms * sx - sn * q.vx) * sep_w;
+        w->force_y[s] = (ms * sy - sn * q.vy) * sep_w;
+    }
+    if (q.grp) {
+        const float gx = reduce_lanes(acc.gx), gy = reduce_lanes(acc.gy);
+        const float gn = reduce_lanes(acc.gn);
+        gsep = (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy};
+    }
+    if (q.cone) along = min_lanes(acc.along);
+    if (fol) fol->gsep = gsep;
+    if (qr) qr->along = along;
+    return cand;
+}
+
+// One contiguous range of candidates for a separation-only agent.
+static inline __attribute__((always_inline)) void
+sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
+          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
+          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
+    for (uint32_t j = b; j < end; j += CS_LANES) {
+        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
+        // contiguous and loads them one by one.
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const int live = (int)(end - j);
+        for (int l = 0; l < CS_LANES; ++l) {
+            const float dx = px - xc[l], dy = py - yc[l];
+            const float d = sqrtf(dx * dx + dy * dy);
+            bool in = (l < live) & (d > 0.01f) & (d < r);
+            if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
+            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+            ax[l] += in ? dx * q : 0.0f;
+            ay[l] += in ? dy * q : 0.0f;
+            an[l] += in ? 1.0f : 0.0f;
+        }
+    }
+}
+
+// Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
+// compiler keeps in vector registers. When the separation disc fits in the agent's own cell and
+// its eight neighbors (the usual case: radius 1.2, cell 2.5) and the layout is dense, the rows
+// come straight from the agent's sorted key: three ranges, no cell arithmetic. Otherwise the
+// query box decides.
+static inline __attribute__((always_inline)) uint64_t
+sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
+         uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
+         float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
+    const float inv_r = 1.0f / r, m = margin(px, py, r);
+    const float inv_cell = g->inv_cell;
+    float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
+    uint64_t candidates = 0;
+    if (!sparse && (r + m) * inv_cell <= 1.0f) {
+        uint32_t b[3], e[3];
+        cs_grid_stencil(g, key, b, e);
+        for (int k = 0; k < 3; ++k) {
+            candidates += e[k] - b[k];
+            sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
+        }
+    } else {
+        cs_cell_box box;
+        if (cs_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
+            // The whole-table walk of visit(), for the same pathological boxes.
+            const bool whole = sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n;
+            const int32_t cy_end = whole ? box.cy0 : box.cy1;
+            for (int32_t cy = box.cy0; cy <= cy_end; ++cy) {
+                uint32_t b[2] = {0, 0}, e[2] = {n, n};
+                const int ranges = whole ? 1 : cs_grid_row_ranges(g, &box, cy, b, e);
+                for (int k = 0; k < ranges; ++k) {
+                    candidates += e[k] - b[k];
+                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse && !whole,
+                              cy, inv_cell);
+                }
+            }
+        }
+    }
+    const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
+    *out_x = (ms * sx - sn * vx) * weight;
+    *out_y = (ms * sy - sn * vy) * weight;
+    return candidates;
+}
+
+static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world* w, int lo, int hi,
+                                                                     bool sparse) {
+    const cs_grid g = w->grid;
+    const cs_columns c = w->cur;
+    float* restrict fx = w->force_x;
+    float* restrict fy = w->force_y;
+    const uint32_t* restrict skey = w->skey;
+    uint64_t candidates = 0;
+    for (int s = lo; s < hi; ++s) {
+        // Followers and queueing agents write their records besides the force.
+        if (c.flags[s] & (CS_FLAG_QUEUE | CS_FLAG_FOLLOW)) {
+            candidates += agent_neighbors(w, s, sparse);
+            continue;
+        }
+        const float weight = c.sep_weight[s];
+        if (!(weight > 0.0f)) {
+            fx[s] = fy[s] = 0.0f;
+            continue;
+        }
+        candidates +=
+            sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
+                     c.max_speed[s], weight, &fx[s], &fy[s], (uint32_t)w->count, sparse);
+    }
+    return candidates;
+}
+
+typedef struct neighbor_ctx {
+    crowd_world* w;
+    uint64_t candidates[256]; // per thread, summed in thread order
+} neighbor_ctx;
+
+static void neighbor_team(void* arg, int t, int nt) {
+    neighbor_ctx* c = arg;
+    crowd_world* w = c->w;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    c->candidates[t] =
+        w->grid.dense ? neighbor_range(w, lo, hi, false) : neighbor_range(w, lo, hi, true);
+}
+
+uint64_t cs_pass_neighbor(crowd_world* w) {
+    neighbor_ctx c = {.w = w};
+    cs_team_run(w->threads, neighbor_team, &c);
+    uint64_t total = 0;
+    for (int t = 0; t < 256; ++t) total += c.candidates[t];
+    return total;
+}

@@ -1,0 +1,71 @@
+// Record pools: behavior state for the agents that use a behavior, not for every agent index.
+//
+// A behavior keeps one int32 per agent index (its record number, -1 = none) and its records here:
+// fixed-size records in one array grown through the world's allocator, with an intrusive free
+// list. Records are acquired and released by API calls between steps. Every few ticks the sort
+// phase lays the records out again in the cell order of their agents (cs_pool_move_slots), so
+// the passes that follow read them in order rather than at random; for that a pool keeps a spare
+// array as large as its records, and the step never allocates. Record numbers are therefore
+// private to the pool: everything else names a record by its agent index.
+//
+// A pool may carry an `aux` array with one element per record of capacity that belongs to no
+// record in particular: a list that can be as long as the pool (the queue's arrivals, the
+// leaders' dirty list). It grows with the pool, its contents kept.
+#ifndef CS_POOL_H
+#define CS_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crowd/base.h"
+
+typedef struct crowd_world crowd_world;
+
+typedef struct cs_pool {
+    unsigned char* data;  // capacity records of `size` bytes
+    unsigned char* spare; // capacity records: where the sort phase lays them out again
+    void* aux;            // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
+    uint32_t size, aux_size;
+    int32_t capacity;
+    int32_t used;      // records ever handed out (high-water mark)
+    int32_t live;      // records acquired and not released
+    int32_t free_head; // last released record, -1 when none; each free record holds the next
+} cs_pool;
+
+// An empty pool of `size`-byte records: a multiple of 4 bytes, at least 4 (the free list's link).
+void cs_pool_init(cs_pool* p, size_t size, size_t aux_size);
+
+// Makes room for `n` more acquisitions without growth. On failure (CROWD_ERR_OUT_OF_MEMORY) the
+// pool is unchanged. A pool never holds more records than the world has agent indices, so growth
+// stops at the world's capacity when that suffices.
+crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n);
+
+// A zeroed record; the caller reserved room for it.
+int32_t cs_pool_acquire(cs_pool* p);
+
+void cs_pool_release(cs_pool* p, int32_t rec);
+
+// Lays the live records out again in the order their agents hold in the sorted slots `id`
+// (id[s] = agent index of slot s, count slots): the records of slots [lo, hi) go to numbers
+// first .. first + k in slot order, and rec_of follows them. Two calls per pool and thread:
+// cs_pool_count_slots gives each thread's k, cs_pool_move_slots moves them, and
+// cs_pool_settle ends the layout once every thread is done.
+int32_t cs_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi);
+void cs_pool_move_slots(cs_pool* p, int32_t* rec_of, const uint32_t* id, int lo, int hi,
+                        int32_t first);
+void cs_pool_settle(cs_pool* p);
+
+// Frees the storage; the pool is empty again.
+void cs_pool_free(crowd_world* w, cs_pool* p);
+
+static inline void* cs_pool_at(const cs_pool* p, int32_t rec) {
+    return p->data + (size_t)rec * p->size;
+}
+
+// The record of an agent index through the behavior's per-index record numbers, or NULL.
+static inline void* cs_pool_find(const cs_pool* p, const int32_t* rec_of, uint32_t idx) {
+    const int32_t r = rec_of[idx];
+    return r < 0 ? NULL : cs_pool_at(p, r);
+}
+
+#endif

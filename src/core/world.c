@@ -1,0 +1,284 @@
+// World lifetime and storage: allocation, growth, thread resources.
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define CS_MAX_THREADS 256
+#define CS_MIN_BUCKETS 64u
+
+static void* default_alloc(size_t size, size_t align, void* user) {
+    (void)user;
+    size = (size + align - 1) & ~(align - 1); // aligned_alloc wants a multiple of the alignment
+    return aligned_alloc(align, size ? size : align);
+}
+
+static void default_free(void* ptr, size_t size, void* user) {
+    (void)size;
+    (void)user;
+    free(ptr);
+}
+
+void* cs_alloc(crowd_world* w, size_t bytes) {
+    return w->alloc(bytes, 64, w->alloc_user);
+}
+
+void cs_free(crowd_world* w, void* p, size_t bytes) {
+    if (p) w->free(p, bytes, w->alloc_user);
+}
+
+crowd_world_def crowd_world_def_default(void) {
+    return (crowd_world_def){
+        .dt = 0.1f,
+        .cell_size = 2.5f,
+        .capacity = 1024,
+        .max_agents = 1 << 24,
+        .threads = 0,
+        .seed = 1,
+    };
+}
+
+static uint32_t next_pow2(uint32_t v) {
+    uint32_t p = CS_MIN_BUCKETS;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+static int resolve_threads(int requested) {
+    int t = requested == 0 ? omp_get_num_procs() : requested;
+    if (t < 1) t = 1;
+    return t > CS_MAX_THREADS ? CS_MAX_THREADS : t;
+}
+
+// ---- the table of arrays that grow with capacity ------------------------------------------------
+
+typedef struct array_ref {
+    void* addr; // address of the pointer field (any pointer type)
+    size_t elem;
+    bool per_slot; // sorted slot arrays carry CS_PAD extra elements
+} array_ref;
+
+// Room for every capacity-sized array; world_arrays() lists about 40 today.
+enum { MAX_ARRAYS = 2 * CS_COL_COUNT + 64 };
+
+static int world_arrays(crowd_world* w, array_ref* out) {
+    int n = 0;
+    for (int c = 0; c < CS_COL_COUNT; ++c) out[n++] = (array_ref){&w->cur.col[c], 4, true};
+    for (int c = 0; c < CS_KIN_COUNT; ++c) out[n++] = (array_ref){&w->alt.col[c], 4, true};
+    out[n++] = (array_ref){&w->spare, 4, true};
+    out[n++] = (array_ref){&w->force_x, sizeof(float), true};
+    out[n++] = (array_ref){&w->force_y, sizeof(float), true};
+    out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
+    out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
+    out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->radius, sizeof(float), false};
+    out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
+    // Behaviors: one record number per index; the records are in pools of their own size.
+    out[n++] = (array_ref){&w->goal_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->queue_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->path_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->follow.follower_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->follow.leader_rec, sizeof(int32_t), false};
+    return n;
+}
+
+// Pointer fields of different types are read and written through memcpy, which is the one
+// aliasing-safe way to treat them uniformly.
+static void* ref_get(const array_ref* r) {
+    void* p;
+    memcpy(&p, r->addr, sizeof p);
+    return p;
+}
+
+static void ref_set(const array_ref* r, void* p) {
+    memcpy(r->addr, &p, sizeof p);
+}
+
+static size_t ref_bytes(const array_ref* r, int capacity) {
+    size_t n = (size_t)capacity + (r->per_slot ? CS_PAD : 0);
+    return n * r->elem;
+}
+
+// Resizes the capacity-sized arrays, the histograms and the cell table together; on failure
+// frees what it allocated and leaves the world untouched.
+static crowd_status resize(crowd_world* w, int capacity, int threads) {
+    array_ref refs[MAX_ARRAYS];
+    void* fresh[MAX_ARRAYS];
+    const int n = world_arrays(w, refs);
+    const bool arrays_change = capacity != w->capacity;
+    const uint32_t buckets = next_pow2((uint32_t)capacity);
+    const size_t hist_bytes = sizeof(uint32_t) * buckets * (size_t)threads;
+    const size_t start_bytes = sizeof(uint32_t) * ((size_t)buckets + 1);
+    uint32_t* hist = NULL;
+    uint32_t* start = NULL;
+
+    bool ok = true;
+    int made = 0;
+    if (arrays_change) {
+        for (; made < n; ++made) {
+            fresh[made] = cs_alloc(w, ref_bytes(&refs[made], capacity));
+            if (!fresh[made]) {
+                ok = false;
+                break;
+            }
+        }
+    }
+    const bool hist_change = buckets != w->bucket_capacity || threads != w->hist_threads;
+    if (ok && hist_change) {
+        hist = cs_alloc(w, hist_bytes);
+        start = cs_alloc(w, start_bytes);
+        ok = hist && start;
+    }
+    if (!ok) {
+        for (int i = 0; i < made; ++i) cs_free(w, fresh[i], ref_bytes(&refs[i], capacity));
+        if (hist) cs_free(w, hist, hist_bytes);
+        if (start) cs_free(w, start, start_bytes);
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+
+    if (arrays_change) {
+        for (int i = 0; i < n; ++i) {
+            void* old = ref_get(&refs[i]);
+            size_t new_bytes = ref_bytes(&refs[i], capacity);
+            memset(fresh[i], 0, new_bytes);
+            if (old) {
+                size_t old_bytes = ref_bytes(&refs[i], w->capacity);
+                memcpy(fresh[i], old, old_bytes < new_bytes ? old_bytes : new_bytes);
+                cs_free(w, old, old_bytes);
+            }
+            ref_set(&refs[i], fresh[i]);
+        }
+        for (int i = w->capacity; i < capacity; ++i) w->slot_of[i] = -1;
+        w->capacity = capacity;
+    }
+    if (hist_change) {
+        cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
+        cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
+        w->hist = hist;
+        w->cell_start = start;
+        w->bucket_capacity = buckets;
+        w->hist_threads = threads;
+        memset(start, 0, start_bytes);
+        w->grid = (cs_grid){.inv_cell = 1.0f / w->cell_size, .cell_start = start};
+    }
+    return CROWD_OK;
+}
+
+crowd_status cs_world_grow(crowd_world* w, int capacity) {
+    if (capacity <= w->capacity) return CROWD_OK;
+    return resize(w, capacity, w->threads);
+}
+
+// ---- public -------------------------------------------------------------------------------------
+
+static crowd_status validate_def(const crowd_world_def* def) {
+    if (!isfinite(def->dt) || !isfinite(def->cell_size)) return CROWD_ERR_NOT_FINITE;
+    if (def->dt <= 0.0f) return CROWD_ERR_BAD_DT;
+    if (def->cell_size <= 0.0f) return CROWD_ERR_BAD_CELL_SIZE;
+    if (def->threads < 0) return CROWD_ERR_BAD_THREADS;
+    if (def->capacity < 0 || def->max_agents < 1 || def->max_agents > (1 << 30))
+        return CROWD_ERR_BAD_CAPACITY;
+    if ((def->alloc == NULL) != (def->free == NULL)) return CROWD_ERR_NULL_ARGUMENT;
+    return CROWD_OK;
+}
+
+crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    *out = NULL;
+    if (!def) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = validate_def(def);
+    if (st != CROWD_OK) return st;
+
+    crowd_alloc_fn* alloc = def->alloc ? def->alloc : default_alloc;
+    crowd_free_fn* fr = def->free ? def->free : default_free;
+    crowd_world* w = alloc(sizeof *w, 64, def->alloc_user);
+    if (!w) return CROWD_ERR_OUT_OF_MEMORY;
+    memset(w, 0, sizeof *w);
+    w->alloc = alloc;
+    w->free = fr;
+    w->alloc_user = def->alloc_user;
+    w->dt = def->dt;
+    w->cell_size = def->cell_size;
+    w->threads_requested = def->threads;
+    w->threads = resolve_threads(def->threads);
+    w->max_agents = def->max_agents;
+    w->rng = def->seed;
+    cs_pool_init(&w->goal_pool, sizeof(crowd_goal), 0);
+    cs_pool_init(&w->queue_pool, sizeof(cs_queue_rec), sizeof(crowd_arrival));
+    cs_pool_init(&w->path_pool, sizeof(cs_path_rec), 0);
+    cs_pool_init(&w->follow.follower_pool, sizeof(cs_follower), 0);
+    cs_pool_init(&w->follow.leader_pool, sizeof(cs_leader), sizeof(uint32_t));
+    if (def->world_tag) {
+        w->tag = def->world_tag;
+    } else {
+        uint64_t a = (uint64_t)(uintptr_t)w;
+        w->tag = (uint16_t)cs_mix32((uint32_t)(a >> 6) ^ (uint32_t)(a >> 38));
+    }
+
+    int capacity = def->capacity < def->max_agents ? def->capacity : def->max_agents;
+    st = resize(w, capacity > 0 ? capacity : 1, w->threads);
+    if (st != CROWD_OK) {
+        crowd_world_destroy(w);
+        return st;
+    }
+    *out = w;
+    return CROWD_OK;
+}
+
+void crowd_world_destroy(crowd_world* w) {
+    if (!w) return;
+    cs_paths_free(w);
+    array_ref refs[MAX_ARRAYS];
+    const int n = world_arrays(w, refs);
+    cs_follow_destroy(w);
+    cs_pool_free(w, &w->goal_pool);
+    cs_pool_free(w, &w->queue_pool);
+    cs_pool_free(w, &w->path_pool);
+    for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
+    cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
+    cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
+    crowd_free_fn* fr = w->free;
+    void* user = w->alloc_user;
+    fr(w, sizeof *w, user);
+}
+
+crowd_status crowd_world_reserve(crowd_world* w, int agents) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
+    crowd_status st = cs_world_grow(w, agents);
+    // A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
+    // `agents` agents allocates nothing. (The behavior calls acquire their records themselves.)
+    if (st == CROWD_OK && agents > w->goal_pool.live)
+        st = cs_pool_reserve(w, &w->goal_pool, agents - w->goal_pool.live);
+    return st;
+}
+
+crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (threads < 0) return CROWD_ERR_BAD_THREADS;
+    int resolved = resolve_threads(threads);
+    crowd_status st = resize(w, w->capacity, resolved);
+    if (st != CROWD_OK) return st;
+    w->threads_requested = threads;
+    w->threads = resolved;
+    return CROWD_OK;
+}
+
+int crowd_world_get_threads(const crowd_world* w) {
+    return w ? w->threads : 0;
+}
+int crowd_world_agent_count(const crowd_world* w) {
+    return w ? w->count : 0;
+}
+float crowd_world_get_dt(const crowd_world* w) {
+    return w ? w->dt : 0.0f;
+}
+uint64_t crowd_world_tick(const crowd_world* w) {
+    return w ? w->tick : 0;
+}
+crowd_profile crowd_world_get_profile(const crowd_world* w) {
+    return w ? w->profile : (crowd_profile){0};
+}
