@@ -61,6 +61,15 @@ typedef enum crowd_status {
     CROWD_ERR_SNAPSHOT_SECTION,   // a section is unknown, missing, repeated or out of place
     CROWD_ERR_SNAPSHOT_CORRUPT,   // a section's content is malformed or inconsistent
     CROWD_ERR_SNAPSHOT_TOO_LARGE, // the saved world is larger than the load def allows
+    CROWD_ERR_OUT_OF_RANGE,       // a finite value outside its documented valid range
+    CROWD_ERR_NULL_OBSTACLE,      // the zero (null) obstacle handle was passed
+    CROWD_ERR_STALE_OBSTACLE,     // the obstacle behind the handle was removed
+    CROWD_ERR_FOREIGN_OBSTACLE, // the obstacle handle belongs to another world or was never issued
+    CROWD_ERR_OBSTACLE_TOO_SHORT,      // a wall needs at least 2 points, a polygon at least 3
+    CROWD_ERR_OBSTACLE_TOO_LONG,       // an obstacle of more than CROWD_OBSTACLE_MAX_POINTS points
+    CROWD_ERR_OBSTACLE_REPEATED_POINT, // two consecutive obstacle points are equal
+    CROWD_ERR_OBSTACLE_SELF_INTERSECTING, // a polygon whose edges cross each other
+    CROWD_ERR_INSIDE_OBSTACLE, // an agent would overlap a wall or stand inside a solid obstacle
     CROWD_STATUS_COUNT
 } crowd_status;
 

@@ -81,6 +81,24 @@ const char* crowd_status_string(crowd_status status) {
         return "snapshot content malformed or inconsistent";
     case CROWD_ERR_SNAPSHOT_TOO_LARGE:
         return "snapshot world larger than allowed";
+    case CROWD_ERR_OUT_OF_RANGE:
+        return "value outside its documented valid range";
+    case CROWD_ERR_NULL_OBSTACLE:
+        return "null obstacle handle";
+    case CROWD_ERR_STALE_OBSTACLE:
+        return "stale obstacle handle";
+    case CROWD_ERR_FOREIGN_OBSTACLE:
+        return "obstacle handle from another world";
+    case CROWD_ERR_OBSTACLE_TOO_SHORT:
+        return "obstacle has too few points";
+    case CROWD_ERR_OBSTACLE_TOO_LONG:
+        return "obstacle has more than CROWD_OBSTACLE_MAX_POINTS points";
+    case CROWD_ERR_OBSTACLE_REPEATED_POINT:
+        return "two consecutive obstacle points are equal";
+    case CROWD_ERR_OBSTACLE_SELF_INTERSECTING:
+        return "polygon edges cross each other";
+    case CROWD_ERR_INSIDE_OBSTACLE:
+        return "agent would overlap a wall or stand inside an obstacle";
     case CROWD_STATUS_COUNT:
         break;
     }
