@@ -42,6 +42,59 @@ typedef enum crowd_obstacle_kind {
     CROWD_OBSTACLE_KIND_COUNT
 } crowd_obstacle_kind;
 
+// ---- obstacles ---------------------------------------------------------------------------------
+
+// Copies `count` points into a new obstacle. Rejected without changing anything: fewer than 2
+// points for a wall or 3 for a polygon (CROWD_ERR_OBSTACLE_TOO_SHORT), more than
+// CROWD_OBSTACLE_MAX_POINTS (CROWD_ERR_OBSTACLE_TOO_LONG), a NaN or infinite coordinate
+// (CROWD_ERR_NOT_FINITE), two consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
+// polygon whose edges cross (CROWD_ERR_OBSTACLE_SELF_INTERSECTING), an obstacle that a live agent
+// would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE).
+CROWD_API crowd_status crowd_obstacle_add(crowd_world* world, crowd_obstacle_kind kind,
+                                          const crowd_vec2* points, int count,
+                                          crowd_obstacle_id* out);
+
+// Removes an obstacle; its handle becomes stale.
+CROWD_API crowd_status crowd_obstacle_remove(crowd_world* world, crowd_obstacle_id id);
+
+// CROWD_OK when the handle names a live obstacle of this world, else why not
+// (CROWD_ERR_NULL_OBSTACLE, CROWD_ERR_STALE_OBSTACLE, CROWD_ERR_FOREIGN_OBSTACLE).
+CROWD_API crowd_status crowd_obstacle_validate(const crowd_world* world, crowd_obstacle_id id);
+
+// Copies the obstacle's kind and points. When `capacity` is smaller than the point count no point
+// is written, *count is set to the point count and CROWD_ERR_BUFFER_TOO_SMALL is returned.
+// `points` may be NULL with capacity 0 to ask for the count; `kind` may be NULL.
+CROWD_API crowd_status crowd_obstacle_get_points(const crowd_world* world, crowd_obstacle_id id,
+                                                 crowd_obstacle_kind* kind, crowd_vec2* points,
+                                                 int capacity, int* count);
+
+// Live obstacles in the world.
+CROWD_API int crowd_world_obstacle_count(const crowd_world* world);
+
+// The handles of the live obstacles, oldest first, with the same capacity rule as
+// crowd_obstacle_get_points.
+CROWD_API crowd_status crowd_world_get_obstacles(const crowd_world* world, crowd_obstacle_id* ids,
+                                                 int capacity, int* count);
+
+// ---- wall avoidance
+// ------------------------------------------------------------------------------
+
+// Each agent's steering away from walls before contact (Reynolds' containment): it looks
+// `look_ahead` seconds along its velocity and is pushed away from the walls that look-ahead
+// reaches, with `weight`. Every agent has it (crowd_agent_def.walls); a weight of 0 switches the
+// force off, never the clamp.
+typedef struct crowd_wall_def {
+    float weight;     // >= 0
+    float look_ahead; // >= 0, seconds
+} crowd_wall_def;
+
+CROWD_API crowd_wall_def crowd_wall_def_default(void);
+
+CROWD_API crowd_status crowd_agent_set_walls(crowd_world* world, crowd_agent_id id,
+                                             const crowd_wall_def* def);
+CROWD_API crowd_status crowd_agent_get_walls(const crowd_world* world, crowd_agent_id id,
+                                             crowd_wall_def* def);
+
 #ifdef __cplusplus
 }
 #endif
