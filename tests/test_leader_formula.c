@@ -169,29 +169,6 @@ Test(leader_formula, defaults_are_the_spec_constants) {
     cr_assert_eq(crowd_agent_def_default().separation_radius, 1.2f, "the spec's sepRadius");
 }
 
-static bool same_bits(crowd_vec2 a, crowd_vec2 b) {
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-Test(leader_formula, inlined_primitives_match_the_public_ones_bitwise) {
-    scene_rng rng = {7};
-    for (int it = 0; it < 50000; ++it) {
-        const crowd_vec2 p = {rf(&rng, -100, 100), rf(&rng, -100, 100)};
-        const crowd_vec2 v = {rf(&rng, -2, 2), rf(&rng, -2, 2)};
-        const crowd_vec2 t = {p.x + rf(&rng, -3, 3), p.y + rf(&rng, -3, 3)};
-        const crowd_vec2 tv = {rf(&rng, -2, 2), rf(&rng, -2, 2)};
-        const float ms = rf(&rng, 0.1f, 3), sr = rf(&rng, 0.1f, 3), lim = rf(&rng, 0.1f, 4);
-        cr_assert(same_bits(fl_arrive(p, v, ms, t, sr), crowd_steer_arrive(p, v, ms, t, sr)));
-        cr_assert(same_bits(fl_evade(p, v, ms, t, tv), crowd_steer_evade(p, v, ms, t, tv)));
-        cr_assert(same_bits(fl_limit(tv, lim), crowd_steer_limit(tv, lim)));
-        cr_assert_eq(fl_predict_time(p, ms, t), crowd_steer_predict_time(p, ms, t));
-        // The heading rule is the integration's: compare with crowd_steer_integrate's heading.
-        crowd_vec2 pos = p, vel = tv, h = {1, 0};
-        crowd_steer_integrate(&pos, &vel, &h, (crowd_vec2){0, 0}, 10.0f, 1.0f, 0.1f);
-        cr_assert(same_bits(fl_heading(tv, (crowd_vec2){1, 0}), h));
-    }
-}
-
 // ---- the engine's pass against the pure function ------------------------------------------------
 
 static void check_pass_against_pure(int threads) {

@@ -209,8 +209,8 @@ static crowd_vec2 current_target(const crowd_world* w, const cs_follower* f) {
     const int32_t s = w->slot_of[f->leader - 1];
     const crowd_vec2 lp = {c->px[s], c->py[s]};
     const crowd_vec2 h =
-        fl_heading((crowd_vec2){c->vx[s], c->vy[s]}, (crowd_vec2){c->hx[s], c->hy[s]});
-    return fl_target(lp, h, f->slot_index >= 0, f->slot, f->behind_dist);
+        cs_steer_heading((crowd_vec2){c->vx[s], c->vy[s]}, (crowd_vec2){c->hx[s], c->hy[s]});
+    return cs_follow_target(lp, h, f->slot_index >= 0, f->slot, f->behind_dist);
 }
 
 // ---- following ----------------------------------------------------------------------------------

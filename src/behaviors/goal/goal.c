@@ -35,13 +35,13 @@ static void goal_team(void* arg, int t, int nt) {
         crowd_vec2 f = {0.0f, 0.0f};
         switch (g->mode) {
         case CROWD_GOAL_SEEK:
-            f = steer_seek(pos, vel, speed, g->target);
+            f = cs_steer_seek(pos, vel, speed, g->target);
             break;
         case CROWD_GOAL_ARRIVE:
-            f = steer_arrive(pos, vel, speed, g->target, g->slow_radius);
+            f = cs_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
             break;
         case CROWD_GOAL_FLEE:
-            f = steer_flee(pos, vel, speed, g->target);
+            f = cs_steer_flee(pos, vel, speed, g->target);
             break;
         case CROWD_GOAL_NONE:
         case CROWD_GOAL_MODE_COUNT:

@@ -151,8 +151,8 @@ static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int coun
     }
     const crowd_vec2 target = pts[c->index];
     if (d->mode == CROWD_PATH_ONE_SHOT && c->index == final_pt)
-        return steer_arrive(pos, vel, max_speed, target, d->slow_radius);
-    return steer_seek(pos, vel, max_speed, target);
+        return cs_steer_arrive(pos, vel, max_speed, target, d->slow_radius);
+    return cs_steer_seek(pos, vel, max_speed, target);
 }
 
 // Tube step on segment k, whose precomputed data is *seg_k.
@@ -164,7 +164,7 @@ static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
     const bool one_shot = d->mode == CROWD_PATH_ONE_SHOT;
     const int final_pt = cs_path_final_point(count, c->direction);
     if (one_shot && c->state == CROWD_PATH_STATE_FINISHED)
-        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+        return cs_steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
 
     const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
                                   pos.y + vel.y * d->predict_ahead};
@@ -182,11 +182,11 @@ static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
     c->segment = k;
     c->index = next;
     if (c->state == CROWD_PATH_STATE_FINISHED)
-        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
-    if (dist > d->tube_radius) return steer_seek(pos, vel, max_speed, proj);
+        return cs_steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+    if (dist > d->tube_radius) return cs_steer_seek(pos, vel, max_speed, proj);
     if (one_shot && next == final_pt)
-        return steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
-    return steer_seek(pos, vel, max_speed, pts[next]);
+        return cs_steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
+    return cs_steer_seek(pos, vel, max_speed, pts[next]);
 }
 
 // ---- followers ----------------------------------------------------------------------------------
