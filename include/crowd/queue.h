@@ -28,6 +28,18 @@ typedef enum crowd_queue_policy {
     CROWD_QUEUE_POLICY_COUNT
 } crowd_queue_policy;
 
+// How a queueing agent steers.
+typedef enum crowd_queue_form {
+    // The default: the queue's arrive stops on the goal (crowd_steer_arrive_stop, a
+    // CROWD_GOAL_ARRIVE
+    // goal) instead of overshooting it.
+    CROWD_QUEUE_FILE = 0,
+    // The spec's queue exactly: crowd_steer_arrive (a CROWD_GOAL_ARRIVE_LITERAL goal) with its
+    // desired speed scaled by crowd_queue_brake.
+    CROWD_QUEUE_LITERAL,
+    CROWD_QUEUE_FORM_COUNT
+} crowd_queue_form;
+
 typedef struct crowd_queue_def {
     float cone_length;             // > 0 (default 2.5)
     float cone_width;              // >= 0, largest distance from the heading line (default 0.6)
@@ -38,6 +50,7 @@ typedef struct crowd_queue_def {
     crowd_queue_policy on_arrival; // default CROWD_QUEUE_STOP
     crowd_vec2 start_min;          // RESPAWN: the start area is the rectangle start_min..start_max,
     crowd_vec2 start_max;          // start_min <= start_max in x and y (default both (0, 0))
+    crowd_queue_form form;         // default CROWD_QUEUE_FILE
 } crowd_queue_def;
 
 CROWD_API crowd_queue_def crowd_queue_def_default(void);

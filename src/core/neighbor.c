@@ -246,16 +246,19 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
                              : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
 
     const float ms = c->max_speed[s];
+    // A follower in the KEEP_UP form (crowd/leader.h) separates without the spec's velocity term.
+    const bool drag = !fol || fol->literal;
     if (q.sep) {
         const float sx = reduce_lanes(acc.sx), sy = reduce_lanes(acc.sy);
         const float sn = reduce_lanes(acc.sn);
-        w->force_x[s] = (ms * sx - sn * q.vx) * sep_w;
-        w->force_y[s] = (ms * sy - sn * q.vy) * sep_w;
+        w->force_x[s] = (drag ? ms * sx - sn * q.vx : ms * sx) * sep_w;
+        w->force_y[s] = (drag ? ms * sy - sn * q.vy : ms * sy) * sep_w;
     }
     if (q.grp) {
         const float gx = reduce_lanes(acc.gx), gy = reduce_lanes(acc.gy);
         const float gn = reduce_lanes(acc.gn);
-        gsep = (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy};
+        gsep = drag ? (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy}
+                    : (crowd_vec2){ms * gx, ms * gy};
     }
     if (q.cone) along = min_lanes(acc.along);
     if (fol) fol->gsep = gsep;

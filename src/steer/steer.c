@@ -14,6 +14,11 @@ crowd_vec2 crowd_steer_arrive(crowd_vec2 pos, crowd_vec2 vel, float max_speed, c
     return cs_steer_arrive(pos, vel, max_speed, target, slow_radius);
 }
 
+crowd_vec2 crowd_steer_arrive_stop(crowd_vec2 pos, crowd_vec2 vel, float max_speed, float max_force,
+                                   crowd_vec2 target, float slow_radius) {
+    return cs_steer_arrive_stop(pos, vel, max_speed, max_force, target, slow_radius);
+}
+
 crowd_vec2 crowd_steer_flee(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 threat) {
     return cs_steer_flee(pos, vel, max_speed, threat);
 }
@@ -43,6 +48,20 @@ crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_spee
         float push = max_speed * (1.0f - d / sep_radius);
         f.x += (ox / d * push - vel.x) * weight;
         f.y += (oy / d * push - vel.y) * weight;
+    }
+    return f;
+}
+
+crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const crowd_vec2* neighbors,
+                                       int count, float sep_radius, float weight) {
+    crowd_vec2 f = cs_steer_v2(0.0f, 0.0f);
+    for (int i = 0; i < count; ++i) {
+        float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
+        float d = sqrtf(ox * ox + oy * oy);
+        if (!(d > 0.01f && d < sep_radius)) continue;
+        float push = max_speed * (1.0f - d / sep_radius);
+        f.x += ox / d * push * weight;
+        f.y += oy / d * push * weight;
     }
     return f;
 }

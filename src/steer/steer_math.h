@@ -13,6 +13,7 @@
 #include <stdbool.h>
 
 #include "crowd/base.h"
+#include "crowd/steer.h"
 
 static inline crowd_vec2 cs_steer_v2(float x, float y) {
     return (crowd_vec2){x, y};
@@ -86,6 +87,33 @@ static inline crowd_vec2 cs_steer_heading(crowd_vec2 vel, crowd_vec2 last) {
     const bool moving = sp2 > 0.01f;
     const float len = sqrtf(moving ? sp2 : 1.0f);
     return moving ? cs_steer_v2(vel.x / len, vel.y / len) : last;
+}
+
+// The arrive that stops on its target (crowd_steer_arrive_stop), toward a target moving at
+// target_vel: the desired velocity is target_vel plus an approach speed that never exceeds what
+// max_force / 2 can brake to zero on the remaining distance, limited to max_speed; the force
+// closes the gap to it in CROWD_STEER_RESPONSE_TIME.
+static inline crowd_vec2 cs_steer_arrive_to(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                            float max_force, crowd_vec2 target,
+                                            crowd_vec2 target_vel, float slow_radius,
+                                            float response_time) {
+    const crowd_vec2 to = cs_steer_v2(target.x - pos.x, target.y - pos.y);
+    const float dist = sqrtf(to.x * to.x + to.y * to.y);
+    const float ramp = dist / slow_radius;
+    const float linear = max_speed * (ramp < 1.0f ? ramp : 1.0f);
+    const float brake = sqrtf(dist * max_force);
+    const float speed = linear < brake ? linear : brake;
+    const crowd_vec2 n = cs_steer_normalize(to);
+    const crowd_vec2 desired = cs_steer_limit(
+        cs_steer_v2(n.x * speed + target_vel.x, n.y * speed + target_vel.y), max_speed);
+    return cs_steer_v2((desired.x - vel.x) / response_time, (desired.y - vel.y) / response_time);
+}
+
+static inline crowd_vec2 cs_steer_arrive_stop(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                              float max_force, crowd_vec2 target,
+                                              float slow_radius) {
+    return cs_steer_arrive_to(pos, vel, max_speed, max_force, target, cs_steer_v2(0.0f, 0.0f),
+                              slow_radius, CROWD_STEER_RESPONSE_TIME);
 }
 
 #endif

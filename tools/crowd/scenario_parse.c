@@ -11,8 +11,8 @@
 enum { MAX_AGENTS = 1 << 24, MAX_FOLLOWERS = 4096, MAX_TICKS = 100000000 };
 
 static const char* const AREA_NAMES[] = {"uniform", "grid", "jittered_grid", "circle"};
-static const char* const GOAL_NAMES[] = {NULL, "seek", "arrive", "flee"};
-static const char* const QUEUE_MODE_NAMES[] = {NULL, "seek", "arrive", NULL};
+static const char* const GOAL_NAMES[] = {NULL, "seek", "arrive", "flee", "arrive_literal"};
+static const char* const QUEUE_MODE_NAMES[] = {NULL, "seek", "arrive", NULL, NULL};
 static const char* const ARRIVAL_NAMES[] = {"stop", "remove", "respawn"};
 static const char* const PATH_KIND_NAMES[] = {"waypoints", "tube"};
 static const char* const PATH_MODE_NAMES[] = {"one_shot", "loop", "ping_pong"};

@@ -12,7 +12,9 @@
 // ---- validation ---------------------------------------------------------------------------------
 
 crowd_status cs_follow_check_def(const crowd_follow_def* d) {
-    if ((unsigned)d->target >= CROWD_FOLLOW_TARGET_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if ((unsigned)d->target >= CROWD_FOLLOW_TARGET_COUNT ||
+        (unsigned)d->form >= CROWD_FOLLOW_FORM_COUNT)
+        return CROWD_ERR_INVALID_ENUM;
     const float v[] = {d->behind_dist,  d->ahead_dist,        d->ahead_radius, d->slow_radius,
                        d->evade_weight, d->separation_weight, d->weight};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i)

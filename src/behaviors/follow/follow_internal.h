@@ -24,7 +24,8 @@ typedef struct cs_follower {
     int32_t slot_index; // -1: no slot (behind point)
     uint8_t state;      // crowd_follow_state
     uint8_t use_slot;   // def.target == CROWD_FOLLOW_SLOT
-    uint8_t predict;
+    uint8_t predict : 1;
+    uint8_t literal : 1; // def.form == CROWD_FOLLOW_LITERAL
     uint8_t pad;
     crowd_vec2 gsep;     // neighbor pass: separation among the group's followers (unweighted)
     uint32_t next, prev; // siblings in the leader's list, agent index + 1 (0 = none)
@@ -87,13 +88,15 @@ static inline crowd_vec2 cs_follow_target(crowd_vec2 lp, crowd_vec2 h, bool has_
     return has_slot ? s : b;
 }
 
-// The follow force toward `target` (already in world space), h the leader's spec heading. A
-// stopped follower (no leader) only arrives at its target.
+// The follow force toward `target` (already in world space), h the leader's spec heading, in the
+// KEEP_UP or the LITERAL form (crowd/leader.h). A stopped follower (no leader, lv zero) only
+// arrives at its target.
 static inline crowd_vec2 cs_follow_eval(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                         float max_force, crowd_vec2 lp, crowd_vec2 lv, crowd_vec2 h,
                                         crowd_vec2 target, crowd_vec2 sep, float ahead_dist,
                                         float ahead_radius, float slow_radius, float evade_weight,
-                                        float separation_weight, bool predict, bool stopped) {
+                                        float separation_weight, bool predict, bool literal,
+                                        bool stopped) {
     const crowd_vec2 ahead = cs_steer_v2(lp.x + h.x * ahead_dist, lp.y + h.y * ahead_dist);
     const float zx = pos.x - ahead.x, zy = pos.y - ahead.y;
     const bool in_zone = !stopped & (sqrtf(zx * zx + zy * zy) < ahead_radius);
@@ -105,7 +108,10 @@ static inline crowd_vec2 cs_follow_eval(crowd_vec2 pos, crowd_vec2 vel, float ma
     const float t = cs_steer_predict_time(pos, max_speed, target);
     const crowd_vec2 pt = cs_steer_v2(target.x + lv.x * t, target.y + lv.y * t);
     const crowd_vec2 to = pred ? pt : target;
-    const crowd_vec2 a = cs_steer_arrive(pos, vel, max_speed, to, slow_radius);
+    const crowd_vec2 al = cs_steer_arrive(pos, vel, max_speed, to, slow_radius);
+    const crowd_vec2 ak = cs_steer_arrive_to(pos, vel, max_speed, max_force, to, lv, slow_radius,
+                                             CROWD_FOLLOW_RESPONSE_TIME);
+    const crowd_vec2 a = literal ? al : ak;
     f = cs_steer_v2(f.x + a.x, f.y + a.y);
     f = cs_steer_v2(f.x + sep.x * separation_weight, f.y + sep.y * separation_weight);
     return cs_steer_limit(stopped ? a : f, max_force);
@@ -121,7 +127,7 @@ static inline crowd_vec2 cs_follow_force(const cs_follower* p, crowd_vec2 pos, c
     const crowd_vec2 target = cs_follow_target(lp, h, has_slot, slot, p->behind_dist);
     return cs_follow_eval(pos, vel, max_speed, max_force, lp, lv, h, target, sep, p->ahead_dist,
                           p->ahead_radius, p->slow_radius, p->evade_weight, p->separation_weight,
-                          p->predict != 0, false);
+                          p->predict != 0, p->literal != 0, false);
 }
 
 // The parameter part of a follower record from a def.

@@ -116,7 +116,7 @@ typedef struct lanes {
     float offx[BLOCK], offy[BLOCK]; // slot offset, or the stopped follower's target
     float behind[BLOCK], ahead[BLOCK], ahead_r[BLOCK], slow[BLOCK], ew[BLOCK], sw[BLOCK];
     float weight[BLOCK];
-    int32_t slot_mode[BLOCK], predict[BLOCK], stopped[BLOCK];
+    int32_t slot_mode[BLOCK], predict[BLOCK], literal[BLOCK], stopped[BLOCK];
     float fx[BLOCK], fy[BLOCK];
     int32_t slot[BLOCK];
 } lanes;
@@ -146,6 +146,7 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
         L->sw[k] = f->separation_weight;
         L->weight[k] = f->weight;
         L->predict[k] = f->predict;
+        L->literal[k] = f->literal;
         L->stopped[k] = f->leader == 0;
         if (f->leader != 0) {
             const cs_lead_state* ld = &cs_leader_of(w, f->leader - 1)->lead;
@@ -185,7 +186,7 @@ static void evaluate(lanes* L, int count) {
             (crowd_vec2){L->px[k], L->py[k]}, (crowd_vec2){L->vx[k], L->vy[k]}, L->ms[k], L->mf[k],
             lp, (crowd_vec2){L->lvx[k], L->lvy[k]}, h, stopped ? off : t,
             (crowd_vec2){L->sepx[k], L->sepy[k]}, L->ahead[k], L->ahead_r[k], L->slow[k], L->ew[k],
-            L->sw[k], L->predict[k] != 0, stopped);
+            L->sw[k], L->predict[k] != 0, L->literal[k] != 0, stopped);
         L->fx[k] = f.x;
         L->fy[k] = f.y;
     }

@@ -1,4 +1,5 @@
-// Goal pass: seek / arrive / flee toward each agent's goal point, braked by the queue cone.
+// Goal pass: seek / arrive (stopping or literal) / flee toward each agent's goal point, braked by
+// the queue cone.
 #include <math.h>
 
 #include "core/internal.h"
@@ -38,6 +39,9 @@ static void goal_team(void* arg, int t, int nt) {
             f = cs_steer_seek(pos, vel, speed, g->target);
             break;
         case CROWD_GOAL_ARRIVE:
+            f = cs_steer_arrive_stop(pos, vel, speed, c->max_force[s], g->target, g->slow_radius);
+            break;
+        case CROWD_GOAL_ARRIVE_LITERAL:
             f = cs_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
             break;
         case CROWD_GOAL_FLEE:

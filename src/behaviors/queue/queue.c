@@ -17,6 +17,7 @@ crowd_queue_def crowd_queue_def_default(void) {
         .weight = 1.0f,
         .arrival_radius = 0.5f,
         .on_arrival = CROWD_QUEUE_STOP,
+        .form = CROWD_QUEUE_FILE,
     };
 }
 
@@ -64,7 +65,9 @@ static bool finite2(crowd_vec2 v) {
 }
 
 crowd_status cs_queue_check_def(const crowd_queue_def* d) {
-    if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT ||
+        (unsigned)d->form >= CROWD_QUEUE_FORM_COUNT)
+        return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->cone_length) || !isfinite(d->cone_width) || !finite2(d->goal) ||
         !isfinite(d->slow_radius) || !isfinite(d->weight) || !isfinite(d->arrival_radius) ||
         !finite2(d->start_min) || !finite2(d->start_max))
@@ -87,7 +90,7 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
 
     const uint32_t idx = id.index1 - 1;
     const crowd_goal goal = {
-        .mode = CROWD_GOAL_ARRIVE,
+        .mode = def->form == CROWD_QUEUE_LITERAL ? CROWD_GOAL_ARRIVE_LITERAL : CROWD_GOAL_ARRIVE,
         .target = def->goal,
         .slow_radius = def->slow_radius,
         .weight = def->weight,

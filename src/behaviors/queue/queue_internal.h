@@ -16,7 +16,7 @@ typedef struct cs_queue_rec {
     float along;         // neighbor pass: closest agent ahead in the cone, +inf if none
     float width2;        // cs_queue_width2(def.cone_width)
     uint8_t done;        // STOP: the arrival was reported; no more arrivals until set again
-    uint8_t pad[7];
+    uint8_t pad[3];
 } cs_queue_rec;
 
 _Static_assert(sizeof(cs_queue_rec) == 64, "a queue record is one cache line");

@@ -3,9 +3,9 @@
 //  'QUEU': u64 random state (respawn points are drawn from it), u32 count, then one 56-byte
 //         record per agent with CS_FLAG_QUEUE, in ascending agent index: u32 agent index,
 //         f32 cone length, cone width, goal x, goal y, slow radius, weight, arrival radius,
-//         u32 on_arrival, f32 start_min x, y, start_max x, y, u32 done (1: a STOP arrival was
-//         reported). The closest-along of the cone is not state: every step recomputes it before
-//         it is read.
+//         u32 on_arrival | form << 8, f32 start_min x, y, start_max x, y, u32 done (1: a STOP
+//         arrival was reported). The closest-along of the cone is not state: every step recomputes
+//         it before it is read.
 #include <math.h>
 
 #include "snapshot/snapshot_internal.h"
@@ -35,7 +35,7 @@ void cs_snap_save_queue(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, d->slow_radius);
         cs_snap_put_f32(out, d->weight);
         cs_snap_put_f32(out, d->arrival_radius);
-        cs_snap_put_u32(out, (uint32_t)d->on_arrival);
+        cs_snap_put_u32(out, (uint32_t)d->on_arrival | (uint32_t)d->form << 8);
         cs_snap_put_f32(out, d->start_min.x);
         cs_snap_put_f32(out, d->start_min.y);
         cs_snap_put_f32(out, d->start_max.x);
@@ -64,9 +64,10 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
         d.slow_radius = cs_snap_get_f32(in);
         d.weight = cs_snap_get_f32(in);
         d.arrival_radius = cs_snap_get_f32(in);
-        const uint32_t policy = cs_snap_get_u32(in);
+        const uint32_t word = cs_snap_get_u32(in), policy = word & 0xffu, form = word >> 8;
         d.on_arrival = policy < CROWD_QUEUE_POLICY_COUNT ? (crowd_queue_policy)policy
                                                          : CROWD_QUEUE_POLICY_COUNT;
+        d.form = form < CROWD_QUEUE_FORM_COUNT ? (crowd_queue_form)form : CROWD_QUEUE_FORM_COUNT;
         d.start_min.x = cs_snap_get_f32(in);
         d.start_min.y = cs_snap_get_f32(in);
         d.start_max.x = cs_snap_get_f32(in);
