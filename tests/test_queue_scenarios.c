@@ -73,6 +73,7 @@ Test(queue_scenarios, single_file) {
     crowd_queue_def q = crowd_queue_def_default();
     q.goal = (crowd_vec2){30.0f, 0.0f};
     q.on_arrival = CROWD_QUEUE_REMOVE;
+    q.form = CROWD_QUEUE_LITERAL; // the spec's brake spreading a file (figures below)
     for (int k = 0; k < N; ++k)
         add_queuer(w, (crowd_vec2){-0.8f * (float)k, jitter[k]}, 1.5f, &q, (uint64_t)k);
 

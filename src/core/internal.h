@@ -28,6 +28,10 @@ enum {
     CS_FLAG_FOLLOW = 1u << 2, // follows a leader (group separation in the neighbor pass)
     CS_FLAG_PATH = 1u << 3,   // follows a path
     CS_FLAG_LEADER = 1u << 4, // has followers (the leader pass caches its state per step)
+    // Separates without the spec's velocity term (crowd_steer_separation_push): follows a
+    // leader, queues or follows a path in the behavior's purposeful (default) form. See
+    // cs_sep_push_refresh.
+    CS_FLAG_SEP_PUSH = 1u << 5,
 };
 
 // Columns that the sort gathers into cell order every tick. All are 4 bytes wide so one gather
@@ -190,6 +194,13 @@ void cs_records_reset(crowd_world* w, uint32_t idx);
 crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g);
 void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g);
 void cs_goal_release(crowd_world* w, uint32_t idx);
+
+// Sets CS_FLAG_SEP_PUSH of agent idx from its behaviors (separation.c): set while it follows a
+// leader in CROWD_FOLLOW_KEEP_UP, queues in CROWD_QUEUE_FILE or follows a path (CS_FLAG_PATH) in
+// CROWD_PATH_FLOW. Each of these steers toward a desired velocity, which damps the agent; the
+// spec's separation adds a drag of the agent's velocity per neighbor that, in a group or a flow,
+// holds agents well below their speed. Called whenever one of those behaviors changes.
+void cs_sep_push_refresh(crowd_world* w, uint32_t idx);
 
 // Removal hooks: crowd_agent_remove releases the agent's records (after cs_follow_on_remove,
 // the one that can fail).

@@ -246,8 +246,9 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
                              : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
 
     const float ms = c->max_speed[s];
-    // A follower in the KEEP_UP form (crowd/leader.h) separates without the spec's velocity term.
-    const bool drag = !fol || fol->literal;
+    // CS_FLAG_SEP_PUSH: separation without the spec's velocity term; the group separation of a
+    // follower takes its follow form's.
+    const bool drag = !(flags & CS_FLAG_SEP_PUSH), gdrag = !fol || fol->literal;
     if (q.sep) {
         const float sx = reduce_lanes(acc.sx), sy = reduce_lanes(acc.sy);
         const float sn = reduce_lanes(acc.sn);
@@ -257,8 +258,8 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     if (q.grp) {
         const float gx = reduce_lanes(acc.gx), gy = reduce_lanes(acc.gy);
         const float gn = reduce_lanes(acc.gn);
-        gsep = drag ? (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy}
-                    : (crowd_vec2){ms * gx, ms * gy};
+        gsep = gdrag ? (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy}
+                     : (crowd_vec2){ms * gx, ms * gy};
     }
     if (q.cone) along = min_lanes(acc.along);
     if (fol) fol->gsep = gsep;
@@ -298,7 +299,7 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
-         float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
+         bool drag, float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
@@ -328,8 +329,8 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
         }
     }
     const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
-    *out_x = (ms * sx - sn * vx) * weight;
-    *out_y = (ms * sy - sn * vy) * weight;
+    *out_x = (drag ? ms * sx - sn * vx : ms * sx) * weight;
+    *out_y = (drag ? ms * sy - sn * vy : ms * sy) * weight;
     return candidates;
 }
 
@@ -354,7 +355,8 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
         }
         candidates +=
             sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                     c.max_speed[s], weight, &fx[s], &fy[s], (uint32_t)w->count, sparse);
+                     c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), &fx[s], &fy[s],
+                     (uint32_t)w->count, sparse);
     }
     return candidates;
 }

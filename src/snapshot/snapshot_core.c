@@ -20,7 +20,8 @@ enum { AGENT_RECORD_SIZE = 84 };
 // queue's and the paths'). A module that adds a flag and a section of its own widens this mask in
 // the same change.
 #define CS_SNAP_CORE_FLAGS                                                                         \
-    (CS_FLAG_GOAL | CS_FLAG_QUEUE | CS_FLAG_PATH | CS_FLAG_FOLLOW | CS_FLAG_LEADER)
+    (CS_FLAG_GOAL | CS_FLAG_QUEUE | CS_FLAG_PATH | CS_FLAG_FOLLOW | CS_FLAG_LEADER |               \
+     CS_FLAG_SEP_PUSH)
 
 // Marks a free index in slot_of while the index and agent sections cross-check each other.
 #define FREE_MARK (-2)

@@ -251,11 +251,13 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
             mark_dirty(w, li);
         }
         cs_follow_params(f, def);
+        cs_sep_push_refresh(w, fi);
         return CROWD_OK;
     }
     if (was_active) leave(w, fi);
     cs_follow_params(f, def);
     join(w, fi, li);
+    cs_sep_push_refresh(w, fi);
     return CROWD_OK;
 }
 
@@ -265,6 +267,7 @@ crowd_status crowd_agent_unfollow(crowd_world* w, crowd_agent_id follower) {
     if (st != CROWD_OK) return st;
     const uint32_t fi = follower.index1 - 1;
     if (cs_follower_of(w, fi)) drop_follower(w, fi);
+    cs_sep_push_refresh(w, fi);
     return CROWD_OK;
 }
 

@@ -104,6 +104,7 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     if (w->queue_rec[idx] < 0) w->queue_rec[idx] = cs_pool_acquire(&w->queue_pool);
     *cs_queue_of(w, idx) = cs_queue_rec_make(def, false);
     w->cur.flags[s] |= CS_FLAG_GOAL | CS_FLAG_QUEUE;
+    cs_sep_push_refresh(w, idx);
     return CROWD_OK;
 }
 
@@ -120,6 +121,7 @@ crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
     if (st != CROWD_OK) return st;
     w->cur.flags[s] &= ~(uint32_t)CS_FLAG_QUEUE;
     cs_queue_on_remove(w, id.index1 - 1);
+    cs_sep_push_refresh(w, id.index1 - 1);
     return CROWD_OK;
 }
 
