@@ -18,6 +18,13 @@
 extern "C" {
 #endif
 
+// CROWD_QUEUE_FILE: the distance kept behind the agent ahead, in metres, and how many cone
+// lengths ahead an agent looks for the one to queue behind.
+#define CROWD_QUEUE_GAP 0.8f
+#define CROWD_QUEUE_FILE_REACH 3.0f
+// CROWD_QUEUE_FILE: response time of the arrive at the point behind the one ahead, in seconds.
+#define CROWD_QUEUE_RESPONSE_TIME 0.2f
+
 // Below this speed an agent has no heading and so no forward cone: its brake is 1.
 #define CROWD_QUEUE_MIN_SPEED 1e-3f
 
@@ -30,9 +37,20 @@ typedef enum crowd_queue_policy {
 
 // How a queueing agent steers.
 typedef enum crowd_queue_form {
-    // The default: the queue's arrive stops on the goal (crowd_steer_arrive_stop, a
-    // CROWD_GOAL_ARRIVE
-    // goal) instead of overshooting it.
+    // The default. The spec's cone only brakes: nothing pulls agents into a line, so a crowd
+    // walks to the goal several abreast, and behind a head that stands still (STOP) the followers
+    // press on into a clump. FILE makes the agent ahead the one to queue behind:
+    //  - the cone looks toward the goal (not along the velocity); an agent in it must be strictly
+    //    closer to the goal (so nobody queues behind someone queueing behind it), with 0 < along
+    //    <= cone_length * CROWD_QUEUE_FILE_REACH and a distance from the line at most cone_width
+    //    or along (a 45-degree sector): the closest by along is the one ahead. The longer reach
+    //    lets agents that walk beside the file see its tail and join it;
+    //  - with someone ahead, the agent arrives (crowd_steer_arrive_stop, with response time
+    //    CROWD_QUEUE_RESPONSE_TIME) at the point CROWD_QUEUE_GAP short of it on its own way to the
+    //    goal; with nobody ahead it arrives at
+    //    the goal (crowd_steer_arrive_stop, a CROWD_GOAL_ARRIVE goal). No brake. Agents thus join
+    //    the file at its tail and stand CROWD_QUEUE_GAP apart behind a head that stops;
+    //  - its separation has no velocity term (crowd_steer_separation_push).
     CROWD_QUEUE_FILE = 0,
     // The spec's queue exactly: crowd_steer_arrive (a CROWD_GOAL_ARRIVE_LITERAL goal) with its
     // desired speed scaled by crowd_queue_brake.

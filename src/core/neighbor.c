@@ -16,15 +16,18 @@ typedef struct query {
     float inv_r;
     float hx, hy;                  // queue heading
     float cone_l, cone_w, cone_w2; // cone length and width, cs_queue_width2(width)
+    float gx, gy, gd2;             // CROWD_QUEUE_FILE: the goal and |pos - goal|^2
     uint32_t self;                 // own sorted slot
     uint32_t group;
-    bool sep, grp, cone;
+    bool sep, grp, cone, file;
 } query;
 
 typedef struct sums {
     float sx[CS_LANES], sy[CS_LANES], sn[CS_LANES]; // separation
     float gx[CS_LANES], gy[CS_LANES], gn[CS_LANES]; // group separation
     float along[CS_LANES];                          // closest agent in the cone
+    float ox[CS_LANES], oy[CS_LANES];               // CROWD_QUEUE_FILE: its offset
+    uint32_t os[CS_LANES];                          // CROWD_QUEUE_FILE: its sorted slot
 } sums;
 
 typedef float f16 __attribute__((vector_size(64)));
@@ -87,7 +90,8 @@ static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w
 // keeps gcc from vectorizing the loop.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse, bool grp) {
+                                                            int32_t cy, bool sparse, bool grp,
+                                                            bool file) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const uint32_t* restrict groups = w->cur.group;
@@ -118,9 +122,31 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             // The cone uses offset = other - agent, the opposite sign of dx, dy.
             const float along = -dx * q->hx + -dy * q->hy;
             const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
-                                 (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
-            acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
+            if (!file) {
+                const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
+                                     (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
+                acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
+            } else {
+                // CROWD_QUEUE_FILE: ahead toward the goal (within cone_length, inside a 45-degree
+                // sector or cone_width of the line), and strictly closer to the goal, so that
+                // "the one ahead" never forms a loop. The closest by (along, offset) wins: an
+                // order that does not depend on which lane saw which candidate.
+                const float lat2 = qx * qx + qy * qy;
+                const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
+                const bool in_cone =
+                    valid & q->cone & (l != self) & (along > 0.0f) & (along <= q->cone_l) &
+                    ((lat2 <= q->cone_w2) | (lat2 <= along * along)) & (ex * ex + ey * ey < q->gd2);
+                const float ox = -dx, oy = -dy;
+                const bool better =
+                    (along < acc->along[l]) |
+                    ((along == acc->along[l]) &
+                     ((ox < acc->ox[l]) | ((ox == acc->ox[l]) & (oy < acc->oy[l]))));
+                const bool take = in_cone & better;
+                acc->along[l] = take ? along : acc->along[l];
+                acc->ox[l] = take ? ox : acc->ox[l];
+                acc->oy[l] = take ? oy : acc->oy[l];
+                acc->os[l] = take ? j + (uint32_t)l : acc->os[l];
+            }
         }
     }
 }
@@ -130,7 +156,7 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
-                                                            bool sparse) {
+                                                            bool file, bool sparse) {
     cs_cell_box box;
     if (!cs_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
     // A sparse box with more rows than there are agents (a huge radius over agents spread across
@@ -139,7 +165,7 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     const uint32_t n = (uint32_t)w->count;
     if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
         if (general)
-            chunk_all(w, q, acc, 0, n, 0, false, grp);
+            chunk_all(w, q, acc, 0, n, 0, false, grp, file);
         else
             chunk_sep(w, q, acc, 0, n, 0, false);
         return n;
@@ -151,7 +177,7 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, sparse, grp);
+                chunk_all(w, q, acc, b[k], e[k], cy, sparse, grp, file);
             else
                 chunk_sep(w, q, acc, b[k], e[k], cy, sparse);
         }
@@ -199,7 +225,21 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, w->count);
     cs_follower* fol = flags & CS_FLAG_FOLLOW ? cs_follower_of(w, idx) : NULL;
     cs_queue_rec* qr = flags & CS_FLAG_QUEUE ? cs_queue_of(w, idx) : NULL;
-    if (qr) {
+    if (qr && qr->def.form == CROWD_QUEUE_FILE) {
+        // The cone looks toward the goal, whatever the velocity.
+        q.file = true;
+        q.gx = qr->def.goal.x;
+        q.gy = qr->def.goal.y;
+        const float tx = q.gx - q.px, ty = q.gy - q.py;
+        q.gd2 = tx * tx + ty * ty;
+        const float d = sqrtf(q.gd2);
+        q.cone = d >= CROWD_QUEUE_MIN_SPEED;
+        q.hx = q.cone ? tx / d : 0.0f;
+        q.hy = q.cone ? ty / d : 0.0f;
+        q.cone_l = qr->def.cone_length * CROWD_QUEUE_FILE_REACH;
+        q.cone_w2 = qr->def.cone_width * qr->def.cone_width;
+        q.cone_w = maxf(qr->def.cone_width, q.cone_l); // the sector's half-width at its far end
+    } else if (qr) {
         const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? q.vx / speed : 0.0f;
@@ -209,13 +249,13 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         q.cone_w2 = qr->width2;
     }
     crowd_vec2 gsep = {0.0f, 0.0f};
-    float along = INFINITY;
+    float along = INFINITY, ahead_x = INFINITY, ahead_y = 0.0f;
 
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
     if (!q.sep && !q.grp && !q.cone) {
         if (fol) fol->gsep = gsep;
-        if (qr) qr->along = along;
+        if (qr) cs_queue_set_ahead(qr, along, ahead_x, ahead_y);
         return 0;
     }
 
@@ -239,11 +279,14 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
+        acc.ox[l] = acc.oy[l] = INFINITY;
+        acc.os[l] = 0;
     }
     // One instance per combination, each with its constant flags inlined.
-    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse)
-                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse)
-                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
+    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, false, sparse)
+                    : q.file ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, true, sparse)
+                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, false, sparse)
+                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, false, sparse);
 
     const float ms = c->max_speed[s];
     // CS_FLAG_SEP_PUSH: separation without the spec's velocity term; the group separation of a
@@ -261,9 +304,28 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         gsep = gdrag ? (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy}
                      : (crowd_vec2){ms * gx, ms * gy};
     }
-    if (q.cone) along = min_lanes(acc.along);
+    if (q.cone && !q.file) along = min_lanes(acc.along);
+    if (q.cone && q.file) {
+        // The lexicographic minimum over the lanes, in lane order.
+        uint32_t os = 0;
+        for (int l = 0; l < CS_LANES; ++l) {
+            const bool better =
+                acc.along[l] < along ||
+                (acc.along[l] == along &&
+                 (acc.ox[l] < ahead_x || (acc.ox[l] == ahead_x && acc.oy[l] < ahead_y)));
+            if (better)
+                along = acc.along[l], ahead_x = acc.ox[l], ahead_y = acc.oy[l], os = acc.os[l];
+        }
+        // Only an agent of the same queue (queueing in FILE for the same goal) is the one ahead;
+        // anyone else in the way leaves the agent without one (it walks to the goal).
+        const cs_queue_rec* other =
+            along < INFINITY && (c->flags[os] & CS_FLAG_QUEUE) ? cs_queue_of(w, c->id[os]) : NULL;
+        const bool same = other && other->def.form == CROWD_QUEUE_FILE &&
+                          other->def.goal.x == q.gx && other->def.goal.y == q.gy;
+        if (!same) ahead_x = INFINITY, ahead_y = 0.0f;
+    }
     if (fol) fol->gsep = gsep;
-    if (qr) qr->along = along;
+    if (qr) cs_queue_set_ahead(qr, along, ahead_x, ahead_y);
     return cand;
 }
 
