@@ -7,7 +7,9 @@ void cs_sep_push_refresh(crowd_world* w, uint32_t idx) {
     const cs_follower* f = cs_follower_of(w, idx);
     const cs_queue_rec* q = cs_queue_of(w, idx);
     const cs_path_rec* p = flags & CS_FLAG_PATH ? cs_path_of(w, idx) : NULL;
+    // A leader too: its followers close around it, and the spec's drag would hold it back by
+    // its own group.
     const bool push = (f && !f->literal) || (q && q->def.form == CROWD_QUEUE_FILE) ||
-                      (p && p->def.form == CROWD_PATH_FLOW);
+                      (p && p->def.form == CROWD_PATH_FLOW) || (flags & CS_FLAG_LEADER);
     w->cur.flags[s] = push ? flags | CS_FLAG_SEP_PUSH : flags & ~(uint32_t)CS_FLAG_SEP_PUSH;
 }

@@ -137,6 +137,7 @@ static void set_leader_flag(crowd_world* w, uint32_t li) {
         w->cur.flags[s] |= CS_FLAG_LEADER;
     else
         w->cur.flags[s] &= ~(uint32_t)CS_FLAG_LEADER;
+    cs_sep_push_refresh(w, li);
 }
 
 // Appends follower x to leader li's list and group; both have their records.
