@@ -40,7 +40,7 @@ static dv spec_follow(dv pos, dv vel, double ms, double mf, dv lp, dv lv, dv las
         f.x += (away.x * ms - vel.x) * p->evade_weight;
         f.y += (away.y * ms - vel.y) * p->evade_weight;
     }
-    if (p->predict) {
+    if (p->predict && p->form == CROWD_FOLLOW_LITERAL) { // KEEP_UP: no prediction
         double t = hypot(target.x - pos.x, target.y - pos.y) / ms;
         target = (dv){target.x + lv.x * t, target.y + lv.y * t};
     }

@@ -74,7 +74,8 @@ typedef enum crowd_follow_form {
     //  - arrive aims at the moving target: desired velocity = leader_velocity + an approach speed
     //    toward the target (max_speed * min(1, dist / slow_radius), at most sqrt(dist * max_force),
     //    the speed half of max_force can brake to zero on dist), limited to max_speed; force =
-    //    (desired - velocity) / CROWD_FOLLOW_RESPONSE_TIME. A stopped leader's group thus stops
+    //    (desired - velocity) / CROWD_FOLLOW_RESPONSE_TIME; `predict` is ignored. A stopped
+    //    leader's group thus stops
     //    with it instead of overshooting its behind point. With the default slow_radius of 6 the
     //    pull toward a shared behind point is soft enough (0.5 / s per metre) that ten followers
     //    of a stopped leader rest with their bodies apart (closest pair about 0.8 m).
@@ -97,7 +98,8 @@ typedef struct crowd_follow_def {
     float evade_weight;      // >= 0 (default 2, the spec's constant)
     float separation_weight; // >= 0 (default 0.6, the spec's constant)
     float weight;            // >= 0, scales the limited follow force in the agent's sum (default 1)
-    bool predict; // leader prediction: arrive at target + leader_velocity * T (default off)
+    bool predict; // leader prediction: arrive at target + leader_velocity * T (default off); the
+                  // LITERAL form only (KEEP_UP feeds the leader's velocity forward instead)
     crowd_follow_target target; // behind point or formation slot (default CROWD_FOLLOW_BEHIND)
     crowd_follow_form form;     // default CROWD_FOLLOW_KEEP_UP (see above)
 } crowd_follow_def;

@@ -111,9 +111,11 @@ typedef enum crowd_path_form {
     // at the corners; and its arrive at a one-shot end overshoots the final point. FLOW:
     //  - tube, inside: seek the point CROWD_PATH_LOOK_AHEAD_TIME * max_speed further along the
     //    path from proj (crossing into the following segments, stopping at a non-loop path's end),
-    //    shifted sideways by the predicted position's offset from the path (at most half the
-    //    tube radius), so agents keep their lane through corners; outside: seek that point on the
-    //    path itself (back into the tube while moving on, where the spec seeks proj);
+    //    shifted sideways by the predicted position's offset from the path, clamped to a band
+    //    0.25 to 0.75 tube radii to the right of the direction of travel, so agents keep their
+    //    lane through corners and opposite flows (ping-pong) pass each other instead of meeting
+    //    head on; outside: seek that point on the path itself (back into the tube while moving
+    //    on, where the spec seeks proj);
     //  - a one-shot end (both kinds) arrives with crowd_steer_arrive_stop, which stops on it.
     CROWD_PATH_FLOW = 0,
     CROWD_PATH_LITERAL, // the spec's pathFollowWaypoints / pathFollowTube exactly

@@ -127,15 +127,15 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
                                      (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
                 acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
             } else {
-                // CROWD_QUEUE_FILE: ahead toward the goal (within cone_length, inside a 45-degree
-                // sector or cone_width of the line), and strictly closer to the goal, so that
+                // CROWD_QUEUE_FILE: ahead toward the goal (within the file reach, at most
+                // cone_width or along / 2 off the line), and strictly closer to the goal, so that
                 // "the one ahead" never forms a loop. The closest by (along, offset) wins: an
                 // order that does not depend on which lane saw which candidate.
                 const float lat2 = qx * qx + qy * qy;
                 const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
                 const bool in_cone =
                     valid & q->cone & (l != self) & (along > 0.0f) & (along <= q->cone_l) &
-                    ((lat2 <= q->cone_w2) | (lat2 <= along * along)) & (ex * ex + ey * ey < q->gd2);
+                    ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) & (ex * ex + ey * ey < q->gd2);
                 const float ox = -dx, oy = -dy;
                 const bool better =
                     (along < acc->along[l]) |
@@ -238,7 +238,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         q.hy = q.cone ? ty / d : 0.0f;
         q.cone_l = qr->def.cone_length * CROWD_QUEUE_FILE_REACH;
         q.cone_w2 = qr->def.cone_width * qr->def.cone_width;
-        q.cone_w = maxf(qr->def.cone_width, q.cone_l); // the sector's half-width at its far end
+        q.cone_w = maxf(qr->def.cone_width, 0.5f * q.cone_l); // the sector's half-width at its end
     } else if (qr) {
         const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;

@@ -104,7 +104,8 @@ static inline crowd_vec2 cs_follow_eval(crowd_vec2 pos, crowd_vec2 vel, float ma
     crowd_vec2 f = cs_steer_v2(in_zone ? 0.0f + e.x * evade_weight : 0.0f,
                                in_zone ? 0.0f + e.y * evade_weight : 0.0f);
 
-    const bool pred = !stopped & predict;
+    // KEEP_UP feeds the leader's velocity forward already: prediction is the literal form's.
+    const bool pred = !stopped & predict & literal;
     const float t = cs_steer_predict_time(pos, max_speed, target);
     const crowd_vec2 pt = cs_steer_v2(target.x + lv.x * t, target.y + lv.y * t);
     const crowd_vec2 to = pred ? pt : target;

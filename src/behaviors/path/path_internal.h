@@ -246,11 +246,12 @@ static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
         return cs_steer_seek(pos, vel, max_speed, pts[next]);
     }
     // FLOW: the predicted position's offset to the left of the direction of travel keeps the
-    // agent's lane (none outside the tube: back onto the path).
+    // agent's lane, within a band 0.25 to 0.75 tube radii to the right, so that opposite flows
+    // pass (none outside the tube: back onto the path).
     const crowd_vec2 u = cs_path_travel_dir(pts, count, k, c->direction);
     const float lateral = (predicted.x - proj.x) * -u.y + (predicted.y - proj.y) * u.x;
-    const float cap = 0.5f * d->tube_radius;
-    float side = lateral < -cap ? -cap : (lateral > -0.5f * cap ? -0.5f * cap : lateral);
+    const float cap = 0.75f * d->tube_radius;
+    float side = lateral < -cap ? -cap : (lateral > -cap / 3.0f ? -cap / 3.0f : lateral);
     side = dist > d->tube_radius ? 0.0f : side;
     bool at_end;
     const crowd_vec2 aim =
