@@ -197,9 +197,10 @@ void cs_goal_release(crowd_world* w, uint32_t idx);
 
 // Sets CS_FLAG_SEP_PUSH of agent idx from its behaviors (separation.c): set while it follows a
 // leader in CROWD_FOLLOW_KEEP_UP, queues in CROWD_QUEUE_FILE, follows a path (CS_FLAG_PATH) in
-// CROWD_PATH_FLOW or leads followers (CS_FLAG_LEADER). Each of these steers toward a desired velocity, which damps the agent; the
-// spec's separation adds a drag of the agent's velocity per neighbor that, in a group or a flow,
-// holds agents well below their speed. Called whenever one of those behaviors changes.
+// CROWD_PATH_FLOW or leads followers (CS_FLAG_LEADER). Each of these steers toward a desired
+// velocity, which damps the agent; the spec's separation adds a drag of the agent's velocity per
+// neighbor that, in a group or a flow, holds agents well below their speed. Called whenever one of
+// those behaviors changes.
 void cs_sep_push_refresh(crowd_world* w, uint32_t idx);
 
 // Removal hooks: crowd_agent_remove releases the agent's records (after cs_follow_on_remove,

@@ -133,9 +133,10 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
                 // order that does not depend on which lane saw which candidate.
                 const float lat2 = qx * qx + qy * qy;
                 const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
-                const bool in_cone =
-                    valid & q->cone & (l != self) & (along > 0.0f) & (along <= q->cone_l) &
-                    ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) & (ex * ex + ey * ey < q->gd2);
+                const bool in_cone = valid & q->cone & (l != self) & (along > 0.0f) &
+                                     (along <= q->cone_l) &
+                                     ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) &
+                                     (ex * ex + ey * ey < q->gd2);
                 const float ox = -dx, oy = -dy;
                 const bool better =
                     (along < acc->along[l]) |
