@@ -168,7 +168,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     w->user_data[idx] = def->user_data;
     c->flags[s] = flags_for(&def->goal, 0);
 
-    *out = (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
+    *out = cs_agent_handle(w, idx);
     return CROWD_OK;
 }
 

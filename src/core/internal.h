@@ -178,6 +178,11 @@ void* cs_alloc(crowd_world* w, size_t bytes);
 void cs_free(crowd_world* w, void* p, size_t bytes);
 crowd_status cs_world_grow(crowd_world* w, int capacity);
 
+// The handle of a live agent index: the one place a handle is built from storage.
+static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx) {
+    return (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
+}
+
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
 

@@ -56,28 +56,27 @@ static inline float min_lanes(const float* a) {
     return m;
 }
 
-// Separation only: the common case, kept lean.
-static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w, const query* q,
-                                                            sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse) {
-    const float* restrict xs = w->cur.px;
-    const float* restrict ys = w->cur.py;
-    const float inv_cell = w->grid.inv_cell;
-    const float r = q->sep_r, inv_r = q->inv_r;
-    for (uint32_t j = b; j < e; j += CS_LANES) {
+// Separation over one contiguous range of candidates: the one copy of the separation loop, used by
+// separation-only agents (accumulators in registers) and by visit() for agents with records.
+static inline __attribute__((always_inline)) void
+sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
+          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
+          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
+    for (uint32_t j = b; j < end; j += CS_LANES) {
+        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
+        // contiguous and loads them one by one.
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
-        const int live = (int)(e - j);
+        const int live = (int)(end - j);
         for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = q->px - xc[l], dy = q->py - yc[l];
+            const float dx = px - xc[l], dy = py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
             bool in = (l < live) & (d > 0.01f) & (d < r);
             if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
-            // normalize(offset) * (1 - d / r) = offset * (1 / d - 1 / r): one division per lane.
-            const float k = 1.0f / (in ? d : 1.0f) - inv_r;
-            acc->sx[l] += in ? dx * k : 0.0f;
-            acc->sy[l] += in ? dy * k : 0.0f;
-            acc->sn[l] += in ? 1.0f : 0.0f;
+            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+            ax[l] += in ? dx * q : 0.0f;
+            ay[l] += in ? dy * q : 0.0f;
+            an[l] += in ? 1.0f : 0.0f;
         }
     }
 }
@@ -125,35 +124,56 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
     }
 }
 
+// The rows of a query box. A sparse box with more rows than there are agents (a huge radius over
+// agents spread across the plane) costs less as one walk over all agents: without the row filter
+// each agent is visited exactly once, and the exact tests decide as always.
+typedef struct box_walk {
+    cs_cell_box box;
+    int32_t cy_end; // last row to visit
+    bool whole;     // one range [0, n) instead of the rows
+} box_walk;
+
+static inline __attribute__((always_inline)) bool walk_begin(const cs_grid* g, float x0, float y0,
+                                                             float x1, float y1, uint32_t n,
+                                                             bool sparse, box_walk* bw) {
+    if (!cs_grid_box(g, x0, y0, x1, y1, &bw->box)) return false;
+    bw->whole = sparse && (int64_t)bw->box.cy1 - bw->box.cy0 >= (int64_t)n;
+    bw->cy_end = bw->whole ? bw->box.cy0 : bw->box.cy1;
+    return true;
+}
+
+// Ranges [b[k], e[k]) of row cy; returns their count.
+static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, const box_walk* bw,
+                                                          int32_t cy, uint32_t n, uint32_t b[2],
+                                                          uint32_t e[2]) {
+    if (bw->whole) {
+        b[0] = 0, e[0] = n;
+        return 1;
+    }
+    return cs_grid_row_ranges(g, &bw->box, cy, b, e);
+}
+
 // Visits every row of the box; returns the candidates examined. `general` selects chunk_all
-// (with group sums when `grp`) over chunk_sep.
+// (with group sums when `grp`) over the separation loop.
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
                                                             bool sparse) {
-    cs_cell_box box;
-    if (!cs_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
-    // A sparse box with more rows than there are agents (a huge radius over agents spread across
-    // the plane) costs less as one walk over all agents: without the row filter each agent is
-    // visited exactly once, and the exact tests decide as always.
     const uint32_t n = (uint32_t)w->count;
-    if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
-        if (general)
-            chunk_all(w, q, acc, 0, n, 0, false, grp);
-        else
-            chunk_sep(w, q, acc, 0, n, 0, false);
-        return n;
-    }
+    box_walk bw;
+    if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
+    const bool rows = sparse && !bw.whole; // filter candidates by row
     uint64_t candidates = 0;
-    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+    for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
         uint32_t b[2], e[2];
-        const int ranges = cs_grid_row_ranges(&w->grid, &box, cy, b, e);
+        const int ranges = walk_row(&w->grid, &bw, cy, n, b, e);
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, sparse, grp);
+                chunk_all(w, q, acc, b[k], e[k], cy, rows, grp);
             else
-                chunk_sep(w, q, acc, b[k], e[k], cy, sparse);
+                sep_range(w->cur.px, w->cur.py, b[k], e[k], q->px, q->py, q->sep_r, q->inv_r,
+                          acc->sx, acc->sy, acc->sn, rows, cy, w->grid.inv_cell);
         }
     }
     return candidates;
@@ -263,30 +283,6 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     return cand;
 }
 
-// One contiguous range of candidates for a separation-only agent.
-static inline __attribute__((always_inline)) void
-sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
-          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
-          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
-    for (uint32_t j = b; j < end; j += CS_LANES) {
-        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
-        // contiguous and loads them one by one.
-        const float* restrict xc = xs + j;
-        const float* restrict yc = ys + j;
-        const int live = (int)(end - j);
-        for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = px - xc[l], dy = py - yc[l];
-            const float d = sqrtf(dx * dx + dy * dy);
-            bool in = (l < live) & (d > 0.01f) & (d < r);
-            if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
-            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
-            ax[l] += in ? dx * q : 0.0f;
-            ay[l] += in ? dy * q : 0.0f;
-            an[l] += in ? 1.0f : 0.0f;
-        }
-    }
-}
-
 // Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
 // compiler keeps in vector registers. When the separation disc fits in the agent's own cell and
 // its eight neighbors (the usual case: radius 1.2, cell 2.5) and the layout is dense, the rows
@@ -308,18 +304,15 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
             sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
         }
     } else {
-        cs_cell_box box;
-        if (cs_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
-            // The whole-table walk of visit(), for the same pathological boxes.
-            const bool whole = sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n;
-            const int32_t cy_end = whole ? box.cy0 : box.cy1;
-            for (int32_t cy = box.cy0; cy <= cy_end; ++cy) {
-                uint32_t b[2] = {0, 0}, e[2] = {n, n};
-                const int ranges = whole ? 1 : cs_grid_row_ranges(g, &box, cy, b, e);
+        box_walk bw;
+        if (walk_begin(g, px - r - m, py - r - m, px + r + m, py + r + m, n, sparse, &bw)) {
+            const bool rows = sparse && !bw.whole;
+            for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
+                uint32_t b[2], e[2];
+                const int ranges = walk_row(g, &bw, cy, n, b, e);
                 for (int k = 0; k < ranges; ++k) {
                     candidates += e[k] - b[k];
-                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse && !whole,
-                              cy, inv_cell);
+                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, rows, cy, inv_cell);
                 }
             }
         }
@@ -358,7 +351,7 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
 
 typedef struct neighbor_ctx {
     crowd_world* w;
-    uint64_t candidates[256]; // per thread, summed in thread order
+    uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } neighbor_ctx;
 
 static void neighbor_team(void* arg, int t, int nt) {
@@ -374,6 +367,6 @@ uint64_t cs_pass_neighbor(crowd_world* w) {
     neighbor_ctx c = {.w = w};
     cs_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
-    for (int t = 0; t < 256; ++t) total += c.candidates[t];
+    for (int t = 0; t < CS_MAX_THREADS; ++t) total += c.candidates[t];
     return total;
 }

@@ -49,7 +49,7 @@ typedef struct records_ctx {
     cs_pool* pool[MAX_POOLS];
     int32_t* rec_of[MAX_POOLS];
     int pools;
-    int32_t count[MAX_POOLS][256]; // records in each thread's slots (at most 256 threads)
+    int32_t count[MAX_POOLS][CS_MAX_THREADS]; // records in each thread's slots
 } records_ctx;
 
 static void records_team(void* arg, int t, int nt) {

@@ -58,9 +58,7 @@ crowd_status crowd_world_get_agents(const crowd_world* w, crowd_agent_id* ids,
     for (int idx = 0; idx < w->index_count; ++idx) {
         const int32_t s = w->slot_of[idx];
         if (s < 0) continue;
-        if (ids)
-            ids[k] = (crowd_agent_id){
-                .index1 = (uint32_t)idx + 1, .generation = w->generation[idx], .world = w->tag};
+        if (ids) ids[k] = cs_agent_handle(w, (uint32_t)idx);
         if (positions) positions[k] = (crowd_vec2){c->px[s], c->py[s]};
         if (velocities) velocities[k] = (crowd_vec2){c->vx[s], c->vy[s]};
         ++k;

@@ -6,7 +6,6 @@
 
 #include "core/internal.h"
 
-#define CS_MAX_THREADS 256
 #define CS_MIN_BUCKETS 64u
 
 static void* default_alloc(size_t size, size_t align, void* user) {

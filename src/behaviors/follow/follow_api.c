@@ -43,10 +43,6 @@ crowd_status cs_formation_check_def(const crowd_formation_def* d) {
 
 // ---- store helpers ------------------------------------------------------------------------------
 
-static crowd_agent_id handle_of(const crowd_world* w, uint32_t idx) {
-    return (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
-}
-
 // Makes sure every thread's scratch can hold a group of n slot followers with m slots.
 static crowd_status ensure_scratch(crowd_world* w, int n, int m) {
     cs_follow_store* fs = &w->follow;
@@ -281,7 +277,7 @@ crowd_status crowd_agent_get_follow(const crowd_world* w, crowd_agent_id followe
         break;
     case CROWD_FOLLOW_ACTIVE:
         out->def = cs_follow_def_of(f);
-        out->leader = handle_of(w, f->leader - 1);
+        out->leader = cs_agent_handle(w, f->leader - 1);
         out->slot = f->slot_index;
         out->slot_offset = f->slot_index >= 0 ? f->slot : (crowd_vec2){0.0f, 0.0f};
         out->slot_pending = f->use_slot && cs_leader_of(w, f->leader - 1)->dirty != 0;
@@ -398,7 +394,7 @@ crowd_status crowd_leader_get_followers(const crowd_world* w, crowd_agent_id lea
     }
     int k = 0;
     for (uint32_t x = l->head; x != 0; x = cs_follower_of(w, x - 1)->next)
-        ids[k++] = handle_of(w, x - 1);
+        ids[k++] = cs_agent_handle(w, x - 1);
     *count = k;
     return CROWD_OK;
 }

@@ -212,7 +212,7 @@ static void arrival_team(void* arg, int t, int nt) {
         if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
         const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
         a->arrivals[at] = (crowd_arrival){
-            .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
+            .id = cs_agent_handle(w, idx),
             .user_data = w->user_data[idx],
             .position = {c->px[s], c->py[s]},
             .action = q->def.on_arrival,
