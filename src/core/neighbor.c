@@ -8,6 +8,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "behaviors/follow/follow_internal.h"
+#include "behaviors/queue/queue_internal.h"
 #include "core/internal.h"
 
 typedef struct query {
@@ -215,8 +217,8 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     // per-index record numbers (fetched ahead) and written once at the end, so that no store waits
     // on memory.
     const uint32_t flags = c->flags[s], idx = c->id[s];
-    cs_prefetch_rec(c, w->follow.follower_rec, CS_FLAG_FOLLOW, s, w->count);
-    cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, w->count);
+    cs_prefetch_rec(c, w->rec_of[CS_REC_FOLLOWER], CS_FLAG_FOLLOW, s, w->count);
+    cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, w->count);
     cs_follower* fol = flags & CS_FLAG_FOLLOW ? cs_follower_of(w, idx) : NULL;
     cs_queue_rec* qr = flags & CS_FLAG_QUEUE ? cs_queue_of(w, idx) : NULL;
     if (qr) {
@@ -363,10 +365,10 @@ static void neighbor_team(void* arg, int t, int nt) {
         w->grid.dense ? neighbor_range(w, lo, hi, false) : neighbor_range(w, lo, hi, true);
 }
 
-uint64_t cs_pass_neighbor(crowd_world* w) {
+void cs_pass_neighbor(crowd_world* w) {
     neighbor_ctx c = {.w = w};
     cs_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += c.candidates[t];
-    return total;
+    w->profile.candidates = total;
 }
