@@ -34,6 +34,30 @@ typedef struct cs_behavior_pass {
 
 #define CS_BEHAVIOR_MAX_PASSES 2
 
+// The queries of the neighbor pass besides separation, which every agent with a separation weight
+// gets. The pass is one fused kernel over the cell-sorted agents (core/neighbor.c) with this fixed
+// menu; a behavior subscribes its agents to a query in its table entry, at most one behavior per
+// query. A new kind of neighbor test (a line-of-sight filter, say) is a new query here and in the
+// kernel, which then stays free of per-candidate calls.
+typedef enum cs_neighbor_query {
+    // The spec's forward cone: the distance along the agent's heading to the closest agent in the
+    // cone (+inf when none or when the agent is slower than CROWD_QUEUE_MIN_SPEED).
+    // in: cone length, cone width, the squared-width bound (cs_queue_width2); out: that distance.
+    CS_NB_CONE,
+    // Separation among the agents of the same group (the group column; 0 = none), unweighted.
+    // out: its x and y.
+    CS_NB_GROUP,
+    CS_NB_COUNT
+} cs_neighbor_query;
+
+// A subscription: agents with `flag` (0: none) take part; their records of kind `kind` hold the
+// query's inputs and outputs as float fields at these byte offsets.
+typedef struct cs_neighbor_use {
+    uint32_t flag;
+    int kind;
+    uint16_t in[3], out[2];
+} cs_neighbor_use;
+
 typedef struct cs_behavior {
     const char* name;
     uint32_t flags; // the agent flag bits it owns (a loaded snapshot may carry only known bits)
@@ -42,6 +66,7 @@ typedef struct cs_behavior {
     // or, with 0, a pointer the behavior manages itself (NULL at creation).
     size_t state_bytes;
     cs_behavior_pass passes[CS_BEHAVIOR_MAX_PASSES]; // run == NULL ends the list
+    cs_neighbor_use neighbor[CS_NB_COUNT];           // its queries of the neighbor pass
 
     // Settings that are part of crowd_agent_def (the goal), handled with the agent's own: checked
     // by crowd_agent_add (in table order, after the core's checks), reserved before the agent

@@ -1,5 +1,7 @@
-// Neighbor pass: separation, follower-group separation and the queue's forward cone, in one walk
-// over the cell-sorted arrays.
+// Neighbor pass: separation, group separation and the forward cone, in one walk over the
+// cell-sorted arrays. The last two are queries the behavior table subscribes agents to
+// (core/behavior.h: today the follow behavior's followers and the queue's agents); their inputs
+// and outputs are in the subscribers' records.
 //
 // Each agent visits the rows of cells its query box covers. A row is one contiguous range of
 // sorted agents, walked in fixed CS_LANES-wide chunks with branch-free masks; the padding after
@@ -8,8 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "behaviors/follow/follow_internal.h"
-#include "behaviors/queue/queue_internal.h"
 #include "core/internal.h"
 
 typedef struct query {
@@ -196,9 +196,53 @@ static inline float margin(float px, float py, float reach) {
     return (fabsf(px) + fabsf(py) + reach) * 1e-6f + 1e-6f;
 }
 
-// Queue and follower agents: out of line so the separation-only loop stays small and keeps its
+// A query's subscription, resolved for one pass.
+typedef struct nb_use {
+    uint32_t flag; // 0: nobody
+    const cs_pool* pool;
+    const int32_t* rec_of;
+    uint16_t in[3], out[2];
+} nb_use;
+
+typedef struct nb_subs {
+    nb_use cone, group;
+    uint32_t flags; // agents with any of these take the general path
+} nb_subs;
+
+static nb_use resolve(const crowd_world* w, cs_neighbor_query query) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
+        if (!u->flag) continue;
+        return (nb_use){u->flag,
+                        &w->pools[u->kind],
+                        w->rec_of[u->kind],
+                        {u->in[0], u->in[1], u->in[2]},
+                        {u->out[0], u->out[1]}};
+    }
+    return (nb_use){0};
+}
+
+static inline unsigned char* rec_for(const nb_use* u, uint32_t flags, uint32_t idx) {
+    return flags & u->flag ? cs_pool_find(u->pool, u->rec_of, idx) : NULL;
+}
+
+static inline float* field(unsigned char* rec, uint16_t offset) {
+    return (float*)(void*)(rec + offset);
+}
+
+static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigned char* crec,
+                                 crowd_vec2 gsep, float along) {
+    if (grec) {
+        *field(grec, nb->group.out[0]) = gsep.x;
+        *field(grec, nb->group.out[1]) = gsep.y;
+    }
+    if (crec) *field(crec, nb->cone.out[0]) = along;
+}
+
+// Agents subscribed to a query: out of line so the separation-only loop stays small and keeps its
 // values in registers.
-static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s, bool sparse) {
+static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const nb_subs* nb, int s,
+                                                          bool sparse) {
     const cs_columns* c = &w->cur;
     query q = {
         .px = c->px[s],
@@ -212,23 +256,22 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     };
     const float sep_w = c->sep_weight[s];
     q.sep = sep_w > 0.0f;
-    q.grp = q.group != 0; // only ACTIVE followers have a group
-    // The outputs only followers and queueing agents need go to their records, found through the
-    // per-index record numbers (fetched ahead) and written once at the end, so that no store waits
-    // on memory.
+    q.grp = q.group != 0; // only agents in a group (ACTIVE followers) have one
+    // The outputs go to the subscribers' records, found through the per-index record numbers
+    // (fetched ahead) and written once at the end, so that no store waits on memory.
     const uint32_t flags = c->flags[s], idx = c->id[s];
-    cs_prefetch_rec(c, w->rec_of[CS_REC_FOLLOWER], CS_FLAG_FOLLOW, s, w->count);
-    cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, w->count);
-    cs_follower* fol = flags & CS_FLAG_FOLLOW ? cs_follower_of(w, idx) : NULL;
-    cs_queue_rec* qr = flags & CS_FLAG_QUEUE ? cs_queue_of(w, idx) : NULL;
-    if (qr) {
+    cs_prefetch_rec(c, nb->group.rec_of, nb->group.flag, s, w->count);
+    cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, w->count);
+    unsigned char* grec = rec_for(&nb->group, flags, idx);
+    unsigned char* crec = rec_for(&nb->cone, flags, idx);
+    if (crec) {
         const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? q.vx / speed : 0.0f;
         q.hy = q.cone ? q.vy / speed : 0.0f;
-        q.cone_l = qr->def.cone_length;
-        q.cone_w = qr->def.cone_width;
-        q.cone_w2 = qr->width2;
+        q.cone_l = *field(crec, nb->cone.in[0]);
+        q.cone_w = *field(crec, nb->cone.in[1]);
+        q.cone_w2 = *field(crec, nb->cone.in[2]);
     }
     crowd_vec2 gsep = {0.0f, 0.0f};
     float along = INFINITY;
@@ -236,8 +279,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
     if (!q.sep && !q.grp && !q.cone) {
-        if (fol) fol->gsep = gsep;
-        if (qr) qr->along = along;
+        store_outputs(nb, grec, crec, gsep, along);
         return 0;
     }
 
@@ -280,8 +322,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         gsep = (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy};
     }
     if (q.cone) along = min_lanes(acc.along);
-    if (fol) fol->gsep = gsep;
-    if (qr) qr->along = along;
+    store_outputs(nb, grec, crec, gsep, along);
     return cand;
 }
 
@@ -325,18 +366,19 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     return candidates;
 }
 
-static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world* w, int lo, int hi,
-                                                                     bool sparse) {
+static inline __attribute__((always_inline)) uint64_t
+neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_grid g = w->grid;
     const cs_columns c = w->cur;
     float* restrict fx = w->force_x;
     float* restrict fy = w->force_y;
     const uint32_t* restrict skey = w->skey;
+    const uint32_t general = nb->flags;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
-        // Followers and queueing agents write their records besides the force.
-        if (c.flags[s] & (CS_FLAG_QUEUE | CS_FLAG_FOLLOW)) {
-            candidates += agent_neighbors(w, s, sparse);
+        // Subscribed agents write their records besides the force.
+        if (c.flags[s] & general) {
+            candidates += agent_neighbors(w, nb, s, sparse);
             continue;
         }
         const float weight = c.sep_weight[s];
@@ -353,6 +395,7 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
 
 typedef struct neighbor_ctx {
     crowd_world* w;
+    nb_subs nb;
     uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } neighbor_ctx;
 
@@ -361,12 +404,15 @@ static void neighbor_team(void* arg, int t, int nt) {
     crowd_world* w = c->w;
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    c->candidates[t] =
-        w->grid.dense ? neighbor_range(w, lo, hi, false) : neighbor_range(w, lo, hi, true);
+    c->candidates[t] = w->grid.dense ? neighbor_range(w, &c->nb, lo, hi, false)
+                                     : neighbor_range(w, &c->nb, lo, hi, true);
 }
 
 void cs_pass_neighbor(crowd_world* w) {
     neighbor_ctx c = {.w = w};
+    c.nb.cone = resolve(w, CS_NB_CONE);
+    c.nb.group = resolve(w, CS_NB_GROUP);
+    c.nb.flags = c.nb.cone.flag | c.nb.group.flag;
     cs_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += c.candidates[t];
