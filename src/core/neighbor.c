@@ -16,8 +16,8 @@ typedef struct query {
     float px, py, vx, vy;
     float sep_r; // separation radius (also the group-separation radius)
     float inv_r;
-    float hx, hy;                  // queue heading
-    float cone_l, cone_w, cone_w2; // cone length and width, cs_queue_width2(width)
+    float hx, hy;                  // cone heading
+    float cone_l, cone_w, cone_w2; // cone length, width and squared-width bound (CS_NB_CONE)
     uint32_t self;                 // own sorted slot
     uint32_t group;
     bool sep, grp, cone;
@@ -59,7 +59,7 @@ static inline float min_lanes(const float* a) {
 }
 
 // Separation over one contiguous range of candidates: the one copy of the separation loop, used by
-// separation-only agents (accumulators in registers) and by visit() for agents with records.
+// separation-only agents (accumulators in registers) and by visit() for subscribed agents.
 static inline __attribute__((always_inline)) void
 sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
           float py, float r, float inv_r, float* restrict ax, float* restrict ay,
@@ -83,7 +83,7 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
     }
 }
 
-// Everything: separation, separation within the follower group (none unless `grp`), and the
+// Everything: separation, separation within the agent's group (none unless `grp`), and the
 // forward cone. The group sums stay unconditional: a branch around them, even on a constant,
 // keeps gcc from vectorizing the loop.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
