@@ -23,7 +23,7 @@ static inline crowd_vec2 cs_steer_v2(float x, float y) {
 static inline crowd_vec2 cs_steer_normalize(crowd_vec2 v) {
     const float len = sqrtf(v.x * v.x + v.y * v.y);
     const float div = len > 0.0f ? len : 1.0f;
-    return len > 0.0f ? cs_steer_v2(v.x / div, v.y / div) : cs_steer_v2(0.0f, 0.0f);
+    return cs_steer_v2(len > 0.0f ? v.x / div : 0.0f, len > 0.0f ? v.y / div : 0.0f);
 }
 
 // normalize(dir) * speed - vel: the desired velocity minus the current one.
@@ -78,7 +78,7 @@ static inline crowd_vec2 cs_steer_limit(crowd_vec2 v, float max_len) {
     const float len2 = v.x * v.x + v.y * v.y;
     const bool over = len2 > max_len * max_len;
     const float s = max_len / sqrtf(over ? len2 : 1.0f);
-    return over ? cs_steer_v2(v.x * s, v.y * s) : v;
+    return cs_steer_v2(over ? v.x * s : v.x, over ? v.y * s : v.y);
 }
 
 // The heading kept by integration: normalize(vel) while |vel|^2 > 0.01, else `last`.
@@ -86,7 +86,7 @@ static inline crowd_vec2 cs_steer_heading(crowd_vec2 vel, crowd_vec2 last) {
     const float sp2 = vel.x * vel.x + vel.y * vel.y;
     const bool moving = sp2 > 0.01f;
     const float len = sqrtf(moving ? sp2 : 1.0f);
-    return moving ? cs_steer_v2(vel.x / len, vel.y / len) : last;
+    return cs_steer_v2(moving ? vel.x / len : last.x, moving ? vel.y / len : last.y);
 }
 
 // The arrive that stops on its target (crowd_steer_arrive_stop), toward a target moving at

@@ -96,7 +96,7 @@ static inline crowd_vec2 cs_follow_target(crowd_vec2 lp, crowd_vec2 h, bool has_
                                           crowd_vec2 slot, float behind_dist) {
     const crowd_vec2 s = cs_follow_to_world(lp, h, slot);
     const crowd_vec2 b = cs_steer_v2(lp.x - h.x * behind_dist, lp.y - h.y * behind_dist);
-    return has_slot ? s : b;
+    return cs_steer_v2(has_slot ? s.x : b.x, has_slot ? s.y : b.y);
 }
 
 // The follow force toward `target` (already in world space), h the leader's spec heading, in the
@@ -119,14 +119,14 @@ static inline crowd_vec2 cs_follow_eval(crowd_vec2 pos, crowd_vec2 vel, float ma
     const bool pred = !stopped & predict & literal;
     const float t = cs_steer_predict_time(pos, max_speed, target);
     const crowd_vec2 pt = cs_steer_v2(target.x + lv.x * t, target.y + lv.y * t);
-    const crowd_vec2 to = pred ? pt : target;
+    const crowd_vec2 to = cs_steer_v2(pred ? pt.x : target.x, pred ? pt.y : target.y);
     const crowd_vec2 al = cs_steer_arrive(pos, vel, max_speed, to, slow_radius);
     const crowd_vec2 ak = cs_steer_arrive_to(pos, vel, max_speed, max_force, to, lv, slow_radius,
                                              CROWD_FOLLOW_RESPONSE_TIME);
-    const crowd_vec2 a = literal ? al : ak;
+    const crowd_vec2 a = cs_steer_v2(literal ? al.x : ak.x, literal ? al.y : ak.y);
     f = cs_steer_v2(f.x + a.x, f.y + a.y);
     f = cs_steer_v2(f.x + sep.x * separation_weight, f.y + sep.y * separation_weight);
-    return cs_steer_limit(stopped ? a : f, max_force);
+    return cs_steer_limit(cs_steer_v2(stopped ? a.x : f.x, stopped ? a.y : f.y), max_force);
 }
 
 // cs_follow_eval for an ACTIVE follower with the parameters taken from a follower record;

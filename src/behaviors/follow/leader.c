@@ -183,7 +183,8 @@ static void evaluate(lanes* L, int count) {
         const crowd_vec2 t = cs_follow_target(lp, h, L->slot_mode[k] != 0, off, L->behind[k]);
         const crowd_vec2 f = cs_follow_eval(
             (crowd_vec2){L->px[k], L->py[k]}, (crowd_vec2){L->vx[k], L->vy[k]}, L->ms[k], L->mf[k],
-            lp, (crowd_vec2){L->lvx[k], L->lvy[k]}, h, stopped ? off : t,
+            lp, (crowd_vec2){L->lvx[k], L->lvy[k]}, h,
+            (crowd_vec2){stopped ? off.x : t.x, stopped ? off.y : t.y},
             (crowd_vec2){L->sepx[k], L->sepy[k]}, L->ahead[k], L->ahead_r[k], L->slow[k], L->ew[k],
             L->sw[k], L->predict[k] != 0, L->literal[k] != 0, stopped);
         L->fx[k] = f.x;
