@@ -171,7 +171,7 @@ CROWD_API int crowd_path_closest_segment(const crowd_vec2* points, int count, cr
 // A fresh cursor: state FOLLOWING, index start_index, direction -1 when reverse else +1,
 // segment -1 for waypoints; for a tube the segment leaving start_index in the direction of
 // travel (clamped to the path's ends, wrapping on a loop), which the engine uses as its first
-// segment hint.
+// segment hint. A NULL def gives a cursor in state NONE (index 0, direction 0, segment -1).
 CROWD_API crowd_path_cursor crowd_path_cursor_start(int count, const crowd_path_follow_def* def);
 
 // Waypoints (pathFollowWaypoints). target = points[index]; when |target - pos| < arrive_radius
@@ -197,7 +197,8 @@ CROWD_API crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int coun
 //  - dist > tube_radius: seek(proj); else seek(points[next]), or arrive(points[next],
 //    slow_radius) when a one-shot's next is its final point.
 // cursor->index = next. Returns the force (unweighted). A segment outside [0,
-// crowd_path_segment_count) gives a zero force.
+// crowd_path_segment_count) gives a zero force, except with a cursor FINISHED before the call:
+// that one never uses `segment` and always gets the arrive force above.
 CROWD_API crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
                                           const crowd_path_follow_def* def,
                                           crowd_path_cursor* cursor, int segment, crowd_vec2 pos,

@@ -21,6 +21,10 @@
 // at the last agent may read past it without leaving the allocation.
 #define CS_PAD CS_LANES
 
+// The last generation of an agent index: removing an agent that has it retires the index (never
+// reused, neither live nor free), so generations never wrap and handles never alias.
+#define CS_GENERATION_LAST UINT16_MAX
+
 // Per-agent behavior bits, kept in the sorted `flags` column so passes can skip agents cheaply.
 enum {
     CS_FLAG_GOAL = 1u << 0,   // has a seek / arrive / flee goal
@@ -176,7 +180,9 @@ static inline void cs_prefetch_rec(const cs_columns* c, const int32_t* rec_of, u
 // ---- storage (world.c) --------------------------------------------------------------------------
 void* cs_alloc(crowd_world* w, size_t bytes);
 void cs_free(crowd_world* w, void* p, size_t bytes);
-crowd_status cs_world_grow(crowd_world* w, int capacity);
+// Grows the storage to at least `capacity` agents and, when `pool` is given, makes room for
+// `records` more records in it: all or nothing (a failure leaves the world as it was).
+crowd_status cs_world_grow(crowd_world* w, int capacity, cs_pool* pool, int records);
 
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
