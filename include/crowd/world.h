@@ -23,6 +23,8 @@ typedef struct crowd_world_def {
     int capacity;          // agents storage is sized for up front (default 1024)
     int max_agents;        // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
     int threads;           // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
+    int max_neighbors;     // per-agent neighbor cap, 0 = none (default); see
+                           // crowd_world_set_max_neighbors
     uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
     uint64_t seed;         // seeds the world's random generator (queue respawn points) (default 1)
     crowd_alloc_fn* alloc; // NULL = the C library's aligned_alloc
@@ -47,6 +49,27 @@ CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
 // Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).
 CROWD_API crowd_status crowd_world_set_threads(crowd_world* world, int threads);
 CROWD_API int crowd_world_get_threads(const crowd_world* world);
+
+// Most neighbors crowd_world_set_max_neighbors allows, and the candidates an agent examines per
+// allowed neighbor.
+#define CROWD_MAX_NEIGHBORS 256
+#define CROWD_NEIGHBOR_SCAN 4
+
+// The per-agent neighbor cap, for worlds where agents may pile up (a server's clients can add
+// any number of agents at one point: without a cap a step then costs n^2). 0 (the default) turns
+// it off: every agent within the separation radius counts. With a cap k in
+// [1, CROWD_MAX_NEIGHBORS] each agent examines at most k * CROWD_NEIGHBOR_SCAN candidates of its
+// query box, visiting its rows of grid cells from its own row outward (own, below, above, two
+// below, ...) and each row's agents in their sorted order; of those it keeps the k nearest
+// within its separation radius (equal distances: the lower handle index first) for separation
+// and group separation, summed nearest first, and its queue cone takes the closest agent ahead
+// among all it examined. The cost per agent is then at most k * CROWD_NEIGHBOR_SCAN candidates
+// plus the rows of its query box, however many agents share a cell. Results stay deterministic
+// and independent of the thread count; a capped world generally steps differently from an
+// uncapped one, also where no agent has more than k neighbors (sums are taken in another order).
+// Out of range: CROWD_ERR_BAD_COUNT.
+CROWD_API crowd_status crowd_world_set_max_neighbors(crowd_world* world, int max_neighbors);
+CROWD_API int crowd_world_get_max_neighbors(const crowd_world* world);
 
 CROWD_API int crowd_world_agent_count(const crowd_world* world);
 CROWD_API float crowd_world_get_dt(const crowd_world* world);

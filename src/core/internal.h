@@ -91,7 +91,8 @@ struct crowd_world {
     float dt;
     float cell_size;
     int threads_requested;
-    int threads; // resolved, >= 1
+    int threads;       // resolved, >= 1
+    int max_neighbors; // 0 = no cap (neighbor.c), else the capped pass (neighbor_cap.c)
     int max_agents;
     uint16_t tag;
     uint64_t tick;
@@ -208,6 +209,7 @@ void cs_paths_free(crowd_world* w);
 // ---- passes, in tick order (step.c calls them) ----------------------------------------------
 void cs_pass_sort(crowd_world* w);
 uint64_t cs_pass_neighbor(crowd_world* w);
+uint64_t cs_pass_neighbor_capped(crowd_world* w);
 void cs_pass_path(crowd_world* w);
 void cs_pass_goal(crowd_world* w);
 void cs_pass_integrate(crowd_world* w);

@@ -19,7 +19,7 @@ crowd_status crowd_world_step(crowd_world* w) {
     t[0] = omp_get_wtime();
     cs_pass_sort(w);
     t[1] = omp_get_wtime();
-    p->candidates = cs_pass_neighbor(w);
+    p->candidates = w->max_neighbors > 0 ? cs_pass_neighbor_capped(w) : cs_pass_neighbor(w);
     t[2] = omp_get_wtime();
     // Follow-leader forces, after the neighbor pass because they consume the group separation.
     cs_pass_leader(w);

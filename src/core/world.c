@@ -195,6 +195,8 @@ static crowd_status validate_def(const crowd_world_def* def) {
         return CROWD_ERR_OUT_OF_RANGE;
     if (def->capacity < 0 || def->max_agents < 1 || def->max_agents > (1 << 30))
         return CROWD_ERR_BAD_CAPACITY;
+    if (def->max_neighbors < 0 || def->max_neighbors > CROWD_MAX_NEIGHBORS)
+        return CROWD_ERR_BAD_COUNT;
     if ((def->alloc == NULL) != (def->free == NULL)) return CROWD_ERR_NULL_ARGUMENT;
     return CROWD_OK;
 }
@@ -218,6 +220,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->cell_size = def->cell_size;
     w->threads_requested = def->threads;
     w->threads = resolve_threads(def->threads);
+    w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
     w->rng = def->seed;
     cs_pool_init(&w->goal_pool, sizeof(crowd_goal), 0);
@@ -281,6 +284,17 @@ crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
 
 int crowd_world_get_threads(const crowd_world* w) {
     return w ? w->threads : 0;
+}
+
+crowd_status crowd_world_set_max_neighbors(crowd_world* w, int max_neighbors) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (max_neighbors < 0 || max_neighbors > CROWD_MAX_NEIGHBORS) return CROWD_ERR_BAD_COUNT;
+    w->max_neighbors = max_neighbors;
+    return CROWD_OK;
+}
+
+int crowd_world_get_max_neighbors(const crowd_world* w) {
+    return w ? w->max_neighbors : 0;
 }
 int crowd_world_agent_count(const crowd_world* w) {
     return w ? w->count : 0;

@@ -1,7 +1,8 @@
 // The core snapshot sections: world settings, handle index table and agents.
 //
 //  'WRLD' (32 bytes): f32 dt, f32 cell_size, i32 threads (as requested, 0 = all cores),
-//         i32 max_agents, i32 capacity, u16 world tag, u16 reserved (0), u64 tick.
+//         i32 max_agents, i32 capacity, u16 world tag, u16 max_neighbors (0 = no cap; this
+//         field was reserved as 0 before, so older snapshots load as uncapped), u64 tick.
 //         The capacity is part of the state: it sets the spatial hash's bucket count, which
 //         decides the order agents are sorted into and so the order neighbor sums are added in.
 //  'INDX': u32 index_count, u32 free_count, u16 generation[index_count],
@@ -34,7 +35,7 @@ void cs_snap_save_world(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_u32(out, (uint32_t)w->max_agents);
     cs_snap_put_u32(out, (uint32_t)w->capacity);
     cs_snap_put_u16(out, w->tag);
-    cs_snap_put_u16(out, 0);
+    cs_snap_put_u16(out, (uint16_t)w->max_neighbors);
     cs_snap_put_u64(out, w->tick);
 }
 
@@ -46,9 +47,10 @@ crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, c
     wd.max_agents = (int32_t)cs_snap_get_u32(in);
     wd.capacity = (int32_t)cs_snap_get_u32(in);
     wd.world_tag = cs_snap_get_u16(in);
-    const uint16_t reserved = cs_snap_get_u16(in);
+    wd.max_neighbors = cs_snap_get_u16(in);
     const uint64_t tick = cs_snap_get_u64(in);
-    if (in->bad || in->left != 0 || reserved != 0) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    if (in->bad || in->left != 0 || wd.max_neighbors > CROWD_MAX_NEIGHBORS)
+        return CROWD_ERR_SNAPSHOT_CORRUPT;
     // A world tag of 0 is never stored: a created world always has its tag resolved.
     if (!(wd.dt > 0.0f && wd.dt <= CROWD_MAX_DT) ||
         !(wd.cell_size >= CROWD_MIN_CELL_SIZE && wd.cell_size <= CROWD_MAX_DISTANCE) ||

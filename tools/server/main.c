@@ -16,6 +16,9 @@
 //   {"cmd":"step","n":10}     (--lockstep only: run n ticks now)
 //   {"cmd":"dump"}            (write the full state: {"dump":{"tick","hash","agents"}})
 //   {"cmd":"quit"}
+// The world has a per-agent neighbor cap (--max-neighbors, default 64; see
+// crowd_world_set_max_neighbors), so no client can make a step cost more than that many
+// neighbors per agent by piling agents up.
 // Output lines:
 //   {"tick":T,"added":[[ref,id],...],"removed":[id,...],"changed":[[id,x,y,vx,vy],...]}
 //   {"error":"<status>","line":N}   for a command that failed (the world is unchanged), among
@@ -47,6 +50,7 @@ typedef struct options {
     int threads;
     float dt;
     int capacity;
+    int max_neighbors;
 } options;
 
 typedef struct sent { // what the clients were last told about an agent index
@@ -522,7 +526,9 @@ static void usage(FILE* f) {
           "  --ticks N       stop after N ticks (default: when stdin closes)\n"
           "  --threads T     OpenMP threads of the step; 1 = the server's thread (default 1)\n"
           "  --dt S          tick length in seconds (default 0.1)\n"
-          "  --capacity N    agents to reserve storage for (default 1024)\n",
+          "  --capacity N    agents to reserve storage for (default 1024)\n"
+          "  --max-neighbors K  per-agent neighbor cap, 0 = none (default 64): bounds the cost\n"
+          "                  of a step however densely clients pile agents up\n",
           f);
 }
 
@@ -551,6 +557,9 @@ static bool parse_args(int argc, char** argv, options* o) {
             o->dt = (float)v;
         else if (!strcmp(a, "--capacity") && v >= 0 && v <= 1 << 24)
             o->capacity = (int)v;
+        else if (!strcmp(a, "--max-neighbors") && v >= 0 && v <= CROWD_MAX_NEIGHBORS &&
+                 v == floor(v))
+            o->max_neighbors = (int)v;
         else
             return false;
     }
@@ -558,7 +567,13 @@ static bool parse_args(int argc, char** argv, options* o) {
 }
 
 int main(int argc, char** argv) {
-    server s = {.opt = {.rate = 20, .max_ticks = -1, .threads = 1, .dt = 0.1f, .capacity = 1024},
+    // Clients may add any number of agents anywhere: the server caps neighbors by default.
+    server s = {.opt = {.rate = 20,
+                        .max_ticks = -1,
+                        .threads = 1,
+                        .dt = 0.1f,
+                        .capacity = 1024,
+                        .max_neighbors = 64},
                 .out = stdout};
     if (!parse_args(argc, argv, &s.opt)) {
         usage(stderr);
@@ -568,6 +583,7 @@ int main(int argc, char** argv) {
     wd.threads = s.opt.threads;
     wd.dt = s.opt.dt;
     wd.capacity = s.opt.capacity;
+    wd.max_neighbors = s.opt.max_neighbors;
     wd.world_tag = 1;
     crowd_status st = crowd_world_create(&wd, &s.world);
     s.buf = malloc(MAX_LINE);
