@@ -384,8 +384,9 @@ static void zero_dt(bytes* b) {
 static void capacity_below_max(bytes* b) {
     wr(b->p + section(b, 0) + 12, 4, rd(b->p + section(b, 0) + 16, 4) - 1); // max < capacity
 }
-static void reserved_nonzero(bytes* b) {
-    wr(b->p + section(b, 0) + 22, 2, 1);
+// The world section's neighbor cap (a reserved 0 before the cap existed) beyond its range.
+static void neighbor_cap_too_large(bytes* b) {
+    wr(b->p + section(b, 0) + 22, 2, CROWD_MAX_NEIGHBORS + 1);
 }
 static void table_reserved_nonzero(bytes* b) {
     wr(b->p + 24 + 24 + 4, 4, 1);
@@ -444,7 +445,7 @@ Test(snapshot, inconsistent_content_is_refused) {
         {"index count beyond capacity", index_count_beyond_capacity, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"zero dt", zero_dt, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"max agents below capacity", capacity_below_max, CROWD_ERR_SNAPSHOT_CORRUPT},
-        {"reserved field set", reserved_nonzero, CROWD_ERR_SNAPSHOT_CORRUPT},
+        {"neighbor cap beyond its range", neighbor_cap_too_large, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"table reserved field set", table_reserved_nonzero, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"section length off", section_length_off, CROWD_ERR_SNAPSHOT_CORRUPT},
         {"unknown section", unknown_section_id, CROWD_ERR_SNAPSHOT_SECTION},
