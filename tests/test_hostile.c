@@ -231,6 +231,8 @@ Test(hostile, behavior_values_beyond_the_ranges_are_refused) {
     cr_assert_eq(crowd_path_create(w, pts, 3, &path), CROWD_ERR_OUT_OF_RANGE);
     pts[2] = (crowd_vec2){10.0f, 10.0f};
     cr_assert_eq(crowd_path_create(w, pts, 3, &path), CROWD_OK);
+    const crowd_vec2 far_pts[2] = {{0.0f, 0.0f}, {0.0f, -2e6f}};
+    cr_assert_eq(crowd_path_replace(w, path, far_pts, 2), CROWD_ERR_OUT_OF_RANGE);
     const uint64_t h_path = crowd_world_state_hash(w);
     cr_assert_eq(h_path, h, "a path alone is not agent state");
     crowd_path_follow_def pf = crowd_path_follow_def_default();
@@ -334,6 +336,37 @@ Test(hostile, finished_tube_cursor_ignores_the_segment) {
         const crowd_vec2 got = crowd_path_tube_step(pts, 3, &d, &k, segments[i], pos, vel, 1.5f);
         cr_assert(got.x == want.x && got.y == want.y, "segment %d", segments[i]);
         cr_assert_eq(memcmp(&k, &c, sizeof k), 0, "the cursor changed");
+    }
+}
+
+// Agents thousands of metres apart cost a few candidates each, wherever they are in the valid
+// plane: 3,001 agents at 667 m spacing along the diagonal and scattered over the whole plane
+// (3.5 s and 916 M candidates per step at 1e6 m spacing before coordinates were bounded; such
+// positions are now refused).
+Test(hostile, sparse_worlds_cost_a_few_candidates_per_agent) {
+    enum { N = 3001 };
+    for (int layout = 0; layout < 2; ++layout) {
+        crowd_world* w = world_with(1);
+        const float step = 2.0f * CROWD_MAX_COORD / (float)(N - 1);
+        for (int i = 0; i < N; ++i) {
+            float x = -CROWD_MAX_COORD + (float)i * step, y = x;
+            if (layout == 1) {
+                x = -CROWD_MAX_COORD + (float)((i * 7919) % N) * step;
+                y = -CROWD_MAX_COORD + (float)((i * 104729) % N) * step;
+            }
+            add_at(w, x, y);
+        }
+        crowd_agent_def beyond = crowd_agent_def_default();
+        beyond.position = (crowd_vec2){2e6f, 0.0f};
+        crowd_agent_id id;
+        cr_assert_eq(crowd_agent_add(w, &beyond, &id), CROWD_ERR_OUT_OF_RANGE);
+        for (int t = 0; t < 3; ++t) {
+            cr_assert_eq(crowd_world_step(w), CROWD_OK);
+            const crowd_profile p = crowd_world_get_profile(w);
+            cr_assert_leq(p.candidates, 16u * N, "layout %d: %llu candidates", layout,
+                          (unsigned long long)p.candidates);
+        }
+        crowd_world_destroy(w);
     }
 }
 
