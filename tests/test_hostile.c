@@ -341,9 +341,8 @@ Test(hostile, finished_tube_cursor_ignores_the_segment) {
 
 // Agents thousands of metres apart cost a few candidates each, wherever they are in the valid
 // plane: 3,001 agents at 667 m spacing along the diagonal and scattered over the whole plane
-// (8.4 s and 4.1 G candidates per step at 1e6 m spacing on a diagonal before coordinates were
-// bounded, on the development machine; such
-// positions are now refused).
+// (8.4 s and 4.1 G candidates per step at 1e6 m spacing on a diagonal, on the development
+// machine, before coordinates were bounded; such positions are now refused).
 Test(hostile, sparse_worlds_cost_a_few_candidates_per_agent) {
     enum { N = 3001 };
     for (int layout = 0; layout < 2; ++layout) {
