@@ -484,6 +484,7 @@ static void random_world(uint64_t seed, int threads) {
     wd.threads = threads;
     wd.dt = pick(&r, 0.0f, CROWD_MAX_DT);
     wd.cell_size = pick(&r, CROWD_MIN_CELL_SIZE, CROWD_MAX_DISTANCE);
+    wd.max_neighbors = seed % 3 == 0 ? 4 : 0; // the capped pass too
     crowd_world* w;
     if (crowd_world_create(&wd, &w) != CROWD_OK) {
         wd.dt = CROWD_MAX_DT;
