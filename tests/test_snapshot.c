@@ -460,6 +460,35 @@ Test(snapshot, inconsistent_content_is_refused) {
     crowd_world_destroy(a);
 }
 
+// An index that is neither live nor free is retired, which only an index at its last
+// generation can be (see crowd_agent_remove): index 0 retired after 65,536 uses loads, the same
+// snapshot with its generation edited down is refused.
+Test(snapshot, retired_index_only_at_its_last_generation) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    crowd_world* a;
+    cr_assert_eq(crowd_world_create(&wd, &a), CROWD_OK);
+    crowd_agent_def d = crowd_agent_def_default();
+    crowd_agent_id id;
+    for (int k = 0; k < 65536; ++k) {
+        cr_assert_eq(crowd_agent_add(a, &d, &id), CROWD_OK);
+        cr_assert_eq(crowd_agent_remove(a, id), CROWD_OK);
+    }
+    cr_assert_eq(crowd_agent_add(a, &d, &id), CROWD_OK);
+    cr_assert_eq(id.index1, 2, "index 0 was retired");
+    bytes b = save(a);
+    cr_assert_eq(try_load(&b), CROWD_OK);
+    const size_t ix = section(&b, 1);
+    cr_assert_eq(rd(b.p + ix, 4), 2);     // index_count
+    cr_assert_eq(rd(b.p + ix + 4, 4), 0); // nothing free
+    cr_assert_eq(rd(b.p + ix + 8, 2), 0xffff);
+    wr(b.p + ix + 8, 2, 0xfffe);
+    reseal(&b);
+    cr_assert_eq(try_load(&b), CROWD_ERR_SNAPSHOT_CORRUPT);
+    free(b.p);
+    crowd_world_destroy(a);
+}
+
 Test(snapshot, world_larger_than_allowed) {
     crowd_world* a = busy_world(100, 1, 6);
     cr_assert_eq(crowd_world_reserve(a, 5000), CROWD_OK);
