@@ -62,8 +62,9 @@ static inline bool crowd_path_id_equal(crowd_path_id a, crowd_path_id b) {
 
 // Copies `count` points into a new path. Rejected without creating anything: fewer than 2
 // points (CROWD_ERR_PATH_TOO_SHORT), more than CROWD_PATH_MAX_POINTS (CROWD_ERR_PATH_TOO_LONG),
-// a NaN or infinite coordinate (CROWD_ERR_NOT_FINITE), two consecutive equal points
-// (CROWD_ERR_PATH_REPEATED_POINT). The first and last point may be equal.
+// a NaN or infinite coordinate (CROWD_ERR_NOT_FINITE), a coordinate beyond CROWD_MAX_COORD
+// (CROWD_ERR_OUT_OF_RANGE), two consecutive equal points (CROWD_ERR_PATH_REPEATED_POINT). The first
+// and last point may be equal.
 CROWD_API crowd_status crowd_path_create(crowd_world* world, const crowd_vec2* points, int count,
                                          crowd_path_id* out);
 
@@ -139,7 +140,9 @@ CROWD_API crowd_path_follow_def crowd_path_follow_def_default(void);
 // Starts the agent on a path with a fresh cursor (crowd_path_cursor_start). Errors: agent
 // handle errors; CROWD_ERR_NULL_ARGUMENT; CROWD_ERR_INVALID_ENUM (kind, mode);
 // CROWD_ERR_NOT_FINITE; CROWD_ERR_BAD_RADIUS (arrive, slow or tube radius <= 0, predict_ahead
-// < 0); CROWD_ERR_BAD_WEIGHT; path handle errors; CROWD_ERR_BAD_PATH_INDEX (start_index).
+// < 0); CROWD_ERR_BAD_WEIGHT; CROWD_ERR_OUT_OF_RANGE (radii beyond CROWD_MAX_DISTANCE,
+// predict_ahead beyond CROWD_MAX_TIME, weight beyond CROWD_MAX_WEIGHT); path handle errors;
+// CROWD_ERR_BAD_PATH_INDEX (start_index).
 CROWD_API crowd_status crowd_agent_set_path(crowd_world* world, crowd_agent_id id,
                                             const crowd_path_follow_def* def);
 

@@ -18,11 +18,14 @@ typedef void* crowd_alloc_fn(size_t size, size_t align, void* user);
 typedef void crowd_free_fn(void* ptr, size_t size, void* user);
 
 typedef struct crowd_world_def {
-    float dt;              // tick length in seconds, > 0 (default 0.1)
-    float cell_size;       // spatial hash cell edge in metres, > 0 (default 2.5)
-    int capacity;          // agents storage is sized for up front (default 1024)
-    int max_agents;        // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
-    int threads;           // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
+    float dt;        // tick length in seconds, in (0, CROWD_MAX_DT] (default 0.1)
+    float cell_size; // spatial hash cell edge in metres, in [CROWD_MIN_CELL_SIZE,
+                     // CROWD_MAX_DISTANCE] (default 2.5)
+    int capacity;    // agents storage is sized for up front (default 1024)
+    int max_agents;  // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24); an
+                     // agent index retired after 65,536 uses (crowd_agent_remove) counts too
+    int threads;     // OpenMP threads per step, at most CROWD_MAX_THREADS; 0 = all cores (capped at
+                     // CROWD_MAX_THREADS), 1 = the calling thread only
     int max_neighbors;     // per-agent neighbor cap, 0 = none (default); see
                            // crowd_world_set_max_neighbors
     uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
@@ -128,6 +131,10 @@ typedef struct crowd_goal {
     float weight;      // >= 0 (default 1)
 } crowd_goal;
 
+// Every float below also has its valid range (crowd/base.h): positions within CROWD_MAX_COORD,
+// velocity components within CROWD_MAX_SPEED, radii within CROWD_MAX_DISTANCE, max_speed in
+// [CROWD_MIN_SPEED, CROWD_MAX_SPEED], max_force up to CROWD_MAX_FORCE, weights up to
+// CROWD_MAX_WEIGHT; beyond it a call fails with CROWD_ERR_OUT_OF_RANGE.
 typedef struct crowd_agent_def {
     crowd_vec2 position;
     crowd_vec2 velocity;
@@ -146,6 +153,9 @@ CROWD_API crowd_goal crowd_goal_default(void);
 
 CROWD_API crowd_status crowd_agent_add(crowd_world* world, const crowd_agent_def* def,
                                        crowd_agent_id* out);
+// Removes the agent; its handle (and every copy) is stale from now on. Its storage index is
+// reused with a new generation, 65,536 times at most: then the index is retired, so that no
+// stale handle can ever name another agent.
 CROWD_API crowd_status crowd_agent_remove(crowd_world* world, crowd_agent_id id);
 
 // CROWD_OK when the handle names a live agent of this world, else why not.
