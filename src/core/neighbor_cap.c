@@ -24,7 +24,7 @@ typedef struct kept {
 
 typedef struct cap_query {
     float px, py, r, inv_r;
-    float hx, hy, cone_l, cone_w2;
+    float hx, hy, cone_l, cone_w, cone_w2;
     uint32_t self, group;
     bool cone;
     int k, scan;     // neighbors kept at most, candidates examined at most
@@ -82,7 +82,7 @@ static bool query_box(const cap_query* q, float reach_r, cs_cell_box* box) {
     float x0 = q->px - reach_r, x1 = q->px + reach_r, y0 = q->py - reach_r, y1 = q->py + reach_r;
     float reach = reach_r;
     if (q->cone) {
-        const float cw = sqrtf(q->cone_w2);
+        const float cw = q->cone_w;
         const float ex = fabsf(q->hy) * cw, ey = fabsf(q->hx) * cw;
         const float tx = q->hx * q->cone_l, ty = q->hy * q->cone_l;
         x0 = minf(x0, q->px + minf(0.0f, tx) - ex);
@@ -119,11 +119,40 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
     }
 }
 
-static uint64_t agent_capped(crowd_world* w, int s, kept* scratch) {
+// A query's subscribers (core/behavior.h), resolved for one pass: agents with `flag` read their
+// inputs from and write their outputs to float fields of their records of one kind.
+typedef struct cap_use {
+    uint32_t flag; // 0: nobody
+    const cs_pool* pool;
+    const int32_t* rec_of;
+    uint16_t in[3], out[2];
+} cap_use;
+
+static cap_use resolve(const crowd_world* w, cs_neighbor_query query) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
+        if (u->flag)
+            return (cap_use){u->flag,
+                             &w->pools[u->kind],
+                             w->rec_of[u->kind],
+                             {u->in[0], u->in[1], u->in[2]},
+                             {u->out[0], u->out[1]}};
+    }
+    return (cap_use){0};
+}
+
+static inline float* field(unsigned char* rec, uint16_t offset) {
+    return (float*)(void*)(rec + offset);
+}
+
+static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_use* group_use,
+                             int s, kept* scratch) {
     const cs_columns* c = &w->cur;
     const uint32_t flags = c->flags[s], idx = c->id[s];
-    cs_follower* fol = flags & CS_FLAG_FOLLOW ? cs_follower_of(w, idx) : NULL;
-    cs_queue_rec* qr = flags & CS_FLAG_QUEUE ? cs_queue_of(w, idx) : NULL;
+    unsigned char* grec =
+        flags & group_use->flag ? cs_pool_find(group_use->pool, group_use->rec_of, idx) : NULL;
+    unsigned char* crec =
+        flags & cone_use->flag ? cs_pool_find(cone_use->pool, cone_use->rec_of, idx) : NULL;
     const float vx = c->vx[s], vy = c->vy[s], sep_w = c->sep_weight[s];
     cap_query q = {.px = c->px[s],
                    .py = c->py[s],
@@ -138,13 +167,14 @@ static uint64_t agent_capped(crowd_world* w, int s, kept* scratch) {
                    .g = &w->grid,
                    .w = w};
     const bool sep = sep_w > 0.0f, grp = q.group != 0;
-    if (qr) {
+    if (crec) {
         const float speed = sqrtf(vx * vx + vy * vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? vx / speed : 0.0f;
         q.hy = q.cone ? vy / speed : 0.0f;
-        q.cone_l = qr->def.cone_length;
-        q.cone_w2 = qr->width2;
+        q.cone_l = *field(crec, cone_use->in[0]);
+        q.cone_w = *field(crec, cone_use->in[1]);
+        q.cone_w2 = *field(crec, cone_use->in[2]);
     }
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
@@ -168,16 +198,18 @@ static uint64_t agent_capped(crowd_world* w, int s, kept* scratch) {
         w->force_x[s] = (ms * sx - (float)q.n * vx) * sep_w;
         w->force_y[s] = (ms * sy - (float)q.n * vy) * sep_w;
     }
-    if (fol)
-        fol->gsep = grp ? (crowd_vec2){ms * gx - (float)gn * vx, ms * gy - (float)gn * vy}
-                        : (crowd_vec2){0.0f, 0.0f};
-    if (qr) qr->along = q.cone ? q.along : INFINITY;
+    if (grec) {
+        *field(grec, group_use->out[0]) = grp ? ms * gx - (float)gn * vx : 0.0f;
+        *field(grec, group_use->out[1]) = grp ? ms * gy - (float)gn * vy : 0.0f;
+    }
+    if (crec) *field(crec, cone_use->out[0]) = q.cone ? q.along : INFINITY;
     return (uint64_t)q.examined;
 }
 
 typedef struct cap_ctx {
     crowd_world* w;
-    uint64_t candidates[CROWD_MAX_THREADS]; // per thread, summed in thread order
+    cap_use cone, group;
+    uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } cap_ctx;
 
 static void cap_team(void* arg, int t, int nt) {
@@ -187,14 +219,14 @@ static void cap_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     uint64_t total = 0;
-    for (int s = lo; s < hi; ++s) total += agent_capped(w, s, scratch);
+    for (int s = lo; s < hi; ++s) total += agent_capped(w, &x->cone, &x->group, s, scratch);
     x->candidates[t] = total;
 }
 
-uint64_t cs_pass_neighbor_capped(crowd_world* w) {
-    cap_ctx x = {.w = w};
+void cs_pass_neighbor_capped(crowd_world* w) {
+    cap_ctx x = {.w = w, .cone = resolve(w, CS_NB_CONE), .group = resolve(w, CS_NB_GROUP)};
     cs_team_run(w->threads, cap_team, &x);
     uint64_t total = 0;
-    for (int t = 0; t < CROWD_MAX_THREADS; ++t) total += x.candidates[t];
-    return total;
+    for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];
+    w->profile.candidates = total;
 }

@@ -13,6 +13,12 @@
 #ifndef CS_TEAM_H
 #define CS_TEAM_H
 
+#include "crowd/base.h"
+
+// Most threads a world uses (a larger crowd_world_def.threads is refused, and 0 = all cores is
+// capped at it). Passes size their per-thread arrays by it.
+#define CS_MAX_THREADS CROWD_MAX_THREADS
+
 typedef void cs_team_fn(void* ctx, int t, int nt);
 
 void cs_team_run(int threads, cs_team_fn* fn, void* ctx);

@@ -75,12 +75,10 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
     out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
-    // Behaviors: one record number per index; the records are in pools of their own size.
-    out[n++] = (array_ref){&w->goal_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->queue_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->path_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->follow.follower_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->follow.leader_rec, sizeof(int32_t), false};
+    // Behaviors: one record number per index and record kind; the records are in pools of their
+    // own size.
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        out[n++] = (array_ref){&w->rec_of[k], sizeof(int32_t), false};
     return n;
 }
 
@@ -102,10 +100,12 @@ static size_t ref_bytes(const array_ref* r, int capacity) {
 }
 
 // Resizes the capacity-sized arrays, the histograms and the cell table together and then, when
-// `pool` is given, makes room for `records` more records in it (whose growth is capped by the new
-// capacity). All or nothing: the old buffers are freed only once everything has succeeded, so a
-// failure leaves the world byte for byte as it was, capacity included.
-static crowd_status resize(crowd_world* w, int capacity, int threads, cs_pool* pool, int records) {
+// `then` is given, calls it with the new storage in place (the behaviors' reservations, whose pool
+// growth is capped by the new capacity). All or nothing: the old buffers are freed only once
+// everything has succeeded, so a failure leaves the world's storage byte for byte as it was,
+// capacity included.
+static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_then* then,
+                           void* ctx) {
     array_ref refs[MAX_ARRAYS];
     void* fresh[MAX_ARRAYS];
     void* old[MAX_ARRAYS];
@@ -148,13 +148,13 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_pool* p
         }
         for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
         w->capacity = capacity;
-        if (pool && cs_pool_reserve(w, pool, records) != CROWD_OK) {
+        if (then && then(w, ctx) != CROWD_OK) {
             for (int i = 0; i < n; ++i) ref_set(&refs[i], old[i]);
             w->capacity = old_capacity;
             ok = false;
         }
-    } else if (ok && pool) {
-        ok = cs_pool_reserve(w, pool, records) == CROWD_OK;
+    } else if (ok && then) {
+        ok = then(w, ctx) == CROWD_OK;
     }
     if (!ok) {
         for (int i = 0; i < made; ++i) cs_free(w, fresh[i], ref_bytes(&refs[i], capacity));
@@ -178,9 +178,9 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_pool* p
     return CROWD_OK;
 }
 
-crowd_status cs_world_grow(crowd_world* w, int capacity, cs_pool* pool, int records) {
-    if (capacity <= w->capacity) return pool ? cs_pool_reserve(w, pool, records) : CROWD_OK;
-    return resize(w, capacity, w->threads, pool, records);
+crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx) {
+    if (capacity <= w->capacity) return then ? then(w, ctx) : CROWD_OK;
+    return resize(w, capacity, w->threads, then, ctx);
 }
 
 // ---- public -------------------------------------------------------------------------------------
@@ -223,11 +223,11 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
     w->rng = def->seed;
-    cs_pool_init(&w->goal_pool, sizeof(crowd_goal), 0);
-    cs_pool_init(&w->queue_pool, sizeof(cs_queue_rec), sizeof(crowd_arrival));
-    cs_pool_init(&w->path_pool, sizeof(cs_path_rec), 0);
-    cs_pool_init(&w->follow.follower_pool, sizeof(cs_follower), 0);
-    cs_pool_init(&w->follow.leader_pool, sizeof(cs_leader), sizeof(uint32_t));
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {
+            const cs_record_def* d = &cs_behaviors[b].records[r];
+            cs_pool_init(&w->pools[d->kind], d->size, d->aux_size);
+        }
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {
@@ -235,8 +235,17 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
         w->tag = (uint16_t)cs_mix32((uint32_t)(a >> 6) ^ (uint32_t)(a >> 38));
     }
 
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b) {
+        const size_t bytes = cs_behaviors[b].state_bytes;
+        if (!bytes) continue;
+        w->state[b] = cs_alloc(w, bytes);
+        if (w->state[b])
+            memset(w->state[b], 0, bytes);
+        else
+            st = CROWD_ERR_OUT_OF_MEMORY;
+    }
     int capacity = def->capacity < def->max_agents ? def->capacity : def->max_agents;
-    st = resize(w, capacity > 0 ? capacity : 1, w->threads, NULL, 0);
+    if (st == CROWD_OK) st = resize(w, capacity > 0 ? capacity : 1, w->threads, NULL, NULL);
     if (st != CROWD_OK) {
         crowd_world_destroy(w);
         return st;
@@ -247,13 +256,14 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
 
 void crowd_world_destroy(crowd_world* w) {
     if (!w) return;
-    cs_paths_free(w);
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        if (cs_behaviors[b].destroy) cs_behaviors[b].destroy(w);
+        cs_free(w, w->state[b], cs_behaviors[b].state_bytes);
+        w->state[b] = NULL;
+    }
+    for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
-    cs_follow_destroy(w);
-    cs_pool_free(w, &w->goal_pool);
-    cs_pool_free(w, &w->queue_pool);
-    cs_pool_free(w, &w->path_pool);
     for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
     cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
     cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
@@ -262,20 +272,26 @@ void crowd_world_destroy(crowd_world* w) {
     fr(w, sizeof *w, user);
 }
 
+// Every behavior's room for `agents` agents, with the grown storage in place.
+static crowd_status reserve_behaviors(crowd_world* w, void* ctx) {
+    const int agents = *(const int*)ctx;
+    crowd_status st = CROWD_OK;
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
+        if (cs_behaviors[b].reserve) st = cs_behaviors[b].reserve(w, agents);
+    return st;
+}
+
 crowd_status crowd_world_reserve(crowd_world* w, int agents) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
-    // A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
-    // `agents` agents allocates nothing. (The behavior calls acquire their records themselves.)
-    const int goals = agents - w->goal_pool.live;
-    return cs_world_grow(w, agents, goals > 0 ? &w->goal_pool : NULL, goals);
+    return cs_world_grow(w, agents, reserve_behaviors, &agents);
 }
 
 crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (threads < 0 || threads > CROWD_MAX_THREADS) return CROWD_ERR_BAD_THREADS;
     int resolved = resolve_threads(threads);
-    crowd_status st = resize(w, w->capacity, resolved, NULL, 0);
+    crowd_status st = resize(w, w->capacity, resolved, NULL, NULL);
     if (st != CROWD_OK) return st;
     w->threads_requested = threads;
     w->threads = resolved;
