@@ -1,9 +1,15 @@
 // The steering primitives: the inline math of steer/steer_math.h, which the engine's passes call.
 #include "crowd/steer.h"
 
+#include <float.h>
 #include <math.h>
 
+#include "core/range.h"
 #include "steer/steer_math.h"
+
+static inline crowd_vec2 v2(float x, float y) {
+    return cs_steer_v2(x, y);
+}
 
 crowd_vec2 crowd_steer_seek(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 target) {
     return cs_steer_seek(pos, vel, max_speed, target);
@@ -40,8 +46,8 @@ crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
 crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                   const crowd_vec2* neighbors, int count, float sep_radius,
                                   float weight) {
-    crowd_vec2 f = cs_steer_v2(0.0f, 0.0f);
-    for (int i = 0; i < count; ++i) {
+    crowd_vec2 f = v2(0.0f, 0.0f);
+    for (int i = 0; neighbors && i < count; ++i) {
         float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
         float d = sqrtf(ox * ox + oy * oy);
         if (!(d > 0.01f && d < sep_radius)) continue;
@@ -54,8 +60,8 @@ crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_spee
 
 crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const crowd_vec2* neighbors,
                                        int count, float sep_radius, float weight) {
-    crowd_vec2 f = cs_steer_v2(0.0f, 0.0f);
-    for (int i = 0; i < count; ++i) {
+    crowd_vec2 f = v2(0.0f, 0.0f);
+    for (int i = 0; neighbors && i < count; ++i) {
         float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
         float d = sqrtf(ox * ox + oy * oy);
         if (!(d > 0.01f && d < sep_radius)) continue;
@@ -66,15 +72,35 @@ crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const cr
     return f;
 }
 
+// limit for a vector or a length whose square overflows float32 (beyond about 1.8e19): the same
+// comparison on values multiplied by 2^-100 (exact: a power of two), whose squares are finite,
+// and the result as the scaled vector's direction times max_len. Where a scaled square
+// underflows the comparison still decides right: either |v| overflowed and max_len is far below
+// it, or max_len overflowed and |v| is far below it. Never reached by the engine, whose values
+// stay within the ranges of crowd/base.h.
+static crowd_vec2 limit_huge(crowd_vec2 v, float max_len) {
+    const float k = 0x1p-100f;
+    const float x = v.x * k, y = v.y * k, m = max_len * k;
+    const float len2 = x * x + y * y;
+    if (len2 > m * m) {
+        const float len = sqrtf(len2);
+        return v2(x / len * max_len, y / len * max_len);
+    }
+    return v;
+}
+
 crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len) {
+    float len2 = v.x * v.x + v.y * v.y;
+    if (!(len2 <= FLT_MAX) || !(max_len * max_len <= FLT_MAX)) return limit_huge(v, max_len);
     return cs_steer_limit(v, max_len);
 }
 
 void crowd_steer_integrate(crowd_vec2* pos, crowd_vec2* vel, crowd_vec2* heading, crowd_vec2 force,
                            float max_speed, float max_force, float dt) {
+    if (!pos || !vel) return;
     crowd_vec2 f = crowd_steer_limit(force, max_force);
-    crowd_vec2 v = crowd_steer_limit(cs_steer_v2(vel->x + f.x * dt, vel->y + f.y * dt), max_speed);
+    crowd_vec2 v = crowd_steer_limit(v2(vel->x + f.x * dt, vel->y + f.y * dt), max_speed);
     *vel = v;
-    *pos = cs_steer_v2(pos->x + v.x * dt, pos->y + v.y * dt);
-    *heading = cs_steer_heading(v, *heading);
+    *pos = v2(cs_clamp_coord(pos->x + v.x * dt), cs_clamp_coord(pos->y + v.y * dt));
+    if (heading) *heading = cs_steer_heading(v, *heading);
 }
