@@ -16,7 +16,7 @@
 // and add nothing.
 #include <math.h>
 
-#include "core/internal.h"
+#include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
 
 typedef struct probe {
@@ -45,7 +45,7 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
 static void force_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     const cs_columns c = w->cur;
-    const float rmax = w->radius_max, lmax = w->look_ahead_max;
+    const float rmax = w->radius_max, lmax = cs_walls_world_of(w)->look_ahead_max;
     for (int s = lo; s < hi; ++s) {
         const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
         // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
