@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "walls/walls_math.h"
 
 typedef struct query {
     float px, py, vx, vy;
@@ -21,6 +22,7 @@ typedef struct query {
     uint32_t self;                 // own sorted slot
     uint32_t group;
     bool sep, grp, cone;
+    const cs_sight* sight; // the walls around the query, when it has any (line of sight)
 } query;
 
 typedef struct sums {
@@ -85,10 +87,13 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 
 // Everything: separation, separation within the agent's group (none unless `grp`), and the
 // forward cone. The group sums stay unconditional: a branch around them, even on a constant,
-// keeps gcc from vectorizing the loop.
+// keeps gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate
+// behind a wall counts for nothing: each one that would count is tested against q->sight, one
+// lane at a time; without it that test is compiled out.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse, bool grp) {
+                                                            int32_t cy, bool sparse, bool grp,
+                                                            bool los) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const uint32_t* restrict groups = w->cur.group;
@@ -105,7 +110,14 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             const float d = sqrtf(dx * dx + dy * dy);
             bool valid = l < live;
             if (sparse) valid &= cs_cell_coord(yc[l], inv_cell) == cy;
-            const bool near = valid & (d > 0.01f) & (d < r);
+            bool near = valid & (d > 0.01f) & (d < r);
+            // The cone uses offset = other - agent, the opposite sign of dx, dy.
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
+            bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) & (along <= q->cone_l) &
+                           (qx * qx + qy * qy <= q->cone_w2);
+            if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
+                near = in_cone = false;
             const bool in_sep = near & q->sep;
             const bool in_grp = near & grp & (gc[l] == q->group);
             const float k = 1.0f / (near ? d : 1.0f) - inv_r;
@@ -116,11 +128,6 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             acc->gx[l] += in_grp ? ux : 0.0f;
             acc->gy[l] += in_grp ? uy : 0.0f;
             acc->gn[l] += in_grp ? 1.0f : 0.0f;
-            // The cone uses offset = other - agent, the opposite sign of dx, dy.
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
-                                 (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
             acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
         }
     }
@@ -156,11 +163,11 @@ static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, cons
 }
 
 // Visits every row of the box; returns the candidates examined. `general` selects chunk_all
-// (with group sums when `grp`) over the separation loop.
+// (with group sums when `grp`, line of sight when `los`) over the separation loop.
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
-                                                            bool sparse) {
+                                                            bool sparse, bool los) {
     const uint32_t n = (uint32_t)w->count;
     box_walk bw;
     if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
@@ -172,7 +179,7 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, rows, grp);
+                chunk_all(w, q, acc, b[k], e[k], cy, rows, grp, los);
             else
                 sep_range(w->cur.px, w->cur.py, b[k], e[k], q->px, q->py, q->sep_r, q->inv_r,
                           acc->sx, acc->sy, acc->sn, rows, cy, w->grid.inv_cell);
@@ -239,8 +246,8 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
     if (crec) *field(crec, nb->cone.out[0]) = along;
 }
 
-// Agents subscribed to a query: out of line so the separation-only loop stays small and keeps its
-// values in registers.
+// Agents subscribed to a query, and agents with walls around them: out of line so the
+// separation-only loop stays small and keeps its values in registers.
 static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const nb_subs* nb, int s,
                                                           bool sparse) {
     const cs_columns* c = &w->cur;
@@ -304,10 +311,17 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const 
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
     }
-    // One instance per combination, each with its constant flags inlined.
-    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse)
-                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse)
-                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
+    // Walls in the box: every candidate that counts is checked for line of sight (one scalar
+    // instance for all combinations). Otherwise one instance per combination, each with its
+    // constant flags inlined.
+    cs_sight sight;
+    const bool los = w->walls.live > 0 &&
+                     cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+    q.sight = &sight;
+    uint64_t cand = los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true)
+                    : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false)
+                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false)
+                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse, false);
 
     const float ms = c->max_speed[s];
     if (q.sep) {
@@ -374,6 +388,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     float* restrict fy = w->force_y;
     const uint32_t* restrict skey = w->skey;
     const uint32_t general = nb->flags;
+    const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
         // Subscribed agents write their records besides the force.
@@ -385,6 +400,17 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         if (!(weight > 0.0f)) {
             fx[s] = fy[s] = 0.0f;
             continue;
+        }
+        // With walls in the world, an agent whose separation disc touches a cell with walls
+        // takes the general path, which tests line of sight; the others pay that cell test only.
+        if (walls) {
+            const float r = c.sep_radius[s], m = margin(c.px[s], c.py[s], r) + r;
+            const cs_wall_box box =
+                cs_walls_box(walls, c.px[s] - m, c.py[s] - m, c.px[s] + m, c.py[s] + m);
+            if (cs_walls_any(walls, box)) {
+                candidates += agent_neighbors(w, nb, s, sparse);
+                continue;
+            }
         }
         candidates +=
             sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
