@@ -311,12 +311,19 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const 
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
     }
-    // Walls in the box: every candidate that counts is checked for line of sight (one scalar
-    // instance for all combinations). Otherwise one instance per combination, each with its
-    // constant flags inlined.
+    // A wall within reach: every candidate that counts is checked for line of sight (one scalar
+    // instance for all combinations), against the agent's own cell list when the query fits in
+    // its reach. Otherwise one instance per combination, each with its constant flags inlined.
     cs_sight sight;
-    const bool los = w->walls.live > 0 &&
-                     cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+    bool los = false;
+    if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
+        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py)) {
+            los = w->wall_slot[s] != UINT32_MAX;
+            if (los) cs_sight_slot(&w->walls, w->wall_slot[s], &sight);
+        } else {
+            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+        }
+    }
     q.sight = &sight;
     uint64_t cand = los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true)
                     : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false)
@@ -391,6 +398,8 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
+        // With obstacles every agent's clearance, for this pass and the walls behavior's.
+        if (walls) w->wall_clear[s] = cs_walls_clearance(walls, c.px[s], c.py[s], &w->wall_slot[s]);
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
             candidates += agent_neighbors(w, nb, s, sparse);
@@ -401,16 +410,12 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
             fx[s] = fy[s] = 0.0f;
             continue;
         }
-        // With walls in the world, an agent whose separation disc touches a cell with walls
-        // takes the general path, which tests line of sight; the others pay that cell test only.
-        if (walls) {
-            const float r = c.sep_radius[s], m = margin(c.px[s], c.py[s], r) + r;
-            const cs_wall_box box =
-                cs_walls_box(walls, c.px[s] - m, c.py[s] - m, c.px[s] + m, c.py[s] + m);
-            if (cs_walls_any(walls, box)) {
-                candidates += agent_neighbors(w, nb, s, sparse);
-                continue;
-            }
+        // An agent with a wall closer than its separation radius takes the general path, which
+        // tests line of sight.
+        if (walls &&
+            w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
+            candidates += agent_neighbors(w, nb, s, sparse);
+            continue;
         }
         candidates +=
             sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],

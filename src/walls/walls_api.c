@@ -81,7 +81,7 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     bucket b = {0};
     for (int k = 0; k < n; ++k) {
         const cs_wall_seg s = poly_seg(pts, n, k);
-        cs_walls_segment_cells(&s, inv, count_cells, &b);
+        cs_walls_segment_cells(&s, inv, false, count_cells, &b);
     }
     const size_t bytes = sizeof(cell_seg) * b.n;
     cell_seg* list = cs_alloc(w, bytes);
@@ -90,7 +90,7 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     for (int k = 0; k < n; ++k) {
         const cs_wall_seg s = poly_seg(pts, n, k);
         b.seg = k;
-        cs_walls_segment_cells(&s, inv, put_cells, &b);
+        cs_walls_segment_cells(&s, inv, false, put_cells, &b);
     }
     qsort(list, b.n, sizeof *list, cmp_cell_seg);
     crowd_status st = CROWD_OK;

@@ -57,13 +57,14 @@ static bool gather_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
         s->overflow = true;
         return true;
     }
-    for (uint32_t i = 0; i < n; ++i) s->segs[s->n + i] = list[i];
+    for (uint32_t i = 0; i < n; ++i) s->local[s->n + i] = list[i];
     s->n += n;
     return false;
 }
 
 bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s) {
     s->g = g;
+    s->segs = s->local;
     s->n = 0;
     s->overflow = false;
     cs_walls_visit(g, box, gather_list, s);
