@@ -132,11 +132,14 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 // margin) when below cs_walls_reach, and the table slot of its cell's list (UINT32_MAX when none).
 // Computed once per agent and step by the neighbor pass: every wall query of that step whose reach
 // is below the clearance is skipped, and one within cs_walls_reach reads that one list.
-static inline float cs_walls_clearance(const cs_walls* g, float x, float y, uint32_t* slot) {
+// In two steps, so that a loop can look up (and fetch) the slots of a block of agents before it
+// reads their lists: cs_walls_point_slot, then cs_walls_clearance with the slot.
+static inline uint32_t cs_walls_point_slot(const cs_walls* g, float x, float y) {
+    return cs_walls_slot(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
+}
+
+static inline float cs_walls_clearance(const cs_walls* g, float x, float y, uint32_t h) {
     const float reach = cs_walls_reach(g, x, y);
-    const uint32_t h =
-        cs_walls_slot(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
-    *slot = h;
     if (h == UINT32_MAX) return reach;
     const cs_wall_seg* list = g->segs + g->cells[h].start;
     float d2 = reach * reach;
