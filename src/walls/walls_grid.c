@@ -132,15 +132,42 @@ static void put_cell(void* ctx, int32_t cx, int32_t cy) {
     c->out[c->n++] = (pair){cs_wall_key(cx, cy), c->seg};
 }
 
+// A polygon's entry in the coarse cells: its bounding box, for the containment test.
+#define BOX_ENTRY UINT32_MAX
+
+static cs_wall_seg entry_of(const cs_obstacle* o, uint32_t oi, uint32_t seg) {
+    if (seg == BOX_ENTRY) return (cs_wall_seg){o->x0, o->y0, o->x1, o->y1, oi << 16 | 0xffffu};
+    return obstacle_seg(o, oi, (int)seg);
+}
+
+// The coarse cells of a polygon's bounding box.
+static void box_cells(const cs_walls* g, const cs_obstacle* o, cs_cell_fn* visit, void* ctx) {
+    const cs_wall_box b = cs_walls_coarse_box(g, o->x0, o->y0, o->x1, o->y1);
+    for (int64_t cy = b.cy0; cy <= b.cy1; ++cy)
+        for (int64_t cx = b.cx0; cx <= b.cx1; ++cx) visit(ctx, (int32_t)cx, (int32_t)cy);
+}
+
+static void count_coarse(void* ctx, int32_t cx, int32_t cy) {
+    (void)cx, (void)cy;
+    ((collect*)ctx)->n++;
+}
+
+static void put_coarse(void* ctx, int32_t cx, int32_t cy) {
+    collect* c = ctx;
+    c->out[c->n++] = (pair){cs_walls_coarse_key(cx, cy), BOX_ENTRY};
+}
+
 crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
     const cs_obstacle* o = &g->obs[oi];
     const int nseg = cs_obstacle_segments(o);
+    const bool poly = o->kind == CROWD_OBSTACLE_POLYGON;
 
     collect c = {0};
     for (int k = 0; k < nseg; ++k) {
         const cs_wall_seg s = obstacle_seg(o, oi, k);
         cs_walls_segment_cells(&s, g->inv_cell, true, count_cell, &c);
     }
+    if (poly) box_cells(g, o, count_coarse, &c);
     const size_t npairs = c.n, pair_bytes = sizeof(pair) * (npairs ? npairs : 1);
     if (npairs > UINT32_MAX / 4) return CROWD_ERR_OUT_OF_MEMORY;
     pair* pairs = cs_alloc(w, pair_bytes);
@@ -151,6 +178,7 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
         c.seg = (uint32_t)k;
         cs_walls_segment_cells(&s, g->inv_cell, true, put_cell, &c);
     }
+    if (poly) box_cells(g, o, put_coarse, &c);
     qsort(pairs, npairs, sizeof *pairs, cmp_pair);
     // A dilated segment names some cells more than once.
     size_t unique = 0;
@@ -275,7 +303,7 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
             g->segs_used += room;
         }
         for (size_t q = i; q < j; ++q)
-            g->segs[cell->start + cell->count++] = obstacle_seg(o, oi, (int)pairs[q].seg);
+            g->segs[cell->start + cell->count++] = entry_of(o, oi, pairs[q].seg);
         g->segs_live += add;
         i = j;
     }
@@ -288,10 +316,9 @@ typedef struct drop {
     uint32_t id;
 } drop;
 
-static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
-    drop* d = ctx;
+static void drop_key(drop* d, uint64_t key) {
     cs_walls* g = d->g;
-    cs_wall_cell* cell = find_cell(g, cs_wall_key(cx, cy));
+    cs_wall_cell* cell = find_cell(g, key);
     if (!cell) return;
     cs_wall_seg* list = g->segs + cell->start;
     for (uint32_t i = 0; i < cell->count; ++i) {
@@ -303,6 +330,15 @@ static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
     }
 }
 
+static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
+    drop_key(ctx, cs_wall_key(cx, cy));
+}
+
+static void drop_coarse(void* ctx, int32_t cx, int32_t cy) {
+    drop* d = ctx;
+    drop_key(d, cs_walls_coarse_key(cx, cy));
+}
+
 void cs_walls_grid_remove(cs_walls* g, uint32_t oi) {
     const cs_obstacle* o = &g->obs[oi];
     const int nseg = cs_obstacle_segments(o);
@@ -311,6 +347,16 @@ void cs_walls_grid_remove(cs_walls* g, uint32_t oi) {
         drop d = {g, s.id};
         cs_walls_segment_cells(&s, g->inv_cell, true, drop_cell, &d);
     }
+    if (o->kind == CROWD_OBSTACLE_POLYGON) {
+        drop d = {g, oi << 16 | 0xffffu};
+        box_cells(g, o, drop_coarse, &d);
+    }
+}
+
+cs_wall_box cs_walls_coarse_box(const cs_walls* g, float x0, float y0, float x1, float y1) {
+    const double inv = g->inv_cell / CS_WALL_COARSE;
+    return (cs_wall_box){cell_of(x0 * inv), cell_of(y0 * inv), cell_of(x1 * inv),
+                         cell_of(y1 * inv)};
 }
 
 cs_wall_box cs_walls_box(const cs_walls* g, float x0, float y0, float x1, float y1) {

@@ -31,7 +31,8 @@
 #include "crowd/obstacle.h"
 
 // One segment in a cell list. `id` orders segments wherever an order matters: obstacle index
-// in the high 16 bits, segment number within the obstacle in the low 16.
+// in the high 16 bits, segment number within the obstacle in the low 16. The coarse cells (see
+// cs_walls_coarse_key) hold polygons' bounding boxes in the same form instead.
 typedef struct cs_wall_seg {
     float ax, ay, bx, by;
     uint32_t id;
@@ -81,6 +82,16 @@ typedef struct cs_walls {
 
 static inline uint64_t cs_wall_key(int32_t cx, int32_t cy) {
     return (uint64_t)(uint32_t)cx << 32 | (uint32_t)cy;
+}
+
+// Polygons are also listed, by bounding box, in coarse cells of CS_WALL_COARSE cells per edge,
+// stored in the same table under keys no cell uses (cell coordinates stay within +-2^30, coarse
+// rows are moved by 2^31): the containment test of a point reads the one coarse cell it is in
+// rather than every polygon. A polygon costs one entry per coarse cell its box covers.
+#define CS_WALL_COARSE 16
+
+static inline uint64_t cs_walls_coarse_key(int32_t cx, int32_t cy) {
+    return (uint64_t)(uint32_t)cx << 32 | ((uint32_t)cy + 0x80000000u);
 }
 
 static inline uint32_t cs_wall_hash(uint64_t k) {
@@ -197,6 +208,9 @@ typedef struct cs_wall_box {
 } cs_wall_box;
 
 cs_wall_box cs_walls_box(const cs_walls* g, float x0, float y0, float x1, float y1);
+
+// The coarse cells of a box (no margin: a point's coarse cell is computed the same way).
+cs_wall_box cs_walls_coarse_box(const cs_walls* g, float x0, float y0, float x1, float y1);
 
 // True when some cell of the box holds a wall.
 bool cs_walls_any(const cs_walls* g, cs_wall_box b);
