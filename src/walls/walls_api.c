@@ -116,10 +116,13 @@ static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const c
                          int n, float bx0, float by0, float bx1, float by1) {
     const cs_columns* c = &w->cur;
     const int nseg = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
+    // The box grown by the largest radius first: a contiguous pass over the positions.
+    const float rm = w->radius_max;
+    const float gx0 = bx0 - rm, gy0 = by0 - rm, gx1 = bx1 + rm, gy1 = by1 + rm;
     for (int s = 0; s < w->count; ++s) {
-        const float r = w->radius[c->id[s]];
         const float x = c->px[s], y = c->py[s];
-        if (x + r < bx0 || x - r > bx1 || y + r < by0 || y - r > by1) continue;
+        if (x < gx0 || x > gx1 || y < gy0 || y > gy1) continue;
+        const float r = w->radius[c->id[s]];
         for (int k = 0; k < nseg; ++k) {
             const cs_wall_seg seg = poly_seg(pts, n, k);
             double cx, cy;
