@@ -162,8 +162,21 @@ static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, cons
     return cs_grid_row_ranges(g, &bw->box, cy, b, e);
 }
 
-// Visits every row of the box; returns the candidates examined. `general` selects chunk_all
-// (with group sums when `grp`, line of sight when `los`) over the separation loop.
+// One range of candidates: chunk_all (with group sums when `grp`, line of sight when `los`) when
+// `general`, else the separation loop. `rows` filters the candidates by row cy.
+static inline __attribute__((always_inline)) void visit_range(const crowd_world* w, const query* q,
+                                                              sums* acc, uint32_t b, uint32_t e,
+                                                              int32_t cy, bool rows, bool general,
+                                                              bool grp, bool los) {
+    if (general)
+        chunk_all(w, q, acc, b, e, cy, rows, grp, los);
+    else
+        sep_range(w->cur.px, w->cur.py, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
+                  acc->sn, rows, cy, w->grid.inv_cell);
+}
+
+// Visits every row of the box; returns the candidates examined. Every flag reaches the loops as a
+// constant (a runtime flag inside a lane loop keeps gcc from vectorizing it).
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
@@ -171,18 +184,16 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     const uint32_t n = (uint32_t)w->count;
     box_walk bw;
     if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
-    const bool rows = sparse && !bw.whole; // filter candidates by row
     uint64_t candidates = 0;
     for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
         uint32_t b[2], e[2];
         const int ranges = walk_row(&w->grid, &bw, cy, n, b, e);
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
-            if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, rows, grp, los);
+            if (bw.whole) // only when sparse
+                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, los);
             else
-                sep_range(w->cur.px, w->cur.py, b[k], e[k], q->px, q->py, q->sep_r, q->inv_r,
-                          acc->sx, acc->sy, acc->sn, rows, cy, w->grid.inv_cell);
+                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, los);
         }
     }
     return candidates;
@@ -246,10 +257,11 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
     if (crec) *field(crec, nb->cone.out[0]) = along;
 }
 
-// Agents subscribed to a query, and agents with walls around them: out of line so the
-// separation-only loop stays small and keeps its values in registers.
-static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const nb_subs* nb, int s,
-                                                          bool sparse) {
+// Agents subscribed to a query, and agents with a wall within their query: out of line
+// (agent_neighbors_dense / _sparse below) so the separation-only loop stays small and keeps its
+// values in registers.
+static inline __attribute__((always_inline)) uint64_t
+agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const cs_columns* c = &w->cur;
     query q = {
         .px = c->px[s],
@@ -347,6 +359,16 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const 
     return cand;
 }
 
+// One copy per grid layout, so `sparse` is a constant in the lane loops.
+static __attribute__((noinline)) uint64_t agent_neighbors_dense(crowd_world* w, const nb_subs* nb,
+                                                                int s) {
+    return agent_neighbors(w, nb, s, false);
+}
+static __attribute__((noinline)) uint64_t agent_neighbors_sparse(crowd_world* w, const nb_subs* nb,
+                                                                 int s) {
+    return agent_neighbors(w, nb, s, true);
+}
+
 // Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
 // compiler keeps in vector registers. When the separation disc fits in the agent's own cell and
 // its eight neighbors (the usual case: radius 1.2, cell 2.5) and the layout is dense, the rows
@@ -370,13 +392,17 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     } else {
         box_walk bw;
         if (walk_begin(g, px - r - m, py - r - m, px + r + m, py + r + m, n, sparse, &bw)) {
-            const bool rows = sparse && !bw.whole;
             for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
                 uint32_t b[2], e[2];
                 const int ranges = walk_row(g, &bw, cy, n, b, e);
                 for (int k = 0; k < ranges; ++k) {
                     candidates += e[k] - b[k];
-                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, rows, cy, inv_cell);
+                    if (bw.whole) // only when sparse
+                        sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, cy,
+                                  inv_cell);
+                    else
+                        sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse, cy,
+                                  inv_cell);
                 }
             }
         }
@@ -415,7 +441,8 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         if (walls) w->wall_clear[s] = cs_walls_clearance(walls, c.px[s], c.py[s], w->wall_slot[s]);
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
-            candidates += agent_neighbors(w, nb, s, sparse);
+            candidates +=
+                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;
         }
         const float weight = c.sep_weight[s];
@@ -427,7 +454,8 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         // tests line of sight.
         if (walls &&
             w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
-            candidates += agent_neighbors(w, nb, s, sparse);
+            candidates +=
+                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;
         }
         candidates +=
