@@ -22,7 +22,7 @@ static crowd_status check_points(crowd_obstacle_kind kind, const crowd_vec2* pts
     return CROWD_OK;
 }
 
-// Self-intersection of a polygon: two segments that meet must share a cell of the grid, so the
+// Self-intersection of a polygon: two segments that meet must share a cell of a grid, so the
 // segments are bucketed by cell and only segments of one cell are tested against each other.
 // Adjacent edges share their common point and meet nowhere else unless they fold back.
 typedef struct cell_seg {
@@ -77,7 +77,14 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     for (int k = 0; k < n; ++k)
         if (folds_back(pts, n, k)) return CROWD_ERR_OBSTACLE_SELF_INTERSECTING;
     if (n == 3) return CROWD_OK; // a triangle without a fold is simple
-    const float inv = w->walls.inv_cell;
+    // Buckets of the polygon's own size: edges four times the mean edge length on a side, so a
+    // polygon of any scale spreads its n edges over about n cells.
+    double len = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const crowd_vec2 a = pts[k], c = pts[(k + 1) % n];
+        len += fabs((double)c.x - a.x) + fabs((double)c.y - a.y);
+    }
+    const float inv = (float)((double)n / (4.0 * len));
     bucket b = {0};
     for (int k = 0; k < n; ++k) {
         const cs_wall_seg s = poly_seg(pts, n, k);
