@@ -416,13 +416,16 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
 // Agents whose wall lists are looked up together (see clearances).
 #define CS_WALL_BLOCK 32
 
-// With obstacles, every agent's clearance and cell list (cs_walls_clearance), for this pass and the
-// walls behavior's, in a loop of its own before the neighbor loop, which then reads one float per
-// agent and keeps its accumulators in registers. The cell lists of a block of agents are looked up
-// and fetched first: the lookups are independent and overlap, where one at a time each would wait
-// on memory.
-static __attribute__((noinline)) void clearances(crowd_world* w, const cs_walls* walls, int lo,
-                                                 int hi) {
+// With obstacles, every agent's clearance and cell list (cs_walls_clearance), for the neighbor pass
+// and the walls behavior's passes, in a pass of its own before the neighbor pass, whose loop then
+// reads one float per agent and keeps its accumulators in registers. The cell lists of a block of
+// agents are looked up and fetched first: the lookups are independent and overlap, where one at a
+// time each would wait on memory.
+static void clearance_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const cs_walls* walls = &w->walls;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     const float* restrict px = w->cur.px;
     const float* restrict py = w->cur.py;
     for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
@@ -437,6 +440,10 @@ static __attribute__((noinline)) void clearances(crowd_world* w, const cs_walls*
     }
 }
 
+void cs_pass_clearance(crowd_world* w) {
+    cs_team_run(w->threads, clearance_team, w);
+}
+
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_grid g = w->grid;
@@ -447,7 +454,6 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const uint32_t general = nb->flags;
     const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
-    if (walls) clearances(w, walls, lo, hi);
     for (int s = lo; s < hi; ++s) {
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
