@@ -23,7 +23,9 @@
 //
 // Line of sight: separation (also among a follower group) and the queue's cone ignore an agent
 // when the segment between the two centres touches a wall. Agents whose neighborhood holds no
-// wall take the usual path at the cost of one comparison.
+// wall take the usual path at the cost of one comparison. A world with a neighbor cap
+// (crowd_world_set_max_neighbors) runs the capped neighbor pass, which applies no line of sight;
+// the clamp and the wall force work the same there.
 #ifndef CROWD_OBSTACLE_H
 #define CROWD_OBSTACLE_H
 
