@@ -1,5 +1,5 @@
-// Neighbor pass: separation, group separation, the forward cone and the file, in one walk over the
-// cell-sorted arrays. The last three are queries the behavior table subscribes agents to
+// Neighbor pass: separation, group separation and the forward cone, in one walk over the
+// cell-sorted arrays. The last two are queries the behavior table subscribes agents to
 // (core/behavior.h: today the follow behavior's followers and the queue's agents); their inputs
 // and outputs are in the subscribers' records.
 //
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "walls/walls_math.h"
 
 typedef struct query {
     float px, py, vx, vy;
@@ -18,10 +19,11 @@ typedef struct query {
     float inv_r;
     float hx, hy;                  // cone heading
     float cone_l, cone_w, cone_w2; // cone length, width and squared-width bound (CS_NB_CONE)
-    float gx, gy, gd2;             // CS_NB_FILE: the target and |pos - target|^2
     uint32_t self;                 // own sorted slot
     uint32_t group;
+    float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
     bool sep, grp, cone, file;
+    const cs_sight* sight; // the walls around the query, when it has any (line of sight)
 } query;
 
 typedef struct sums {
@@ -87,12 +89,15 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 }
 
 // Everything: separation, separation within the agent's group (none unless `grp`), and the
-// forward cone (the file query's instead when `file`). The group sums stay unconditional: a branch
-// around them, even on a constant, keeps gcc from vectorizing the loop.
+// forward cone. The group sums stay unconditional: a branch around them, even on a constant,
+// keeps gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate
+// behind a wall counts for nothing: each one that would count is tested against q->sight, one
+// lane at a time; without it that test is compiled out. With `file` the cone is the file query's
+// (CS_NB_FILE) instead of the forward cone.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
                                                             int32_t cy, bool sparse, bool grp,
-                                                            bool file) {
+                                                            bool los, bool file) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const uint32_t* restrict groups = w->cur.group;
@@ -109,7 +114,23 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             const float d = sqrtf(dx * dx + dy * dy);
             bool valid = l < live;
             if (sparse) valid &= cs_cell_coord(yc[l], inv_cell) == cy;
-            const bool near = valid & (d > 0.01f) & (d < r);
+            bool near = valid & (d > 0.01f) & (d < r);
+            // The cone uses offset = other - agent, the opposite sign of dx, dy.
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
+            const float lat2 = qx * qx + qy * qy;
+            // CS_NB_FILE: ahead toward the target (within reach, at most the width or along / 2
+            // off the line) and strictly closer to the target, so that "the one ahead" never forms
+            // a loop.
+            const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
+            bool in_cone = file ? valid & q->cone & (l != self) & (along > 0.0f) &
+                                      (along <= q->cone_l) &
+                                      ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) &
+                                      (ex * ex + ey * ey < q->gd2)
+                                : valid & q->cone & (l != self) & (along >= 0.0f) &
+                                      (along <= q->cone_l) & (lat2 <= q->cone_w2);
+            if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
+                near = in_cone = false;
             const bool in_sep = near & q->sep;
             const bool in_grp = near & grp & (gc[l] == q->group);
             const float k = 1.0f / (near ? d : 1.0f) - inv_r;
@@ -120,24 +141,11 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             acc->gx[l] += in_grp ? ux : 0.0f;
             acc->gy[l] += in_grp ? uy : 0.0f;
             acc->gn[l] += in_grp ? 1.0f : 0.0f;
-            // The cone uses offset = other - agent, the opposite sign of dx, dy.
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
             if (!file) {
-                const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
-                                     (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
                 acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
             } else {
-                // CS_NB_FILE: ahead toward the target (within reach, at most the width or along / 2
-                // off the line), and strictly closer to the target, so that "the one ahead" never
-                // forms a loop. The closest by (along, offset) wins: an order that does not depend
-                // on which lane saw which candidate.
-                const float lat2 = qx * qx + qy * qy;
-                const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
-                const bool in_cone = valid & q->cone & (l != self) & (along > 0.0f) &
-                                     (along <= q->cone_l) &
-                                     ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) &
-                                     (ex * ex + ey * ey < q->gd2);
+                // The closest by (along, offset) wins: an order that does not depend on which
+                // lane saw which candidate.
                 const float ox = -dx, oy = -dy;
                 const bool better =
                     (along < acc->along[l]) |
@@ -182,14 +190,14 @@ static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, cons
     return cs_grid_row_ranges(g, &bw->box, cy, b, e);
 }
 
-// One range of candidates: chunk_all (with group sums when `grp`) when `general`, else the
-// separation loop. `rows` filters the candidates by row cy.
+// One range of candidates: chunk_all (with group sums when `grp`, line of sight when `los`) when
+// `general`, else the separation loop. `rows` filters the candidates by row cy.
 static inline __attribute__((always_inline)) void visit_range(const crowd_world* w, const query* q,
                                                               sums* acc, uint32_t b, uint32_t e,
                                                               int32_t cy, bool rows, bool general,
-                                                              bool grp, bool file) {
+                                                              bool grp, bool los, bool file) {
     if (general)
-        chunk_all(w, q, acc, b, e, cy, rows, grp, file);
+        chunk_all(w, q, acc, b, e, cy, rows, grp, los, file);
     else
         sep_range(w->cur.px, w->cur.py, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
                   acc->sn, rows, cy, w->grid.inv_cell);
@@ -200,7 +208,7 @@ static inline __attribute__((always_inline)) void visit_range(const crowd_world*
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
-                                                            bool file, bool sparse) {
+                                                            bool sparse, bool los, bool file) {
     const uint32_t n = (uint32_t)w->count;
     box_walk bw;
     if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
@@ -211,9 +219,9 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (bw.whole) // only when sparse
-                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, file);
+                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, los, file);
             else
-                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, file);
+                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, los, file);
         }
     }
     return candidates;
@@ -282,8 +290,9 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
     }
 }
 
-// Agents subscribed to a query: out of line (agent_neighbors_dense / _sparse below) so the
-// separation-only loop stays small and keeps its values in registers.
+// Agents subscribed to a query, and agents with a wall within their query: out of line
+// (agent_neighbors_dense / _sparse below) so the separation-only loop stays small and keeps its
+// values in registers.
 static inline __attribute__((always_inline)) uint64_t
 agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const cs_columns* c = &w->cur;
@@ -366,12 +375,28 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.ox[l] = acc.oy[l] = INFINITY;
         acc.os[l] = 0;
     }
-    // One instance per combination, each with its constant flags inlined. (An agent in a group
-    // and in a file gets the group's instance, where the file query finds no one ahead.)
-    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, false, sparse)
-                    : q.file ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, true, sparse)
-                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, false, sparse)
-                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, false, sparse);
+    // A wall within reach: every candidate that counts is checked for line of sight (one scalar
+    // instance for all combinations), against the agent's own cell list when the query fits in
+    // its reach. Otherwise one instance per combination, each with its constant flags inlined.
+    cs_sight sight;
+    bool los = false;
+    if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
+        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py)) {
+            los = w->wall_slot[s] != UINT32_MAX;
+            if (los) cs_sight_slot(&w->walls, w->wall_slot[s], &sight);
+        } else {
+            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+        }
+    }
+    q.sight = &sight;
+    // (An agent in a group and in a file gets the group's instance, where the file query finds no
+    // one ahead.)
+    uint64_t cand =
+        los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true, q.file && !q.grp)
+        : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false, false)
+        : q.file ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false, true)
+        : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false, false)
+                 : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse, false, false);
 
     const float ms = c->max_speed[s];
     // CS_FLAG_SEP_PUSH: separation (the agent's own and its group's) without the spec's velocity
@@ -467,6 +492,37 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     return candidates;
 }
 
+// Agents whose wall lists are looked up together (see clearances).
+#define CS_WALL_BLOCK 32
+
+// With obstacles, every agent's clearance and cell list (cs_walls_clearance), for the neighbor pass
+// and the walls behavior's passes, in a pass of its own before the neighbor pass, whose loop then
+// reads one float per agent and keeps its accumulators in registers. The cell lists of a block of
+// agents are looked up and fetched first: the lookups are independent and overlap, where one at a
+// time each would wait on memory.
+static void clearance_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const cs_walls* walls = &w->walls;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    const float* restrict px = w->cur.px;
+    const float* restrict py = w->cur.py;
+    for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
+        const int end = s + CS_WALL_BLOCK < hi ? s + CS_WALL_BLOCK : hi;
+        for (int k = s; k < end; ++k) {
+            const uint32_t h = cs_walls_point_slot(walls, px[k], py[k]);
+            w->wall_slot[k] = h;
+            if (h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
+        }
+        for (int k = s; k < end; ++k)
+            w->wall_clear[k] = cs_walls_clearance(walls, px[k], py[k], w->wall_slot[k]);
+    }
+}
+
+void cs_pass_clearance(crowd_world* w) {
+    cs_team_run(w->threads, clearance_team, w);
+}
+
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_grid g = w->grid;
@@ -475,6 +531,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     float* restrict fy = w->force_y;
     const uint32_t* restrict skey = w->skey;
     const uint32_t general = nb->flags;
+    const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
         // Subscribed agents write their records besides the force.
@@ -486,6 +543,14 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         const float weight = c.sep_weight[s];
         if (!(weight > 0.0f)) {
             fx[s] = fy[s] = 0.0f;
+            continue;
+        }
+        // An agent with a wall closer than its separation radius takes the general path, which
+        // tests line of sight.
+        if (walls &&
+            w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
+            candidates +=
+                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;
         }
         candidates +=
