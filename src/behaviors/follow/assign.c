@@ -4,10 +4,10 @@
 // the same for any number of threads working on other groups.
 #include <float.h>
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "behaviors/follow/follow_internal.h"
+#include "core/heapsort.h"
 
 static inline double cost(const crowd_vec2* fpos, const crowd_vec2* spos, int i, int j) {
     const double dx = (double)fpos[i].x - (double)spos[j].x;
@@ -262,6 +262,7 @@ void cs_assign_greedy(int n, int m, const crowd_vec2* fpos, const crowd_vec2* sp
 
 // ---- sorted: order matching for groups too large for a pair table ----------------------------
 
+// Both orders end on the unique index: total orders (positions are finite), as cs_heapsort needs.
 static int cmp_front(const void* a, const void* b) {
     const item *p = a, *q = b;
     if (p->x != q->x) return p->x > q->x ? -1 : 1;
@@ -284,15 +285,15 @@ void cs_assign_sorted(int n, int m, const crowd_vec2* fpos, const crowd_vec2* sp
     item* s = f + n;
     for (int i = 0; i < n; ++i) f[i] = (item){fpos[i].x, fpos[i].y, i};
     for (int j = 0; j < m; ++j) s[j] = (item){spos[j].x, spos[j].y, j};
-    qsort(f, (size_t)n, sizeof *f, cmp_front);
-    qsort(s, (size_t)m, sizeof *s, cmp_front);
+    cs_heapsort(f, (size_t)n, sizeof *f, cmp_front);
+    cs_heapsort(s, (size_t)m, sizeof *s, cmp_front);
     for (int i = 0; i < n; ++i) out[i] = -1;
     int fi = 0, sj = 0;
     while (fi < n && sj < m) {
         int run = 1;
         while (sj + run < m && s[sj + run].x == s[sj].x) ++run;
         const int take = run < n - fi ? run : n - fi;
-        qsort(f + fi, (size_t)take, sizeof *f, cmp_left);
+        cs_heapsort(f + fi, (size_t)take, sizeof *f, cmp_left);
         for (int q = 0; q < take; ++q) out[f[fi + q].idx] = s[sj + q].idx;
         fi += take;
         sj += run;

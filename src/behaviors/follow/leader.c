@@ -4,9 +4,8 @@
 // The reassignment works group by group, each group on one thread and writing only its own
 // followers' records, so it is parallel over groups and its result does not depend on the thread
 // count. The force loop is parallel over sorted slots and writes only its own slot.
-#include <stdlib.h>
-
 #include "behaviors/follow/follow_internal.h"
+#include "core/heapsort.h"
 
 static inline size_t align8(size_t b) {
     return (b + 7u) & ~(size_t)7u;
@@ -18,6 +17,7 @@ size_t cs_follow_group_bytes(int n, int m) {
            align8(sizeof(int) * (size_t)n) + cs_assign_scratch_bound(n, m);
 }
 
+// Agent indices are unique: a total order, as cs_heapsort needs.
 static int cmp_u32(const void* a, const void* b) {
     const uint32_t x = *(const uint32_t*)a, y = *(const uint32_t*)b;
     return (x > y) - (x < y);
@@ -50,7 +50,7 @@ static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
     int k = 0;
     for (uint32_t x = l->head; x != 0; x = cs_follower_of(w, x - 1)->next)
         if (cs_follower_of(w, x - 1)->use_slot) members[k++] = x - 1;
-    qsort(members, (size_t)n, sizeof *members, cmp_u32); // ties go to the lower agent index
+    cs_heapsort(members, (size_t)n, sizeof *members, cmp_u32);
 
     crowd_vec2 lp, lv, h;
     leader_frame(w, li, &lp, &lv, &h);

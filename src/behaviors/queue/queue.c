@@ -10,6 +10,7 @@
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/queue/queue_internal.h"
 #include "behaviors/separation.h"
+#include "core/heapsort.h"
 #include "core/range.h"
 
 crowd_queue_def crowd_queue_def_default(void) {
@@ -203,29 +204,11 @@ static float rng_range(uint64_t* state, float lo, float hi) {
     return lo + (hi - lo) * u;
 }
 
-// In-place heapsort by handle index (unique keys): no allocation, unlike the C library's qsort,
-// which may call malloc behind the world's allocator hooks.
-static void sift_down(crowd_arrival* a, int root, int n) {
-    for (;;) {
-        int child = 2 * root + 1;
-        if (child >= n) return;
-        if (child + 1 < n && a[child + 1].id.index1 > a[child].id.index1) child++;
-        if (a[root].id.index1 >= a[child].id.index1) return;
-        const crowd_arrival t = a[root];
-        a[root] = a[child];
-        a[child] = t;
-        root = child;
-    }
-}
-
-static void sort_by_index(crowd_arrival* a, int n) {
-    for (int i = n / 2 - 1; i >= 0; --i) sift_down(a, i, n);
-    for (int end = n - 1; end > 0; --end) {
-        const crowd_arrival t = a[0];
-        a[0] = a[end];
-        a[end] = t;
-        sift_down(a, 0, end);
-    }
+// Handle indices are unique: a total order, as cs_heapsort needs.
+static int cmp_arrival(const void* a, const void* b) {
+    const uint32_t x = ((const crowd_arrival*)a)->id.index1,
+                   y = ((const crowd_arrival*)b)->id.index1;
+    return (x > y) - (x < y);
 }
 
 typedef struct arrival_ctx {
@@ -271,7 +254,7 @@ void cs_pass_arrival(crowd_world* w) {
     atomic_init(&ctx.count, 0);
     cs_team_run(w->threads, arrival_team, &ctx);
     const int k = atomic_load_explicit(&ctx.count, memory_order_relaxed);
-    sort_by_index(arrivals, k);
+    cs_heapsort(arrivals, (size_t)k, sizeof *arrivals, cmp_arrival);
     qw->arrival_count = k;
 
     for (int i = 0; i < k; ++i) {
