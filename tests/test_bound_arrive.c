@@ -8,14 +8,7 @@
 #include <stdio.h>
 
 #include "crowd/crowd.h"
-
-static crowd_world* world(void) {
-    crowd_world_def wd = crowd_world_def_default();
-    wd.threads = 1;
-    crowd_world* w;
-    cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
-    return w;
-}
+#include "world_helpers.h"
 
 // Steps until the agent rests (or 60 s) and returns how far it got past `target` along `dir`.
 static float overshoot(crowd_world* w, crowd_agent_id id, crowd_vec2 target, crowd_vec2 dir) {
@@ -30,7 +23,7 @@ static float overshoot(crowd_world* w, crowd_agent_id id, crowd_vec2 target, cro
 }
 
 static float goal_overshoot(float max_speed, float angle, crowd_goal_mode mode) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_vec2 dir = {cosf(angle), sinf(angle)}, target = {3.0f, -2.0f};
     crowd_agent_def a = crowd_agent_def_default();
     a.max_speed = max_speed;
@@ -47,7 +40,7 @@ static float goal_overshoot(float max_speed, float angle, crowd_goal_mode mode) 
 
 static float path_overshoot(float max_speed, float angle, crowd_path_kind kind,
                             crowd_path_form form) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_vec2 dir = {cosf(angle), sinf(angle)}, side = {-dir.y, dir.x};
     // An L: 20 m sideways, then 25 m along dir to the end.
     const crowd_vec2 pts[3] = {{-side.x * 20.0f - dir.x * 25.0f, -side.y * 20.0f - dir.y * 25.0f},

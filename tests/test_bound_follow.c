@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "crowd/crowd.h"
+#include "world_helpers.h"
 
 enum { NF = 10, MAXG = 6, MAXCROWD = 4096 };
 
@@ -24,16 +25,6 @@ static crowd_vec2 sub(crowd_vec2 a, crowd_vec2 b) {
 }
 static float dot(crowd_vec2 a, crowd_vec2 b) {
     return a.x * b.x + a.y * b.y;
-}
-
-static uint64_t rng_next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static float frand(uint64_t* s, float lo, float hi) {
-    return lo + (hi - lo) * (float)(rng_next(s) >> 40) * (1.0f / 16777216.0f);
 }
 
 typedef enum kind { BEHIND, SLOTS, CHAIN } kind;

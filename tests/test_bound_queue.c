@@ -13,26 +13,9 @@
 #include <stdlib.h>
 
 #include "crowd/crowd.h"
+#include "world_helpers.h"
 
 enum { MAXQ = 64 };
-
-static uint64_t rng_next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static float frand(uint64_t* s, float lo, float hi) {
-    return lo + (hi - lo) * (float)(rng_next(s) >> 40) * (1.0f / 16777216.0f);
-}
-
-static crowd_world* world(void) {
-    crowd_world_def wd = crowd_world_def_default();
-    wd.threads = 2;
-    crowd_world* w;
-    cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
-    return w;
-}
 
 // Agents in the 10 x 10 m square centred 40 m left of the goal at the origin, at least 1 m apart.
 static int scatter(crowd_world* w, uint64_t seed, int n, const crowd_queue_def* q,
@@ -70,7 +53,7 @@ static crowd_vec2 file_axis(const crowd_vec2* p, int n, float radius) {
 
 static void demo(uint64_t seed, crowd_queue_form form) {
     enum { N = 20 };
-    crowd_world* w = world();
+    crowd_world* w = world_with(2);
     crowd_queue_def q = crowd_queue_def_default();
     q.on_arrival = CROWD_QUEUE_RESPAWN;
     q.form = form;
@@ -153,7 +136,7 @@ static int cmp_float(const void* a, const void* b) {
 
 static void stop_queue(uint64_t seed, crowd_queue_form form) {
     enum { N = 25 };
-    crowd_world* w = world();
+    crowd_world* w = world_with(2);
     crowd_queue_def q = crowd_queue_def_default();
     q.on_arrival = CROWD_QUEUE_STOP;
     q.form = form;

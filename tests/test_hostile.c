@@ -11,22 +11,7 @@
 
 #include "crowd/crowd.h"
 #include "scenes.h"
-
-static crowd_world* world_with(int threads) {
-    crowd_world_def wd = crowd_world_def_default();
-    wd.threads = threads;
-    crowd_world* w;
-    cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
-    return w;
-}
-
-static crowd_agent_id add_at(crowd_world* w, float x, float y) {
-    crowd_agent_def a = crowd_agent_def_default();
-    a.position = (crowd_vec2){x, y};
-    crowd_agent_id id;
-    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
-    return id;
-}
+#include "world_helpers.h"
 
 static bool all_finite(const crowd_world* w) {
     const int n = crowd_world_agent_count(w);

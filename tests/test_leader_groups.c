@@ -7,28 +7,13 @@
 
 #include "crowd/crowd.h"
 #include "groups.h"
+#include "world_helpers.h"
 
 static float len(crowd_vec2 a) {
     return sqrtf(a.x * a.x + a.y * a.y);
 }
 static crowd_vec2 sub(crowd_vec2 a, crowd_vec2 b) {
     return (crowd_vec2){a.x - b.x, a.y - b.y};
-}
-
-static crowd_world* world(void) {
-    crowd_world_def wd = crowd_world_def_default();
-    wd.threads = 1;
-    crowd_world* w;
-    cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
-    return w;
-}
-
-static crowd_agent_id add_at(crowd_world* w, float x, float y) {
-    crowd_agent_def a = crowd_agent_def_default();
-    a.position = (crowd_vec2){x, y};
-    crowd_agent_id id;
-    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
-    return id;
 }
 
 static void follow(crowd_world* w, crowd_agent_id f, crowd_agent_id l, crowd_follow_target t) {
@@ -73,7 +58,7 @@ static void steps(crowd_world* w, int n) {
 }
 
 Test(leader_groups, chain_and_cycles) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_agent_id a = add_at(w, 0, 0), b = add_at(w, -4, 0), c = add_at(w, -8, 0);
     follow(w, b, a, CROWD_FOLLOW_BEHIND);
     follow(w, c, b, CROWD_FOLLOW_BEHIND);
@@ -109,7 +94,7 @@ Test(leader_groups, chain_and_cycles) {
 // stops at the target it had, no follower refers to the removed agent, and a new agent that reuses
 // its index leads only its own group.
 Test(leader_groups, removed_leader_without_fallback_stops_its_followers) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_agent_id l = add_at(w, 0, 0);
     crowd_formation_def fd = crowd_formation_def_default();
     fd.shape = CROWD_FORMATION_LINE;
@@ -166,7 +151,7 @@ Test(leader_groups, removed_leader_without_fallback_stops_its_followers) {
 }
 
 Test(leader_groups, removed_leader_hands_its_followers_to_the_fallback) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_agent_id a = add_at(w, 0, 0), l = add_at(w, 20, 0);
     crowd_agent_id f[3];
     for (int i = 0; i < 3; ++i) {
@@ -217,7 +202,7 @@ Test(leader_groups, removed_leader_hands_its_followers_to_the_fallback) {
 // was going, the others follow it. A follower below the fallback in a chain would close a loop and
 // stops instead. A fallback that was removed meanwhile stops everyone.
 Test(leader_groups, fallback_within_the_group_and_stale_fallback) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_agent_id l = add_at(w, 0, 0);
     const crowd_agent_id lt = add_at(w, -3, 1), x = add_at(w, -3, -1), y = add_at(w, -4, 0);
     follow(w, lt, l, CROWD_FOLLOW_BEHIND);
@@ -262,7 +247,7 @@ Test(leader_groups, fallback_within_the_group_and_stale_fallback) {
 }
 
 Test(leader_groups, bad_input_is_refused_and_changes_nothing) {
-    crowd_world* w = world();
+    crowd_world* w = world_with(1);
     const crowd_agent_id l = add_at(w, 0, 0), f = add_at(w, -2, 0), gone = add_at(w, 5, 5);
     follow(w, f, l, CROWD_FOLLOW_SLOT);
     cr_assert_eq(crowd_agent_remove(w, gone), CROWD_OK);

@@ -6,6 +6,7 @@
 
 #include "counting_alloc.h"
 #include "crowd/crowd.h"
+#include "world_helpers.h"
 
 static crowd_world* counted_world(counter* c, int threads) {
     crowd_world_def wd = crowd_world_def_default();
@@ -17,14 +18,6 @@ static crowd_world* counted_world(counter* c, int threads) {
     crowd_world* w;
     cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
     return w;
-}
-
-static crowd_agent_id add_at(crowd_world* w, float x, float y) {
-    crowd_agent_def a = crowd_agent_def_default();
-    a.position = (crowd_vec2){x, y};
-    crowd_agent_id id;
-    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
-    return id;
 }
 
 static void follow_slot(crowd_world* w, crowd_agent_id f, crowd_agent_id l) {

@@ -10,19 +10,12 @@
 #include "behaviors/path/path_internal.h"
 #include "behaviors/queue/queue_internal.h"
 #include "crowd/crowd.h"
+#include "world_helpers.h"
 
 typedef struct scene {
     crowd_world* w;
     crowd_agent_id goal, queue, path, leader, follower;
 } scene;
-
-static crowd_agent_id add_at(crowd_world* w, float x, float y) {
-    crowd_agent_def a = crowd_agent_def_default();
-    a.position = (crowd_vec2){x, y};
-    crowd_agent_id id;
-    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
-    return id;
-}
 
 // One agent per behavior, stepped a few times so every record holds values of its own.
 static scene build(void) {

@@ -2,20 +2,10 @@
 // followers, an obstacle added and one removed mid-run, a teleport) stepped on 1, 2, 3 and 8
 // threads stays bit-identical, and no agent ever overlaps a wall.
 #include "walls_helpers.h"
+#include "world_helpers.h"
 
 static const int thread_counts[] = {1, 2, 3, 8};
 enum { WORLDS = sizeof thread_counts / sizeof thread_counts[0], AGENTS = 240 };
-
-static uint64_t rng_next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float frand(uint64_t* s, float lo, float hi) {
-    return lo + (hi - lo) * (float)(rng_next(s) >> 40) / (float)(1ull << 24);
-}
 
 typedef struct scene {
     crowd_world* w;

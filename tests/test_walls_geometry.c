@@ -1,16 +1,10 @@
 // The wall geometry against brute force: the swept disc's first contact, the slide, the segment
 // grid's queries after random adds and removes, line of sight and the blocked-disc test.
 #include "walls_helpers.h"
+#include "world_helpers.h"
 
 #include "core/internal.h"
 #include "walls/walls_math.h"
-
-static uint64_t rng_next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
 
 static double drand(uint64_t* s, double lo, double hi) {
     return lo + (hi - lo) * (double)(rng_next(s) >> 11) / 9007199254740992.0;
@@ -141,7 +135,9 @@ Test(walls_geometry, slides_never_touch_a_wall_and_ignore_segment_order) {
                 for (int i = 0; i < n; ++i) {
                     const double d = ref_seg_dist(ax + t * bx, ay + t * by, segs[i].ax, segs[i].ay,
                                                   segs[i].bx, segs[i].by);
-                    cr_assert_geq(d, R * (1 - 1e-9), "trial %d piece %d of %d seg %d: %.17g vs R %.17g t %g", trial, k, f.points, i, d, R, t);
+                    cr_assert_geq(d, R * (1 - 1e-9),
+                                  "trial %d piece %d of %d seg %d: %.17g vs R %.17g t %g", trial, k,
+                                  f.points, i, d, R, t);
                 }
             }
         }

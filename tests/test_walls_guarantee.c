@@ -2,17 +2,7 @@
 // one, however fast it moves, however long the step, however hard the crowd pushes. Every scene
 // checks every step with the test's own distance computation (walls_helpers.h).
 #include "walls_helpers.h"
-
-static uint64_t rng_next(uint64_t* s) {
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static float frand(uint64_t* s, float lo, float hi) {
-    return lo + (hi - lo) * (float)(rng_next(s) >> 40) / (float)(1ull << 24);
-}
+#include "world_helpers.h"
 
 // Agents at up to 100 m/s with a 1 s step inside a room of zero-thickness walls, seeking points
 // far outside it, each in its own direction: every move is 30-40 times the agent's diameter.
