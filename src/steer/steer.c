@@ -58,18 +58,12 @@ crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_spee
     return f;
 }
 
+// The spec's separation without its velocity term: a zero velocity gives (push - 0) * weight, the
+// same bits as push * weight.
 crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const crowd_vec2* neighbors,
                                        int count, float sep_radius, float weight) {
-    crowd_vec2 f = v2(0.0f, 0.0f);
-    for (int i = 0; neighbors && i < count; ++i) {
-        float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
-        float d = sqrtf(ox * ox + oy * oy);
-        if (!(d > 0.01f && d < sep_radius)) continue;
-        float push = max_speed * (1.0f - d / sep_radius);
-        f.x += ox / d * push * weight;
-        f.y += oy / d * push * weight;
-    }
-    return f;
+    return crowd_steer_separation(pos, v2(0.0f, 0.0f), max_speed, neighbors, count, sep_radius,
+                                  weight);
 }
 
 // limit for a vector or a length whose square overflows float32 (beyond about 1.8e19): the same

@@ -57,20 +57,23 @@ static inline float cs_steer_predict_time(crowd_vec2 pos, float max_speed, crowd
     return sqrtf(dx * dx + dy * dy) / max_speed;
 }
 
+// Where `other` will be after the predict time: what evade flees and pursuit seeks.
+static inline crowd_vec2 cs_steer_predicted(crowd_vec2 pos, float max_speed, crowd_vec2 other_pos,
+                                            crowd_vec2 other_vel) {
+    const float t = cs_steer_predict_time(pos, max_speed, other_pos);
+    return cs_steer_v2(other_pos.x + other_vel.x * t, other_pos.y + other_vel.y * t);
+}
+
 static inline crowd_vec2 cs_steer_evade(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                         crowd_vec2 threat_pos, crowd_vec2 threat_vel) {
-    const float t = cs_steer_predict_time(pos, max_speed, threat_pos);
-    return cs_steer_flee(
-        pos, vel, max_speed,
-        cs_steer_v2(threat_pos.x + threat_vel.x * t, threat_pos.y + threat_vel.y * t));
+    return cs_steer_flee(pos, vel, max_speed,
+                         cs_steer_predicted(pos, max_speed, threat_pos, threat_vel));
 }
 
 static inline crowd_vec2 cs_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                           crowd_vec2 target_pos, crowd_vec2 target_vel) {
-    const float t = cs_steer_predict_time(pos, max_speed, target_pos);
-    return cs_steer_seek(
-        pos, vel, max_speed,
-        cs_steer_v2(target_pos.x + target_vel.x * t, target_pos.y + target_vel.y * t));
+    return cs_steer_seek(pos, vel, max_speed,
+                         cs_steer_predicted(pos, max_speed, target_pos, target_vel));
 }
 
 // v scaled down to length max_len when |v| > max_len, else v.
