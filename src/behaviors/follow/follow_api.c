@@ -183,14 +183,8 @@ static void join(crowd_world* w, uint32_t x, uint32_t li) {
     f->leader = li + 1;
     f->state = CROWD_FOLLOW_ACTIVE;
     f->slot_index = -1;
-    f->prev = l->tail;
     f->next = 0;
-    if (l->tail)
-        cs_follower_of(w, l->tail - 1)->next = x + 1;
-    else
-        l->head = x + 1;
-    l->tail = x + 1;
-    l->followers++;
+    cs_follow_append(w, l, f, x);
     set_leader_flag(w, li);
     if (f->use_slot) {
         l->slotted++;

@@ -81,6 +81,19 @@ static inline cs_leader* cs_leader_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_LEADER, idx);
 }
 
+// Links follower x (record f) at the tail of leader l's list and counts it; the caller sets f->next
+// and the slot count.
+static inline void cs_follow_append(const crowd_world* w, cs_leader* l, cs_follower* f,
+                                    uint32_t x) {
+    f->prev = l->tail;
+    if (l->tail)
+        cs_follower_of(w, l->tail - 1)->next = x + 1;
+    else
+        l->head = x + 1;
+    l->tail = x + 1;
+    l->followers++;
+}
+
 // ---- the formula ------------------------------------------------------------------------------
 // Built from the inline math of steer/steer_math.h, branch-free like it: the pure function
 // (crowd_steer_follow_leader) calls these once, the leader pass once per lane of a vectorized

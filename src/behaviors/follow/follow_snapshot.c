@@ -201,13 +201,7 @@ static crowd_status load_leader(crowd_world* w, cs_snap_reader* in, uint32_t idx
         if (!f || f->state != CROWD_FOLLOW_ACTIVE || f->leader != idx + 1 || f->pad)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         f->pad = 1;
-        f->prev = l->tail;
-        if (l->tail)
-            cs_follower_of(w, l->tail - 1)->next = x + 1;
-        else
-            l->head = x + 1;
-        l->tail = x + 1;
-        l->followers++;
+        cs_follow_append(w, l, f, x);
         l->slotted += f->use_slot;
     }
     return CROWD_OK;
