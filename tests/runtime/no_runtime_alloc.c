@@ -101,19 +101,13 @@ static void* run(void* arg) {
     crowd_world* w;
     if (j->slot_followers > 0) {
         j->status = group_create(j->slot_followers, j->threads, &w);
-        if (j->status != CROWD_OK) return NULL;
-        for (int t = 0; t < j->warmup; ++t) crowd_world_step(w);
-        const long before = atomic_load(&calls);
-        for (int t = 0; t < j->ticks; ++t) crowd_world_step(w);
-        j->calls = atomic_load(&calls) - before;
-        crowd_world_destroy(w);
-        return NULL;
+    } else {
+        scene_def def = scene_def_default();
+        def.kind = SCENE_MIXED;
+        def.agents = 4000;
+        def.threads = j->threads;
+        j->status = scene_create(&def, &w);
     }
-    scene_def def = scene_def_default();
-    def.kind = SCENE_MIXED;
-    def.agents = 4000;
-    def.threads = j->threads;
-    j->status = scene_create(&def, &w);
     if (j->status != CROWD_OK) return NULL;
     for (int t = 0; t < j->warmup; ++t) crowd_world_step(w);
     const long before = atomic_load(&calls);
