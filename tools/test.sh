@@ -65,7 +65,7 @@ build build/portable -DCMAKE_BUILD_TYPE=Release -DCROWD_NATIVE=OFF -DCROWD_BUILD
 echo "== determinism across builds and thread counts"
 export OMP_WAIT_POLICY=passive # 8 threads on a small machine: idle threads must not spin
 fail=0
-for scene in separation crossing mixed queue waypoints tube groups plaza; do
+for scene in separation crossing mixed queue waypoints tube groups plaza town; do
   ref=""
   for bin in build/release/crowd build/portable/crowd; do
     for t in 1 2 3 8; do
