@@ -69,7 +69,7 @@ expect_error 2 "crowd scale: --threads: expected an integer in [1, 1024], got '0
 expect_error 2 "crowd scale: --scene goes with --agents, not with a scenario file" "$crowd" scale "$crossing" --scene mixed
 expect_error 2 "crowd scale: --agents-scale goes with a scenario file, not with --agents" "$crowd" scale --agents 10 --agents-scale 2
 expect_error 2 "crowd demo: unknown argument '--frobnicate' (try crowd demo --help)" "$crowd" demo --frobnicate
-expect_error 2 "crowd hash: --scene: expected separation, crossing, mixed, queue, waypoints, tube, groups or plaza, got 'nope'" "$crowd" hash --scene nope
+expect_error 2 "crowd hash: --scene: expected separation, crossing, mixed, queue, waypoints, tube, groups, plaza or town, got 'nope'" "$crowd" hash --scene nope
 expect_error 2 "crowd hash: unknown option '--fast' (try crowd hash --help)" "$crowd" hash --fast
 
 # ---- bad files: exit 1, one line -------------------------------------------------------------
