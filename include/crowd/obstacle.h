@@ -36,6 +36,9 @@ static inline bool crowd_obstacle_id_equal(crowd_obstacle_id a, crowd_obstacle_i
 // Most points one obstacle may have.
 #define CROWD_OBSTACLE_MAX_POINTS (1 << 16)
 
+// Most obstacles one world holds at a time; one more is refused with CROWD_ERR_CAPACITY.
+#define CROWD_OBSTACLE_MAX_COUNT 65535
+
 typedef enum crowd_obstacle_kind {
     CROWD_OBSTACLE_WALL,    // open polyline: points[0] .. points[count-1]
     CROWD_OBSTACLE_POLYGON, // closed polygon (the last point joins the first), solid inside
@@ -49,12 +52,16 @@ typedef enum crowd_obstacle_kind {
 // CROWD_OBSTACLE_MAX_POINTS (CROWD_ERR_OBSTACLE_TOO_LONG), a NaN or infinite coordinate
 // (CROWD_ERR_NOT_FINITE), two consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
 // polygon whose edges cross (CROWD_ERR_OBSTACLE_SELF_INTERSECTING), an obstacle that a live agent
-// would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE).
+// would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE), more than CROWD_OBSTACLE_MAX_COUNT
+// obstacles (CROWD_ERR_CAPACITY). Open walls may cross themselves and each other; obstacles may
+// overlap. Cost: the cells the obstacle's segments pass through (amortized: the segment grid
+// grows by doubling), its point count squared within each cell for a polygon's crossing test,
+// and, when the world holds agents, one pass over the agents' positions for the overlap test.
 CROWD_API crowd_status crowd_obstacle_add(crowd_world* world, crowd_obstacle_kind kind,
                                           const crowd_vec2* points, int count,
                                           crowd_obstacle_id* out);
 
-// Removes an obstacle; its handle becomes stale.
+// Removes an obstacle; its handle becomes stale. Cost: the cells its segments pass through.
 CROWD_API crowd_status crowd_obstacle_remove(crowd_world* world, crowd_obstacle_id id);
 
 // CROWD_OK when the handle names a live obstacle of this world, else why not
@@ -71,24 +78,20 @@ CROWD_API crowd_status crowd_obstacle_get_points(const crowd_world* world, crowd
 // Live obstacles in the world.
 CROWD_API int crowd_world_obstacle_count(const crowd_world* world);
 
-// The handles of the live obstacles, oldest first, with the same capacity rule as
+// The handles of the live obstacles, in handle-index order, with the same capacity rule as
 // crowd_obstacle_get_points.
 CROWD_API crowd_status crowd_world_get_obstacles(const crowd_world* world, crowd_obstacle_id* ids,
                                                  int capacity, int* count);
 
-// ---- wall avoidance
-// ------------------------------------------------------------------------------
+// ---- wall avoidance ----------------------------------------------------------------------------
 
-// Each agent's steering away from walls before contact (Reynolds' containment): it looks
-// `look_ahead` seconds along its velocity and is pushed away from the walls that look-ahead
-// reaches, with `weight`. Every agent has it (crowd_agent_def.walls); a weight of 0 switches the
-// force off, never the clamp.
-typedef struct crowd_wall_def {
-    float weight;     // >= 0
-    float look_ahead; // >= 0, seconds
-} crowd_wall_def;
-
-CROWD_API crowd_wall_def crowd_wall_def_default(void);
+// Each agent's steering away from walls before contact (Reynolds' containment). crowd_wall_def is
+// declared in crowd/world.h because crowd_agent_def holds one (.walls): the agent probes
+// `look_ahead` seconds along its velocity and, when that probe (a segment from its centre) comes
+// within one body radius of clearance of a wall, it is pushed away from the nearest such wall
+// along the wall's normal, with up to max_force * weight, growing as the clearance shrinks. A
+// weight of 0 switches the force off, never the clamp.
+// crowd_wall_def_default() is declared in crowd/world.h with the def.
 
 CROWD_API crowd_status crowd_agent_set_walls(crowd_world* world, crowd_agent_id id,
                                              const crowd_wall_def* def);

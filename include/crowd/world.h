@@ -105,6 +105,14 @@ typedef struct crowd_goal {
     float weight;      // >= 0 (default 1)
 } crowd_goal;
 
+// Steering away from walls before contact (Reynolds' containment), see crowd/obstacle.h. Every
+// agent has one; a weight of 0 switches the force off, never the clamp that keeps agents out of
+// walls.
+typedef struct crowd_wall_def {
+    float weight;     // >= 0 (default 1)
+    float look_ahead; // >= 0, seconds of the current velocity looked ahead (default 1)
+} crowd_wall_def;
+
 typedef struct crowd_agent_def {
     crowd_vec2 position;
     crowd_vec2 velocity;
@@ -115,12 +123,16 @@ typedef struct crowd_agent_def {
     float separation_radius; // > 0 (default 1.2)
     float separation_weight; // >= 0, 0 turns separation off (default 1)
     crowd_goal goal;         // default: none
+    crowd_wall_def walls;    // default: crowd_wall_def_default()
     uint64_t user_data;      // opaque to the engine
 } crowd_agent_def;
 
 CROWD_API crowd_agent_def crowd_agent_def_default(void);
 CROWD_API crowd_goal crowd_goal_default(void);
+CROWD_API crowd_wall_def crowd_wall_def_default(void);
 
+// An agent whose disc would overlap a wall segment (centre closer than its radius) or whose centre
+// is inside a solid obstacle is refused with CROWD_ERR_INSIDE_OBSTACLE.
 CROWD_API crowd_status crowd_agent_add(crowd_world* world, const crowd_agent_def* def,
                                        crowd_agent_id* out);
 CROWD_API crowd_status crowd_agent_remove(crowd_world* world, crowd_agent_id id);
@@ -139,13 +151,16 @@ CROWD_API crowd_status crowd_agent_get_velocity(const crowd_world* world, crowd_
 CROWD_API crowd_status crowd_agent_get_heading(const crowd_world* world, crowd_agent_id id,
                                                crowd_vec2* out);
 
-// Teleport / server correction; takes effect from the next step.
+// Teleport / server correction; takes effect from the next step. A position where the agent's
+// disc would overlap a wall or whose centre is inside a solid obstacle is refused with
+// CROWD_ERR_INSIDE_OBSTACLE (the agent stays where it was); a teleport may jump across walls.
 CROWD_API crowd_status crowd_agent_set_position(crowd_world* world, crowd_agent_id id,
                                                 crowd_vec2 position);
 CROWD_API crowd_status crowd_agent_set_velocity(crowd_world* world, crowd_agent_id id,
                                                 crowd_vec2 velocity);
 CROWD_API crowd_status crowd_agent_set_limits(crowd_world* world, crowd_agent_id id,
                                               float max_speed, float max_force);
+// A radius that would make the disc overlap a wall is refused with CROWD_ERR_INSIDE_OBSTACLE.
 CROWD_API crowd_status crowd_agent_set_radius(crowd_world* world, crowd_agent_id id, float radius);
 CROWD_API crowd_status crowd_agent_set_separation(crowd_world* world, crowd_agent_id id,
                                                   float radius, float weight);

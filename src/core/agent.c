@@ -17,6 +17,7 @@ crowd_agent_def crowd_agent_def_default(void) {
         .separation_radius = 1.2f,
         .separation_weight = 1.0f,
         .goal = crowd_goal_default(),
+        .walls = crowd_wall_def_default(),
     };
 }
 
@@ -54,6 +55,7 @@ static crowd_status check_def(const crowd_agent_def* d) {
     crowd_status st = check_limits(d->max_speed, d->max_force);
     if (st == CROWD_OK) st = check_separation(d->separation_radius, d->separation_weight);
     if (st == CROWD_OK) st = check_goal(&d->goal);
+    if (st == CROWD_OK) st = cs_wall_def_check(&d->walls);
     if (st != CROWD_OK) return st;
     float h2 = d->heading.x * d->heading.x + d->heading.y * d->heading.y;
     if (!(h2 > 0.0f) || !isfinite(h2)) return CROWD_ERR_BAD_HEADING;
@@ -98,6 +100,7 @@ void cs_records_reset(crowd_world* w, uint32_t idx) {
     w->path_rec[idx] = -1;
     w->follow.follower_rec[idx] = -1;
     w->follow.leader_rec[idx] = -1;
+    w->wall_rec[idx] = -1;
 }
 
 crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
@@ -138,8 +141,17 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
         st = cs_world_grow(w, (int)want);
         if (st != CROWD_OK) return st;
     }
+    if (cs_walls_blocked(w, def->position.x, def->position.y, def->radius))
+        return CROWD_ERR_INSIDE_OBSTACLE;
     if (!default_goal(&def->goal)) {
         st = cs_pool_reserve(w, &w->goal_pool, 1);
+        if (st != CROWD_OK) return st;
+    }
+    // The wall def's record, reserved here so that nothing below can fail: the index is not
+    // issued yet, so its record number is looked up as "none".
+    const crowd_wall_def wall_default = crowd_wall_def_default();
+    if (memcmp(&def->walls, &wall_default, sizeof wall_default) != 0) {
+        st = cs_pool_reserve(w, &w->wall_pool, 1);
         if (st != CROWD_OK) return st;
     }
 
@@ -165,6 +177,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->group[s] = 0;
     w->radius[idx] = def->radius;
     cs_goal_store(w, idx, &def->goal);
+    cs_wall_def_store(w, idx, &def->walls);
     w->user_data[idx] = def->user_data;
     c->flags[s] = flags_for(&def->goal, 0);
 
@@ -180,6 +193,7 @@ crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
     st = cs_follow_on_remove(w, idx);
     if (st != CROWD_OK) return st;
     cs_goal_release(w, idx);
+    cs_wall_def_release(w, idx);
     cs_queue_on_remove(w, idx);
     cs_path_on_remove(w, idx);
     const int last = w->count - 1;
@@ -214,6 +228,7 @@ crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_
         .separation_radius = c->sep_radius[s],
         .separation_weight = c->sep_weight[s],
         .goal = goal_get(w, idx),
+        .walls = cs_wall_def_get(w, idx),
         .user_data = w->user_data[idx],
     };
     return CROWD_OK;
@@ -248,6 +263,7 @@ crowd_status crowd_agent_set_position(crowd_world* w, crowd_agent_id id, crowd_v
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     if (!finite2(p)) return CROWD_ERR_NOT_FINITE;
+    if (cs_walls_blocked(w, p.x, p.y, w->radius[id.index1 - 1])) return CROWD_ERR_INSIDE_OBSTACLE;
     w->cur.px[s] = p.x;
     w->cur.py[s] = p.y;
     return CROWD_OK;
@@ -280,6 +296,7 @@ crowd_status crowd_agent_set_radius(crowd_world* w, crowd_agent_id id, float rad
     if (st != CROWD_OK) return st;
     if (!isfinite(radius)) return CROWD_ERR_NOT_FINITE;
     if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    if (cs_walls_blocked(w, w->cur.px[s], w->cur.py[s], radius)) return CROWD_ERR_INSIDE_OBSTACLE;
     w->radius[id.index1 - 1] = radius;
     return CROWD_OK;
 }

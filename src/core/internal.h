@@ -11,6 +11,7 @@
 #include "core/pool.h"
 #include "core/team.h"
 #include "crowd/crowd.h"
+#include "walls/walls_store.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
@@ -134,6 +135,10 @@ struct crowd_world {
 
     struct cs_path_table* paths; // shared polylines; NULL until the first path is created
     cs_follow_store follow;      // follow leader: records, groups, slot scratch
+    int32_t* wall_rec;           // wall-avoidance record; none means crowd_wall_def_default()
+    cs_pool wall_pool;           // crowd_wall_def
+
+    cs_walls walls; // static obstacles and their segment grid
 
     crowd_profile profile;
 };
@@ -148,6 +153,9 @@ static inline cs_queue_rec* cs_queue_of(const crowd_world* w, uint32_t idx) {
 }
 static inline cs_path_rec* cs_path_of(const crowd_world* w, uint32_t idx) {
     return cs_pool_find(&w->path_pool, w->path_rec, idx);
+}
+static inline crowd_wall_def* cs_wall_def_of(const crowd_world* w, uint32_t idx) {
+    return cs_pool_find(&w->wall_pool, w->wall_rec, idx);
 }
 static inline cs_follower* cs_follower_of(const crowd_world* w, uint32_t idx) {
     return cs_pool_find(&w->follow.follower_pool, w->follow.follower_rec, idx);
@@ -195,6 +203,14 @@ void cs_goal_release(crowd_world* w, uint32_t idx);
 // the one that can fail).
 void cs_queue_on_remove(crowd_world* w, uint32_t idx);
 void cs_path_on_remove(crowd_world* w, uint32_t idx);
+
+// Wall-avoidance records (behaviors/walls/walls_agent.c), kept like goals: reserve, then store;
+// a default def is stored as no record.
+crowd_status cs_wall_def_check(const crowd_wall_def* d);
+crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
+void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
+void cs_wall_def_release(crowd_world* w, uint32_t idx);
+crowd_wall_def cs_wall_def_get(const crowd_world* w, uint32_t idx);
 
 // Frees every path (path_store.c); crowd_world_destroy calls it.
 void cs_paths_free(crowd_world* w);

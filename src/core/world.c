@@ -82,6 +82,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->path_rec, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->follow.follower_rec, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->follow.leader_rec, sizeof(int32_t), false};
+    out[n++] = (array_ref){&w->wall_rec, sizeof(int32_t), false};
     return n;
 }
 
@@ -211,6 +212,8 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     cs_pool_init(&w->path_pool, sizeof(cs_path_rec), 0);
     cs_pool_init(&w->follow.follower_pool, sizeof(cs_follower), 0);
     cs_pool_init(&w->follow.leader_pool, sizeof(cs_leader), sizeof(uint32_t));
+    cs_pool_init(&w->wall_pool, sizeof(crowd_wall_def), 0);
+    cs_walls_init(&w->walls, w->cell_size);
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {
@@ -237,6 +240,8 @@ void crowd_world_destroy(crowd_world* w) {
     cs_pool_free(w, &w->goal_pool);
     cs_pool_free(w, &w->queue_pool);
     cs_pool_free(w, &w->path_pool);
+    cs_pool_free(w, &w->wall_pool);
+    cs_walls_free(w, &w->walls);
     for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
     cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
     cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
