@@ -32,8 +32,8 @@ static crowd_status refused_ok(crowd_status st) {
     return st == CROWD_ERR_INSIDE_OBSTACLE ? CROWD_OK : st;
 }
 
-// In a world with obstacles: removes the two oldest and adds two 3 m walls at random places
-// (where no agent stands in their way).
+// In a world with obstacles: removes the first two in handle order and adds two 3 m walls at random
+// places (where no agent stands in their way).
 static crowd_status churn_walls(crowd_world* w, scene_rng* rng, float half) {
     const int n = crowd_world_obstacle_count(w);
     if (n == 0) return CROWD_OK;

@@ -9,7 +9,7 @@
 //     GOAL  u32 agent_kind, f32 x, f32 y, f32 radius        (goal and queue targets)
 //     AREA  u32 shape (0 rectangle, 1 circle), f32 a, b, c, d (queue respawn areas)
 //     OBST  u32 kind (crowd_obstacle_kind), u32 count, f32 xy[2 count] (the world's obstacles
-//           when the recording starts, oldest first)
+//           when the recording starts, in handle order)
 //     HNDL  u32 count, u32 index1[count], u16 generation[count], u8 agent_kind[count],
 //           u16 radius_mm[count] (each array padded to 4 bytes); the handle table of the frames
 //           that follow, written again when the agents, their kinds or their radii change

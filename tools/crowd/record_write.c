@@ -105,7 +105,7 @@ static void put_goal(rec_writer* w, agent_kind kind, crowd_vec2 p, float radius)
     chunk_end(w, c);
 }
 
-// The world's obstacles as they are now, oldest first.
+// The world's obstacles as they are now, in handle order.
 static void put_obstacles(rec_writer* w, const crowd_world* world) {
     int n = crowd_world_obstacle_count(world);
     crowd_obstacle_id* ids = malloc(sizeof *ids * (size_t)(n ? n : 1));

@@ -79,6 +79,12 @@ static bool crowd_target(const scenario* sc, const sc_crowd* c, crowd_vec2* out)
     return c->has_goal || c->has_queue || c->has_path;
 }
 
+static bool same_walls(const sc_agent* t) {
+    const crowd_wall_def d = crowd_wall_def_default();
+    return t->wall_weight.lo == d.weight && t->wall_weight.hi == d.weight &&
+           t->wall_look_ahead.lo == d.look_ahead && t->wall_look_ahead.hi == d.look_ahead;
+}
+
 // One agent from a template. The heading is the given one, else the velocity's direction, else
 // toward the crowd's target (a fleeing agent faces away), else +x.
 static crowd_agent_def make_agent(const sc_agent* t, scene_rng* rng, crowd_vec2 pos,
@@ -90,6 +96,10 @@ static crowd_agent_def make_agent(const sc_agent* t, scene_rng* rng, crowd_vec2 
     a.max_force = draw(rng, t->max_force);
     a.separation_radius = draw(rng, t->separation_radius);
     a.separation_weight = draw(rng, t->separation_weight);
+    // Drawn only when the scenario changes the library's default, so scenarios without the keys
+    // draw exactly what they drew before walls existed.
+    if (!same_walls(t))
+        a.walls = (crowd_wall_def){draw(rng, t->wall_weight), draw(rng, t->wall_look_ahead)};
     a.velocity = t->velocity;
     if (t->random_speed > 0.0f) {
         const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
@@ -127,22 +137,9 @@ static agent_kind crowd_kind(const sc_crowd* c) {
 
 enum { PLACEMENT_DRAWS = 64 }; // draws of a random area before an agent is given up
 
-static bool same_walls(const sc_agent* t) {
-    const crowd_wall_def d = crowd_wall_def_default();
-    return t->wall_weight.lo == d.weight && t->wall_weight.hi == d.weight &&
-           t->wall_look_ahead.lo == d.look_ahead && t->wall_look_ahead.hi == d.look_ahead;
-}
-
-// Adds one agent; its wall avoidance is drawn (after everything make_agent drew) only when the
-// template changes the library's default.
-static crowd_status try_add(built_world* b, const crowd_agent_def* a, const sc_agent* t,
-                            scene_rng* rng, agent_kind kind, crowd_agent_id* out) {
+static crowd_status try_add(built_world* b, const crowd_agent_def* a, agent_kind kind,
+                            crowd_agent_id* out) {
     crowd_status st = crowd_agent_add(b->world, a, out);
-    if (st == CROWD_OK && !same_walls(t)) {
-        const crowd_wall_def w = {draw(rng, t->wall_weight), draw(rng, t->wall_look_ahead)};
-        st = crowd_agent_set_walls(b->world, *out, &w);
-        if (st != CROWD_OK) crowd_agent_remove(b->world, *out);
-    }
     if (st == CROWD_OK && !built_world_set_kind(b, *out, kind)) {
         crowd_agent_remove(b->world, *out);
         st = CROWD_ERR_OUT_OF_MEMORY;
@@ -159,10 +156,9 @@ static bool add_failed(built_world* b, const crowd_agent_def* a, crowd_status st
     return false;
 }
 
-static bool add_agent(built_world* b, const crowd_agent_def* a, const sc_agent* t, scene_rng* rng,
-                      agent_kind kind, crowd_agent_id* out, const sc_crowd* c, int index, char* err,
-                      size_t errlen) {
-    const crowd_status st = try_add(b, a, t, rng, kind, out);
+static bool add_agent(built_world* b, const crowd_agent_def* a, agent_kind kind,
+                      crowd_agent_id* out, const sc_crowd* c, int index, char* err, size_t errlen) {
+    const crowd_status st = try_add(b, a, kind, out);
     return st == CROWD_OK || add_failed(b, a, st, c, index, err, errlen);
 }
 
@@ -187,8 +183,8 @@ static bool build_followers(built_world* b, const sc_crowd* c, int index,
             crowd_agent_def a = make_agent(&f->agent, rng, p, NULL, false);
             if (!f->agent.has_heading && a.velocity.x == 0.0f && a.velocity.y == 0.0f)
                 a.heading = fwd;
-            ok = add_agent(b, &a, &f->agent, rng, AGENT_FOLLOWER,
-                           &ids[(size_t)k * (size_t)f->count + (size_t)j], c, index, err, errlen);
+            ok = add_agent(b, &a, AGENT_FOLLOWER, &ids[(size_t)k * (size_t)f->count + (size_t)j], c,
+                           index, err, errlen);
         }
     }
     if (ok) ok = build_leader(b, c, leaders, n, ids, err, errlen);
@@ -244,7 +240,7 @@ static bool build_crowd(built_world* b, const sc_crowd* c, int index, double sca
                 a.goal = (crowd_goal){c->queue.mode, c->queue.target, c->queue.slow_radius,
                                       c->queue.weight};
             }
-            st = try_add(b, &a, &c->agent, &rng, kind, &ids[k]);
+            st = try_add(b, &a, kind, &ids[k]);
         }
         if (st == CROWD_ERR_INSIDE_OBSTACLE && redraw) {
             snprintf(err, errlen,

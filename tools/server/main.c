@@ -199,7 +199,7 @@ static bool emit_tick(server* s) {
     return true;
 }
 
-// Every live wall, oldest first: [id,"wall"|"polygon",[[x,y],...]].
+// Every live wall, in handle order: [id,"wall"|"polygon",[[x,y],...]].
 static void put_walls(server* s) {
     const int n = crowd_world_obstacle_count(s->world);
     crowd_obstacle_id* ids = malloc(sizeof *ids * (size_t)(n ? n : 1));
