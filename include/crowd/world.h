@@ -71,7 +71,9 @@ typedef enum crowd_phase {
     CROWD_PHASE_LEADER,    // follow-leader pass
     CROWD_PHASE_PATH,      // path-following pass
     CROWD_PHASE_GOAL,      // goal seek / arrive / flee and queue braking
+    CROWD_PHASE_WALLS,     // wall avoidance force (nothing without obstacles)
     CROWD_PHASE_INTEGRATE, // controller limit and double-buffered integration
+    CROWD_PHASE_CLAMP,     // moves cut and slid along the walls they meet (nothing without walls)
     CROWD_PHASE_ARRIVAL,   // queue arrivals: stop, remove or respawn
     CROWD_PHASE_COUNT
 } crowd_phase;

@@ -176,6 +176,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->sep_weight[s] = def->separation_weight;
     c->group[s] = 0;
     w->radius[idx] = def->radius;
+    if (def->radius > w->radius_max) w->radius_max = def->radius;
     cs_goal_store(w, idx, &def->goal);
     cs_wall_def_store(w, idx, &def->walls);
     w->user_data[idx] = def->user_data;
@@ -298,6 +299,7 @@ crowd_status crowd_agent_set_radius(crowd_world* w, crowd_agent_id id, float rad
     if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
     if (cs_walls_blocked(w, w->cur.px[s], w->cur.py[s], radius)) return CROWD_ERR_INSIDE_OBSTACLE;
     w->radius[id.index1 - 1] = radius;
+    if (radius > w->radius_max) w->radius_max = radius;
     return CROWD_OK;
 }
 

@@ -121,6 +121,7 @@ struct crowd_world {
     int32_t* free_list;   // LIFO stack of free indices
     int free_count;
     float* radius;
+    float radius_max; // the largest radius any agent has had: bounds the walls' queries
     uint64_t* user_data;
 
     // Behavior state: per agent index only a record number (-1 = none), records in pools.
@@ -137,6 +138,7 @@ struct crowd_world {
     cs_follow_store follow;      // follow leader: records, groups, slot scratch
     int32_t* wall_rec;           // wall-avoidance record; none means crowd_wall_def_default()
     cs_pool wall_pool;           // crowd_wall_def
+    float look_ahead_max;        // the largest wall look-ahead any agent has had
 
     cs_walls walls; // static obstacles and their segment grid
 
@@ -220,7 +222,9 @@ void cs_pass_sort(crowd_world* w);
 uint64_t cs_pass_neighbor(crowd_world* w);
 void cs_pass_path(crowd_world* w);
 void cs_pass_goal(crowd_world* w);
+void cs_pass_walls(crowd_world* w);
 void cs_pass_integrate(crowd_world* w);
+void cs_pass_clamp(crowd_world* w);
 void cs_pass_arrival(crowd_world* w);
 
 #endif

@@ -1,6 +1,7 @@
 // The tick: passes in a fixed order, each timed.
 //
-//   sort -> [halo exchange] -> neighbor -> leader -> path -> goal -> integrate -> arrival
+//   sort -> [halo exchange] -> neighbor -> leader -> path -> goal -> walls -> integrate -> clamp
+//   -> arrival
 //
 // Every pass is parallel over agents and writes only its own agents' slots, so the order of the
 // passes is the only order there is. A distributed build exchanges halo agents between the sort
@@ -29,10 +30,14 @@ crowd_status crowd_world_step(crowd_world* w) {
     t[4] = omp_get_wtime();
     cs_pass_goal(w);
     t[5] = omp_get_wtime();
-    cs_pass_integrate(w);
+    cs_pass_walls(w);
     t[6] = omp_get_wtime();
-    cs_pass_arrival(w);
+    cs_pass_integrate(w);
     t[7] = omp_get_wtime();
+    cs_pass_clamp(w);
+    t[8] = omp_get_wtime();
+    cs_pass_arrival(w);
+    t[9] = omp_get_wtime();
 
     for (int i = 0; i < CROWD_PHASE_COUNT; ++i) p->phase_ms[i] = (t[i + 1] - t[i]) * 1e3;
     p->step_ms = (t[CROWD_PHASE_COUNT] - t[0]) * 1e3;

@@ -214,6 +214,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     cs_pool_init(&w->follow.leader_pool, sizeof(cs_leader), sizeof(uint32_t));
     cs_pool_init(&w->wall_pool, sizeof(crowd_wall_def), 0);
     cs_walls_init(&w->walls, w->cell_size);
+    w->look_ahead_max = crowd_wall_def_default().look_ahead;
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {

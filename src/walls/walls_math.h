@@ -46,6 +46,42 @@ static inline bool cs_segments_meet(double px, double py, double qx, double qy, 
            (o4 == 0 && cs_on_span(px, py, qx, qy, bx, by));
 }
 
+// Squared distance between segment pq and segment s, with the closest point on pq and on s.
+static inline double cs_segseg_dist2(double px, double py, double qx, double qy,
+                                     const cs_wall_seg* s, double* ux, double* uy, double* wx,
+                                     double* wy) {
+    if (cs_segments_meet(px, py, qx, qy, s->ax, s->ay, s->bx, s->by)) {
+        // They meet: the closest points coincide somewhere; report the end of pq nearest s.
+        double cx, cy;
+        const double dp = cs_seg_dist2(s, px, py, &cx, &cy);
+        double ex, ey;
+        const double dq = cs_seg_dist2(s, qx, qy, &ex, &ey);
+        *ux = dp <= dq ? px : qx, *uy = dp <= dq ? py : qy;
+        *wx = *ux, *wy = *uy;
+        return 0.0;
+    }
+    double best, cx, cy;
+    // End points of pq against s.
+    best = cs_seg_dist2(s, px, py, &cx, &cy);
+    *ux = px, *uy = py, *wx = cx, *wy = cy;
+    double d = cs_seg_dist2(s, qx, qy, &cx, &cy);
+    if (d < best) best = d, *ux = qx, *uy = qy, *wx = cx, *wy = cy;
+    // End points of s against pq.
+    if (px != qx || py != qy) {
+        const double ex = qx - px, ey = qy - py, l2 = ex * ex + ey * ey;
+        for (int k = 0; k < 2; ++k) {
+            const double ox = k ? s->bx : s->ax, oy = k ? s->by : s->ay;
+            double u = ((ox - px) * ex + (oy - py) * ey) / l2;
+            u = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u);
+            const double cx2 = px + u * ex, cy2 = py + u * ey;
+            const double dx = ox - cx2, dy = oy - cy2;
+            d = dx * dx + dy * dy;
+            if (d < best) best = d, *ux = cx2, *uy = cy2, *wx = ox, *wy = oy;
+        }
+    }
+    return best;
+}
+
 // Crossing-number containment of p in a closed polygon (points in order, last joins first).
 // Points exactly on the boundary may go either way; callers test boundary distance first.
 static inline bool cs_point_in_polygon(const crowd_vec2* pts, int n, double px, double py) {

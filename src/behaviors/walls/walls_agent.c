@@ -28,6 +28,7 @@ crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_
 }
 
 void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
+    if (d->look_ahead > w->look_ahead_max) w->look_ahead_max = d->look_ahead;
     if (is_default(d)) {
         cs_wall_def_release(w, idx);
         return;
