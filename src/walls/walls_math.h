@@ -134,14 +134,17 @@ static inline void cs_sweep_seg(const cs_wall_seg* s, double px, double py, doub
         cs_hit_offer(best, 0.0, nx, ny, s->id);
         return;
     }
-    // The side of the segment's line the disc is on, and the move across it.
+    // The side of the segment's line the disc is on, and the move across it. The disc is at
+    // least R from the segment, but rounding may put it a hair closer to the line or an end
+    // point: a contact computed before the start counts as a contact at the start.
     double nx = -ey / len, ny = ex / len;
     double s0 = (px - ax) * nx + (py - ay) * ny;
     if (s0 < 0.0) nx = -nx, ny = -ny, s0 = -s0;
     const double dn = dx * nx + dy * ny;
     if (dn < 0.0) {
-        const double t = (s0 - R) / -dn;
-        if (t >= 0.0 && t <= 1.0) {
+        double t = (s0 - R) / -dn;
+        t = t > 0.0 ? t : 0.0;
+        if (t <= 1.0) {
             const double qx = px + t * dx, qy = py + t * dy;
             const double u = ((qx - ax) * ex + (qy - ay) * ey) / (len * len);
             if (u >= 0.0 && u <= 1.0) cs_hit_offer(best, t, nx, ny, s->id);
@@ -155,8 +158,9 @@ static inline void cs_sweep_seg(const cs_wall_seg* s, double px, double py, doub
         const double b = mx * dx + my * dy, c = mx * mx + my * my - R * R;
         const double disc = b * b - a2 * c;
         if (b >= 0.0 || disc < 0.0) continue;
-        const double t = (-b - sqrt(disc)) / a2;
-        if (t < 0.0 || t > 1.0) continue;
+        double t = (-b - sqrt(disc)) / a2;
+        t = t > 0.0 ? t : 0.0;
+        if (t > 1.0) continue;
         const double hx = mx + t * dx, hy = my + t * dy, hl = sqrt(hx * hx + hy * hy);
         if (hl > 0.0) cs_hit_offer(best, t, hx / hl, hy / hl, s->id);
     }
