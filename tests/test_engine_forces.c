@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "behaviors/goal/goal_internal.h"
 #include "scenes.h"
 
 typedef enum placement {

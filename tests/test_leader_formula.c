@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "behaviors/follow/follow_internal.h"
 #include "crowd/crowd.h"
 #include "groups.h"
 

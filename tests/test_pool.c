@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "behaviors/goal/goal_internal.h"
 
 // An allocator that can be told to fail, counting live blocks and bytes.
 typedef struct counter {
@@ -189,17 +189,17 @@ static void expect_goal_layout(const crowd_world* w, const crowd_goal* want, con
     int32_t next = 0;
     for (int s = 0; s < w->count; ++s) {
         const uint32_t idx = w->cur.id[s];
-        const int32_t r = w->goal_rec[idx];
+        const int32_t r = w->rec_of[CS_REC_GOAL][idx];
         cr_assert_eq(r >= 0, has[idx], "agent %u: record present as set", idx);
         if (r < 0) continue;
         if (laid_out) cr_assert_eq(r, next, "slot %d: records in slot order", s);
         ++next;
-        const crowd_goal* g = cs_pool_at(&w->goal_pool, r);
+        const crowd_goal* g = cs_pool_at(&w->pools[CS_REC_GOAL], r);
         cr_assert(g->target.x == want[idx].target.x && g->target.y == want[idx].target.y &&
                       g->mode == want[idx].mode,
                   "agent %u: goal contents kept", idx);
     }
-    cr_assert_eq(next, w->goal_pool.live);
+    cr_assert_eq(next, w->pools[CS_REC_GOAL].live);
 }
 
 Test(pool, records_follow_their_agents_into_slot_order) {

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "behaviors/queue/queue_internal.h"
 #include "scenes.h"
 
 // The spec's pseudocode, step by step. `others` excludes the agent itself.

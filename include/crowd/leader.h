@@ -36,8 +36,12 @@
 //    crowd_agent_unfollow is called. A stopped follower has no follower-group separation; its own
 //    separation (crowd_agent_def.separation_*) still applies.
 // No follower ever refers to a removed agent. Removing a follower frees its slot.
-// crowd_agent_remove of a leader with a fallback can fail with CROWD_ERR_OUT_OF_MEMORY (changing
-// nothing) when the fallback's larger group needs slot-assignment scratch the allocator refuses.
+// Removal never fails and allocates nothing, also inside a step (a queue's CROWD_QUEUE_REMOVE):
+// while any leader has a fallback, the world keeps slot-assignment scratch for one group of all its
+// followers with the most slots any formation offers (fallback chains can gather every follower
+// into one group). The calls that raise that bound reserve it first and may therefore fail with
+// CROWD_ERR_OUT_OF_MEMORY, changing nothing: crowd_agent_follow (a new follower),
+// crowd_leader_set_formation (a larger CUSTOM formation) and crowd_leader_set_fallback.
 #ifndef CROWD_LEADER_H
 #define CROWD_LEADER_H
 

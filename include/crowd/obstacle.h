@@ -88,9 +88,10 @@ CROWD_API crowd_status crowd_world_get_obstacles(const crowd_world* world, crowd
 // Each agent's steering away from walls before contact (Reynolds' containment). crowd_wall_def is
 // declared in crowd/world.h because crowd_agent_def holds one (.walls): the agent probes
 // `look_ahead` seconds along its velocity and, when that probe (a segment from its centre) comes
-// within one body radius of clearance of a wall, it is pushed away from the nearest such wall
-// along the wall's normal, with up to max_force * weight, growing as the clearance shrinks. A
-// weight of 0 switches the force off, never the clamp.
+// within one body radius of clearance of a wall it is heading toward, it is pushed away from the
+// nearest such wall with up to max_force * weight, more as the clearance shrinks and the more
+// squarely it heads into the wall: it sheds its speed into the wall and keeps its speed along it.
+// A weight of 0 switches the force off, never the clamp.
 // crowd_wall_def_default() is declared in crowd/world.h with the def.
 
 CROWD_API crowd_status crowd_agent_set_walls(crowd_world* world, crowd_agent_id id,

@@ -4,10 +4,6 @@
 
 #include "core/internal.h"
 
-crowd_goal crowd_goal_default(void) {
-    return (crowd_goal){.mode = CROWD_GOAL_NONE, .slow_radius = 1.0f, .weight = 1.0f};
-}
-
 crowd_agent_def crowd_agent_def_default(void) {
     return (crowd_agent_def){
         .heading = {1.0f, 0.0f},
@@ -23,15 +19,6 @@ crowd_agent_def crowd_agent_def_default(void) {
 
 static bool finite2(crowd_vec2 v) {
     return isfinite(v.x) && isfinite(v.y);
-}
-
-static crowd_status check_goal(const crowd_goal* g) {
-    if ((unsigned)g->mode >= CROWD_GOAL_MODE_COUNT) return CROWD_ERR_INVALID_ENUM;
-    if (!finite2(g->target) || !isfinite(g->slow_radius) || !isfinite(g->weight))
-        return CROWD_ERR_NOT_FINITE;
-    if (g->slow_radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
-    if (g->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
-    return CROWD_OK;
 }
 
 static crowd_status check_limits(float max_speed, float max_force) {
@@ -54,8 +41,8 @@ static crowd_status check_def(const crowd_agent_def* d) {
     if (d->radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
     crowd_status st = check_limits(d->max_speed, d->max_force);
     if (st == CROWD_OK) st = check_separation(d->separation_radius, d->separation_weight);
-    if (st == CROWD_OK) st = check_goal(&d->goal);
-    if (st == CROWD_OK) st = cs_wall_def_check(&d->walls);
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
+        if (cs_behaviors[b].check_def) st = cs_behaviors[b].check_def(d);
     if (st != CROWD_OK) return st;
     float h2 = d->heading.x * d->heading.x + d->heading.y * d->heading.y;
     if (!(h2 > 0.0f) || !isfinite(h2)) return CROWD_ERR_BAD_HEADING;
@@ -79,55 +66,8 @@ crowd_status crowd_agent_validate(const crowd_world* w, crowd_agent_id id) {
     return cs_agent_slot(w, id, &s);
 }
 
-static uint32_t flags_for(const crowd_goal* g, uint32_t old) {
-    uint32_t f = old & ~(uint32_t)CS_FLAG_GOAL;
-    if (g->mode != CROWD_GOAL_NONE) f |= CS_FLAG_GOAL;
-    return f;
-}
-
-// Agents keep a goal record only for a goal other than crowd_goal_default(), compared bit for bit
-// so that every goal reads back exactly as it was set.
-static bool default_goal(const crowd_goal* g) {
-    const crowd_goal d = crowd_goal_default();
-    return g->mode == d.mode && memcmp(&g->target, &d.target, sizeof d.target) == 0 &&
-           memcmp(&g->slow_radius, &d.slow_radius, sizeof d.slow_radius) == 0 &&
-           memcmp(&g->weight, &d.weight, sizeof d.weight) == 0;
-}
-
 void cs_records_reset(crowd_world* w, uint32_t idx) {
-    w->goal_rec[idx] = -1;
-    w->queue_rec[idx] = -1;
-    w->path_rec[idx] = -1;
-    w->follow.follower_rec[idx] = -1;
-    w->follow.leader_rec[idx] = -1;
-    w->wall_rec[idx] = -1;
-}
-
-crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    if (w->goal_rec[idx] >= 0 || default_goal(g)) return CROWD_OK;
-    return cs_pool_reserve(w, &w->goal_pool, 1);
-}
-
-void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    int32_t* rec = &w->goal_rec[idx];
-    if (default_goal(g)) {
-        cs_goal_release(w, idx);
-        return;
-    }
-    if (*rec < 0) *rec = cs_pool_acquire(&w->goal_pool);
-    *(crowd_goal*)cs_pool_at(&w->goal_pool, *rec) = *g;
-}
-
-void cs_goal_release(crowd_world* w, uint32_t idx) {
-    int32_t* rec = &w->goal_rec[idx];
-    if (*rec < 0) return;
-    cs_pool_release(&w->goal_pool, *rec);
-    *rec = -1;
-}
-
-static crowd_goal goal_get(const crowd_world* w, uint32_t idx) {
-    const crowd_goal* g = cs_goal_of(w, idx);
-    return g ? *g : crowd_goal_default();
+    for (int k = 0; k < CS_REC_COUNT; ++k) w->rec_of[k][idx] = -1;
 }
 
 crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_agent_id* out) {
@@ -143,17 +83,9 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     }
     if (cs_walls_blocked(w, def->position.x, def->position.y, def->radius))
         return CROWD_ERR_INSIDE_OBSTACLE;
-    if (!default_goal(&def->goal)) {
-        st = cs_pool_reserve(w, &w->goal_pool, 1);
-        if (st != CROWD_OK) return st;
-    }
-    // The wall def's record, reserved here so that nothing below can fail: the index is not
-    // issued yet, so its record number is looked up as "none".
-    const crowd_wall_def wall_default = crowd_wall_def_default();
-    if (memcmp(&def->walls, &wall_default, sizeof wall_default) != 0) {
-        st = cs_pool_reserve(w, &w->wall_pool, 1);
-        if (st != CROWD_OK) return st;
-    }
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
+        if (cs_behaviors[b].add_reserve) st = cs_behaviors[b].add_reserve(w, def);
+    if (st != CROWD_OK) return st;
 
     uint32_t idx =
         w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count] : (uint32_t)w->index_count++;
@@ -175,28 +107,21 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->sep_radius[s] = def->separation_radius;
     c->sep_weight[s] = def->separation_weight;
     c->group[s] = 0;
+    c->flags[s] = 0;
     w->radius[idx] = def->radius;
     if (def->radius > w->radius_max) w->radius_max = def->radius;
-    cs_goal_store(w, idx, &def->goal);
-    cs_wall_def_store(w, idx, &def->walls);
     w->user_data[idx] = def->user_data;
-    c->flags[s] = flags_for(&def->goal, 0);
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].add) cs_behaviors[b].add(w, idx, s, def);
 
-    *out = (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
+    *out = cs_agent_handle(w, idx);
     return CROWD_OK;
 }
 
-crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
-    int s;
-    crowd_status st = cs_agent_slot(w, id, &s);
-    if (st != CROWD_OK) return st;
-    const uint32_t idx = id.index1 - 1;
-    st = cs_follow_on_remove(w, idx);
-    if (st != CROWD_OK) return st;
-    cs_goal_release(w, idx);
-    cs_wall_def_release(w, idx);
-    cs_queue_on_remove(w, idx);
-    cs_path_on_remove(w, idx);
+void cs_agent_remove_now(crowd_world* w, uint32_t idx) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].on_remove) cs_behaviors[b].on_remove(w, idx);
+    const int s = w->slot_of[idx];
     const int last = w->count - 1;
     if (s != last) {
         for (int k = 0; k < CS_COL_COUNT; ++k) {
@@ -209,6 +134,13 @@ crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
     w->slot_of[idx] = -1;
     w->generation[idx]++;
     w->free_list[w->free_count++] = (int32_t)idx;
+}
+
+crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
+    int s;
+    const crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    cs_agent_remove_now(w, id.index1 - 1);
     return CROWD_OK;
 }
 
@@ -228,10 +160,11 @@ crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_
         .max_force = c->max_force[s],
         .separation_radius = c->sep_radius[s],
         .separation_weight = c->sep_weight[s],
-        .goal = goal_get(w, idx),
-        .walls = cs_wall_def_get(w, idx),
+        .goal = crowd_goal_default(),
         .user_data = w->user_data[idx],
     };
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].get_def) cs_behaviors[b].get_def(w, idx, out);
     return CROWD_OK;
 }
 
@@ -311,20 +244,5 @@ crowd_status crowd_agent_set_separation(crowd_world* w, crowd_agent_id id, float
     if (st != CROWD_OK) return st;
     w->cur.sep_radius[s] = radius;
     w->cur.sep_weight[s] = weight;
-    return CROWD_OK;
-}
-
-crowd_status crowd_agent_set_goal(crowd_world* w, crowd_agent_id id, const crowd_goal* goal) {
-    int s;
-    crowd_status st = cs_agent_slot(w, id, &s);
-    if (st != CROWD_OK) return st;
-    if (!goal) return CROWD_ERR_NULL_ARGUMENT;
-    st = check_goal(goal);
-    if (st != CROWD_OK) return st;
-    const uint32_t idx = id.index1 - 1;
-    st = cs_goal_reserve(w, idx, goal);
-    if (st != CROWD_OK) return st;
-    cs_goal_store(w, idx, goal);
-    w->cur.flags[s] = flags_for(goal, w->cur.flags[s]);
     return CROWD_OK;
 }

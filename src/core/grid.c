@@ -5,9 +5,6 @@
 
 #include "core/team.h"
 
-// Threads one sort can use; the world caps its thread count at this.
-#define CS_SORT_MAX_THREADS 256
-
 // Chunk [lo, hi) of n items for thread t of nt: contiguous, in thread order, so that scattering
 // each chunk in order after the per-thread prefix keeps the sort stable.
 static inline void chunk_of(int n, int t, int nt, int* lo, int* hi) {
@@ -63,8 +60,8 @@ typedef struct sort_ctx {
     int n;
     uint32_t bucket_capacity;
     uint32_t *hist, *keys, *order, *sorted_keys, *cell_start;
-    int32_t box[CS_SORT_MAX_THREADS][4]; // per-thread occupied cell bounds
-    uint32_t block_sum[CS_SORT_MAX_THREADS];
+    int32_t box[CS_MAX_THREADS][4]; // per-thread occupied cell bounds
+    uint32_t block_sum[CS_MAX_THREADS];
 } sort_ctx;
 
 static void sort_team(void* arg, int t, int nt) {
@@ -154,6 +151,6 @@ void cs_grid_sort(cs_grid* g, float cell_size, const float* x, const float* y, i
                   .order = order,
                   .sorted_keys = sorted_keys,
                   .cell_start = cell_start};
-    cs_team_run(threads < CS_SORT_MAX_THREADS ? threads : CS_SORT_MAX_THREADS, sort_team, &c);
+    cs_team_run(threads < CS_MAX_THREADS ? threads : CS_MAX_THREADS, sort_team, &c);
     cell_start[g->buckets] = (uint32_t)n;
 }

@@ -4,9 +4,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#include "behaviors/follow/follow_internal.h"
-#include "behaviors/queue/queue_internal.h"
+#include "behaviors/registry.h"
+#include "core/behavior.h"
 #include "core/grid.h"
 #include "core/pool.h"
 #include "core/team.h"
@@ -21,15 +22,6 @@
 // Sorted arrays are over-allocated by this many elements so a CS_LANES-wide chunk that starts
 // at the last agent may read past it without leaving the allocation.
 #define CS_PAD CS_LANES
-
-// Per-agent behavior bits, kept in the sorted `flags` column so passes can skip agents cheaply.
-enum {
-    CS_FLAG_GOAL = 1u << 0,   // has a seek / arrive / flee goal
-    CS_FLAG_QUEUE = 1u << 1,  // brakes for agents in its forward cone
-    CS_FLAG_FOLLOW = 1u << 2, // follows a leader (group separation in the neighbor pass)
-    CS_FLAG_PATH = 1u << 3,   // follows a path
-    CS_FLAG_LEADER = 1u << 4, // has followers (the leader pass caches its state per step)
-};
 
 // Columns that the sort gathers into cell order every tick. All are 4 bytes wide so one gather
 // loop serves them all. The first CS_KIN_COUNT are the kinematic state that the integration
@@ -63,22 +55,6 @@ typedef union cs_columns {
 } cs_columns;
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
-
-// A path follower's cursor, the revision of its path the cursor was last synced to (a replaced
-// path is noticed by the agent itself, see path_internal.h) and, while it is lost, the distance
-// at which it last searched the whole path.
-typedef struct cs_path_agent {
-    crowd_path_cursor cursor;
-    uint32_t revision;
-    float lost_dist;
-} cs_path_agent;
-
-// A path follower's record, from crowd_agent_set_path to crowd_agent_clear_path or removal (it
-// outlives CS_FLAG_PATH when the path is destroyed: the agent reports DETACHED).
-typedef struct cs_path_rec {
-    crowd_path_follow_def def;
-    cs_path_agent agent;
-} cs_path_rec;
 
 struct crowd_world {
     crowd_alloc_fn* alloc;
@@ -124,46 +100,38 @@ struct crowd_world {
     float radius_max; // the largest radius any agent has had: bounds the walls' queries
     uint64_t* user_data;
 
-    // Behavior state: per agent index only a record number (-1 = none), records in pools.
-    int32_t* goal_rec;  // goal record; none means crowd_goal_default()
-    cs_pool goal_pool;  // crowd_goal
-    int32_t* queue_rec; // queue record, present exactly while CS_FLAG_QUEUE
-    cs_pool queue_pool; // cs_queue_rec; aux: the last step's arrivals in handle order
-    int arrival_count;
-    uint64_t rng;      // splitmix64 state: respawn points, drawn in handle order
-    int32_t* path_rec; // path record (see cs_path_rec)
-    cs_pool path_pool; // cs_path_rec
+    // Behavior state (see core/behavior.h): per agent index only a record number per record kind
+    // (-1 = none), the records in one pool per kind, and each behavior's world-level state.
+    int32_t* rec_of[CS_REC_COUNT];
+    cs_pool pools[CS_REC_COUNT];
+    void* state[CS_BEH_COUNT];
+    uint64_t rng; // splitmix64 state, the world's one random stream (seeded by the def)
 
-    struct cs_path_table* paths; // shared polylines; NULL until the first path is created
-    cs_follow_store follow;      // follow leader: records, groups, slot scratch
-    int32_t* wall_rec;           // wall-avoidance record; none means crowd_wall_def_default()
-    cs_pool wall_pool;           // crowd_wall_def
-    float look_ahead_max;        // the largest wall look-ahead any agent has had
-
-    cs_walls walls; // static obstacles and their segment grid
+    cs_walls walls; // static obstacles and their segment grid (src/walls/)
 
     crowd_profile profile;
 };
 
 // ---- behavior records --------------------------------------------------------------------------
 
-static inline crowd_goal* cs_goal_of(const crowd_world* w, uint32_t idx) {
-    return cs_pool_find(&w->goal_pool, w->goal_rec, idx);
+// The record of kind `kind` of agent index idx, or NULL.
+static inline void* cs_record_of(const crowd_world* w, int kind, uint32_t idx) {
+    return cs_pool_find(&w->pools[kind], w->rec_of[kind], idx);
 }
-static inline cs_queue_rec* cs_queue_of(const crowd_world* w, uint32_t idx) {
-    return cs_pool_find(&w->queue_pool, w->queue_rec, idx);
+
+// ---- the state hash (state.c; behaviors add theirs through their table entries) ----------------
+
+static inline uint64_t cs_hash_word(uint64_t h, uint32_t v) {
+    h ^= v;
+    h *= 0x100000001b3ull; // FNV-1a prime, applied per 32-bit word
+    h ^= h >> 29;
+    return h;
 }
-static inline cs_path_rec* cs_path_of(const crowd_world* w, uint32_t idx) {
-    return cs_pool_find(&w->path_pool, w->path_rec, idx);
-}
-static inline crowd_wall_def* cs_wall_def_of(const crowd_world* w, uint32_t idx) {
-    return cs_pool_find(&w->wall_pool, w->wall_rec, idx);
-}
-static inline cs_follower* cs_follower_of(const crowd_world* w, uint32_t idx) {
-    return cs_pool_find(&w->follow.follower_pool, w->follow.follower_rec, idx);
-}
-static inline cs_leader* cs_leader_of(const crowd_world* w, uint32_t idx) {
-    return cs_pool_find(&w->follow.leader_pool, w->follow.leader_rec, idx);
+
+static inline uint64_t cs_hash_float(uint64_t h, float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return cs_hash_word(h, u);
 }
 
 // The sort phase lays the behavior records out in slot order on ticks that are multiples of this.
@@ -188,6 +156,11 @@ void* cs_alloc(crowd_world* w, size_t bytes);
 void cs_free(crowd_world* w, void* p, size_t bytes);
 crowd_status cs_world_grow(crowd_world* w, int capacity);
 
+// The handle of a live agent index: the one place a handle is built from storage.
+static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx) {
+    return (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
+}
+
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
 
@@ -195,36 +168,14 @@ crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
 // 0 is a record number: an index gets this before it is used.
 void cs_records_reset(crowd_world* w, uint32_t idx);
 
-// Goal records (agent.c). Reserve first: store then cannot fail. A default goal is stored as no
-// record.
-crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g);
-void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g);
-void cs_goal_release(crowd_world* w, uint32_t idx);
+// Removes a live agent: every behavior's on_remove hook, then storage. Cannot fail and allocates
+// nothing (the arrival phase removes agents inside a step through it); crowd_agent_remove is this
+// after the handle check.
+void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 
-// Removal hooks: crowd_agent_remove releases the agent's records (after cs_follow_on_remove,
-// the one that can fail).
-void cs_queue_on_remove(crowd_world* w, uint32_t idx);
-void cs_path_on_remove(crowd_world* w, uint32_t idx);
-
-// Wall-avoidance records (behaviors/walls/walls_agent.c), kept like goals: reserve, then store;
-// a default def is stored as no record.
-crowd_status cs_wall_def_check(const crowd_wall_def* d);
-crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
-void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
-void cs_wall_def_release(crowd_world* w, uint32_t idx);
-crowd_wall_def cs_wall_def_get(const crowd_world* w, uint32_t idx);
-
-// Frees every path (path_store.c); crowd_world_destroy calls it.
-void cs_paths_free(crowd_world* w);
-
-// ---- passes, in tick order (step.c calls them) ----------------------------------------------
+// ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
 void cs_pass_sort(crowd_world* w);
-uint64_t cs_pass_neighbor(crowd_world* w);
-void cs_pass_path(crowd_world* w);
-void cs_pass_goal(crowd_world* w);
-void cs_pass_walls(crowd_world* w);
+void cs_pass_neighbor(crowd_world* w); // sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
-void cs_pass_clamp(crowd_world* w);
-void cs_pass_arrival(crowd_world* w);
 
 #endif

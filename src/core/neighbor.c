@@ -1,5 +1,7 @@
-// Neighbor pass: separation, follower-group separation and the queue's forward cone, in one walk
-// over the cell-sorted arrays.
+// Neighbor pass: separation, group separation and the forward cone, in one walk over the
+// cell-sorted arrays. The last two are queries the behavior table subscribes agents to
+// (core/behavior.h: today the follow behavior's followers and the queue's agents); their inputs
+// and outputs are in the subscribers' records.
 //
 // Each agent visits the rows of cells its query box covers. A row is one contiguous range of
 // sorted agents, walked in fixed CS_LANES-wide chunks with branch-free masks; the padding after
@@ -9,16 +11,18 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "walls/walls_math.h"
 
 typedef struct query {
     float px, py, vx, vy;
     float sep_r; // separation radius (also the group-separation radius)
     float inv_r;
-    float hx, hy;                  // queue heading
-    float cone_l, cone_w, cone_w2; // cone length and width, cs_queue_width2(width)
+    float hx, hy;                  // cone heading
+    float cone_l, cone_w, cone_w2; // cone length, width and squared-width bound (CS_NB_CONE)
     uint32_t self;                 // own sorted slot
     uint32_t group;
     bool sep, grp, cone;
+    const cs_sight* sight; // the walls around the query, when it has any (line of sight)
 } query;
 
 typedef struct sums {
@@ -56,38 +60,40 @@ static inline float min_lanes(const float* a) {
     return m;
 }
 
-// Separation only: the common case, kept lean.
-static inline __attribute__((always_inline)) void chunk_sep(const crowd_world* w, const query* q,
-                                                            sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse) {
-    const float* restrict xs = w->cur.px;
-    const float* restrict ys = w->cur.py;
-    const float inv_cell = w->grid.inv_cell;
-    const float r = q->sep_r, inv_r = q->inv_r;
-    for (uint32_t j = b; j < e; j += CS_LANES) {
+// Separation over one contiguous range of candidates: the one copy of the separation loop, used by
+// separation-only agents (accumulators in registers) and by visit() for subscribed agents.
+static inline __attribute__((always_inline)) void
+sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
+          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
+          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
+    for (uint32_t j = b; j < end; j += CS_LANES) {
+        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
+        // contiguous and loads them one by one.
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
-        const int live = (int)(e - j);
+        const int live = (int)(end - j);
         for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = q->px - xc[l], dy = q->py - yc[l];
+            const float dx = px - xc[l], dy = py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
             bool in = (l < live) & (d > 0.01f) & (d < r);
             if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
-            // normalize(offset) * (1 - d / r) = offset * (1 / d - 1 / r): one division per lane.
-            const float k = 1.0f / (in ? d : 1.0f) - inv_r;
-            acc->sx[l] += in ? dx * k : 0.0f;
-            acc->sy[l] += in ? dy * k : 0.0f;
-            acc->sn[l] += in ? 1.0f : 0.0f;
+            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+            ax[l] += in ? dx * q : 0.0f;
+            ay[l] += in ? dy * q : 0.0f;
+            an[l] += in ? 1.0f : 0.0f;
         }
     }
 }
 
-// Everything: separation, separation within the follower group (none unless `grp`), and the
+// Everything: separation, separation within the agent's group (none unless `grp`), and the
 // forward cone. The group sums stay unconditional: a branch around them, even on a constant,
-// keeps gcc from vectorizing the loop.
+// keeps gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate
+// behind a wall counts for nothing: each one that would count is tested against q->sight, one
+// lane at a time; without it that test is compiled out.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse, bool grp) {
+                                                            int32_t cy, bool sparse, bool grp,
+                                                            bool los) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const uint32_t* restrict groups = w->cur.group;
@@ -104,7 +110,14 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             const float d = sqrtf(dx * dx + dy * dy);
             bool valid = l < live;
             if (sparse) valid &= cs_cell_coord(yc[l], inv_cell) == cy;
-            const bool near = valid & (d > 0.01f) & (d < r);
+            bool near = valid & (d > 0.01f) & (d < r);
+            // The cone uses offset = other - agent, the opposite sign of dx, dy.
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
+            bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) & (along <= q->cone_l) &
+                           (qx * qx + qy * qy <= q->cone_w2);
+            if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
+                near = in_cone = false;
             const bool in_sep = near & q->sep;
             const bool in_grp = near & grp & (gc[l] == q->group);
             const float k = 1.0f / (near ? d : 1.0f) - inv_r;
@@ -115,45 +128,61 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             acc->gx[l] += in_grp ? ux : 0.0f;
             acc->gy[l] += in_grp ? uy : 0.0f;
             acc->gn[l] += in_grp ? 1.0f : 0.0f;
-            // The cone uses offset = other - agent, the opposite sign of dx, dy.
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) &
-                                 (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
             acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
         }
     }
 }
 
+// The rows of a query box. A sparse box with more rows than there are agents (a huge radius over
+// agents spread across the plane) costs less as one walk over all agents: without the row filter
+// each agent is visited exactly once, and the exact tests decide as always.
+typedef struct box_walk {
+    cs_cell_box box;
+    int32_t cy_end; // last row to visit
+    bool whole;     // one range [0, n) instead of the rows
+} box_walk;
+
+static inline __attribute__((always_inline)) bool walk_begin(const cs_grid* g, float x0, float y0,
+                                                             float x1, float y1, uint32_t n,
+                                                             bool sparse, box_walk* bw) {
+    if (!cs_grid_box(g, x0, y0, x1, y1, &bw->box)) return false;
+    bw->whole = sparse && (int64_t)bw->box.cy1 - bw->box.cy0 >= (int64_t)n;
+    bw->cy_end = bw->whole ? bw->box.cy0 : bw->box.cy1;
+    return true;
+}
+
+// Ranges [b[k], e[k]) of row cy; returns their count.
+static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, const box_walk* bw,
+                                                          int32_t cy, uint32_t n, uint32_t b[2],
+                                                          uint32_t e[2]) {
+    if (bw->whole) {
+        b[0] = 0, e[0] = n;
+        return 1;
+    }
+    return cs_grid_row_ranges(g, &bw->box, cy, b, e);
+}
+
 // Visits every row of the box; returns the candidates examined. `general` selects chunk_all
-// (with group sums when `grp`) over chunk_sep.
+// (with group sums when `grp`, line of sight when `los`) over the separation loop.
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
-                                                            bool sparse) {
-    cs_cell_box box;
-    if (!cs_grid_box(&w->grid, x0, y0, x1, y1, &box)) return 0;
-    // A sparse box with more rows than there are agents (a huge radius over agents spread across
-    // the plane) costs less as one walk over all agents: without the row filter each agent is
-    // visited exactly once, and the exact tests decide as always.
+                                                            bool sparse, bool los) {
     const uint32_t n = (uint32_t)w->count;
-    if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
-        if (general)
-            chunk_all(w, q, acc, 0, n, 0, false, grp);
-        else
-            chunk_sep(w, q, acc, 0, n, 0, false);
-        return n;
-    }
+    box_walk bw;
+    if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
+    const bool rows = sparse && !bw.whole; // filter candidates by row
     uint64_t candidates = 0;
-    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+    for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
         uint32_t b[2], e[2];
-        const int ranges = cs_grid_row_ranges(&w->grid, &box, cy, b, e);
+        const int ranges = walk_row(&w->grid, &bw, cy, n, b, e);
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, sparse, grp);
+                chunk_all(w, q, acc, b[k], e[k], cy, rows, grp, los);
             else
-                chunk_sep(w, q, acc, b[k], e[k], cy, sparse);
+                sep_range(w->cur.px, w->cur.py, b[k], e[k], q->px, q->py, q->sep_r, q->inv_r,
+                          acc->sx, acc->sy, acc->sn, rows, cy, w->grid.inv_cell);
         }
     }
     return candidates;
@@ -174,9 +203,53 @@ static inline float margin(float px, float py, float reach) {
     return (fabsf(px) + fabsf(py) + reach) * 1e-6f + 1e-6f;
 }
 
-// Queue and follower agents: out of line so the separation-only loop stays small and keeps its
-// values in registers.
-static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s, bool sparse) {
+// A query's subscription, resolved for one pass.
+typedef struct nb_use {
+    uint32_t flag; // 0: nobody
+    const cs_pool* pool;
+    const int32_t* rec_of;
+    uint16_t in[3], out[2];
+} nb_use;
+
+typedef struct nb_subs {
+    nb_use cone, group;
+    uint32_t flags; // agents with any of these take the general path
+} nb_subs;
+
+static nb_use resolve(const crowd_world* w, cs_neighbor_query query) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
+        if (!u->flag) continue;
+        return (nb_use){u->flag,
+                        &w->pools[u->kind],
+                        w->rec_of[u->kind],
+                        {u->in[0], u->in[1], u->in[2]},
+                        {u->out[0], u->out[1]}};
+    }
+    return (nb_use){0};
+}
+
+static inline unsigned char* rec_for(const nb_use* u, uint32_t flags, uint32_t idx) {
+    return flags & u->flag ? cs_pool_find(u->pool, u->rec_of, idx) : NULL;
+}
+
+static inline float* field(unsigned char* rec, uint16_t offset) {
+    return (float*)(void*)(rec + offset);
+}
+
+static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigned char* crec,
+                                 crowd_vec2 gsep, float along) {
+    if (grec) {
+        *field(grec, nb->group.out[0]) = gsep.x;
+        *field(grec, nb->group.out[1]) = gsep.y;
+    }
+    if (crec) *field(crec, nb->cone.out[0]) = along;
+}
+
+// Agents subscribed to a query, and agents with walls around them: out of line so the
+// separation-only loop stays small and keeps its values in registers.
+static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const nb_subs* nb, int s,
+                                                          bool sparse) {
     const cs_columns* c = &w->cur;
     query q = {
         .px = c->px[s],
@@ -190,23 +263,22 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     };
     const float sep_w = c->sep_weight[s];
     q.sep = sep_w > 0.0f;
-    q.grp = q.group != 0; // only ACTIVE followers have a group
-    // The outputs only followers and queueing agents need go to their records, found through the
-    // per-index record numbers (fetched ahead) and written once at the end, so that no store waits
-    // on memory.
+    q.grp = q.group != 0; // only agents in a group (ACTIVE followers) have one
+    // The outputs go to the subscribers' records, found through the per-index record numbers
+    // (fetched ahead) and written once at the end, so that no store waits on memory.
     const uint32_t flags = c->flags[s], idx = c->id[s];
-    cs_prefetch_rec(c, w->follow.follower_rec, CS_FLAG_FOLLOW, s, w->count);
-    cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, w->count);
-    cs_follower* fol = flags & CS_FLAG_FOLLOW ? cs_follower_of(w, idx) : NULL;
-    cs_queue_rec* qr = flags & CS_FLAG_QUEUE ? cs_queue_of(w, idx) : NULL;
-    if (qr) {
+    cs_prefetch_rec(c, nb->group.rec_of, nb->group.flag, s, w->count);
+    cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, w->count);
+    unsigned char* grec = rec_for(&nb->group, flags, idx);
+    unsigned char* crec = rec_for(&nb->cone, flags, idx);
+    if (crec) {
         const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? q.vx / speed : 0.0f;
         q.hy = q.cone ? q.vy / speed : 0.0f;
-        q.cone_l = qr->def.cone_length;
-        q.cone_w = qr->def.cone_width;
-        q.cone_w2 = qr->width2;
+        q.cone_l = *field(crec, nb->cone.in[0]);
+        q.cone_w = *field(crec, nb->cone.in[1]);
+        q.cone_w2 = *field(crec, nb->cone.in[2]);
     }
     crowd_vec2 gsep = {0.0f, 0.0f};
     float along = INFINITY;
@@ -214,8 +286,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
     if (!q.sep && !q.grp && !q.cone) {
-        if (fol) fol->gsep = gsep;
-        if (qr) qr->along = along;
+        store_outputs(nb, grec, crec, gsep, along);
         return 0;
     }
 
@@ -240,10 +311,17 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
     }
-    // One instance per combination, each with its constant flags inlined.
-    uint64_t cand = q.grp    ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse)
-                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse)
-                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse);
+    // Walls in the box: every candidate that counts is checked for line of sight (one scalar
+    // instance for all combinations). Otherwise one instance per combination, each with its
+    // constant flags inlined.
+    cs_sight sight;
+    const bool los = w->walls.live > 0 &&
+                     cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+    q.sight = &sight;
+    uint64_t cand = los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true)
+                    : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false)
+                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false)
+                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse, false);
 
     const float ms = c->max_speed[s];
     if (q.sep) {
@@ -258,33 +336,8 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, int s,
         gsep = (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy};
     }
     if (q.cone) along = min_lanes(acc.along);
-    if (fol) fol->gsep = gsep;
-    if (qr) qr->along = along;
+    store_outputs(nb, grec, crec, gsep, along);
     return cand;
-}
-
-// One contiguous range of candidates for a separation-only agent.
-static inline __attribute__((always_inline)) void
-sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
-          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
-          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
-    for (uint32_t j = b; j < end; j += CS_LANES) {
-        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
-        // contiguous and loads them one by one.
-        const float* restrict xc = xs + j;
-        const float* restrict yc = ys + j;
-        const int live = (int)(end - j);
-        for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = px - xc[l], dy = py - yc[l];
-            const float d = sqrtf(dx * dx + dy * dy);
-            bool in = (l < live) & (d > 0.01f) & (d < r);
-            if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
-            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
-            ax[l] += in ? dx * q : 0.0f;
-            ay[l] += in ? dy * q : 0.0f;
-            an[l] += in ? 1.0f : 0.0f;
-        }
-    }
 }
 
 // Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
@@ -308,18 +361,15 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
             sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
         }
     } else {
-        cs_cell_box box;
-        if (cs_grid_box(g, px - r - m, py - r - m, px + r + m, py + r + m, &box)) {
-            // The whole-table walk of visit(), for the same pathological boxes.
-            const bool whole = sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n;
-            const int32_t cy_end = whole ? box.cy0 : box.cy1;
-            for (int32_t cy = box.cy0; cy <= cy_end; ++cy) {
-                uint32_t b[2] = {0, 0}, e[2] = {n, n};
-                const int ranges = whole ? 1 : cs_grid_row_ranges(g, &box, cy, b, e);
+        box_walk bw;
+        if (walk_begin(g, px - r - m, py - r - m, px + r + m, py + r + m, n, sparse, &bw)) {
+            const bool rows = sparse && !bw.whole;
+            for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
+                uint32_t b[2], e[2];
+                const int ranges = walk_row(g, &bw, cy, n, b, e);
                 for (int k = 0; k < ranges; ++k) {
                     candidates += e[k] - b[k];
-                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse && !whole,
-                              cy, inv_cell);
+                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, rows, cy, inv_cell);
                 }
             }
         }
@@ -330,24 +380,37 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     return candidates;
 }
 
-static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world* w, int lo, int hi,
-                                                                     bool sparse) {
+static inline __attribute__((always_inline)) uint64_t
+neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_grid g = w->grid;
     const cs_columns c = w->cur;
     float* restrict fx = w->force_x;
     float* restrict fy = w->force_y;
     const uint32_t* restrict skey = w->skey;
+    const uint32_t general = nb->flags;
+    const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
-        // Followers and queueing agents write their records besides the force.
-        if (c.flags[s] & (CS_FLAG_QUEUE | CS_FLAG_FOLLOW)) {
-            candidates += agent_neighbors(w, s, sparse);
+        // Subscribed agents write their records besides the force.
+        if (c.flags[s] & general) {
+            candidates += agent_neighbors(w, nb, s, sparse);
             continue;
         }
         const float weight = c.sep_weight[s];
         if (!(weight > 0.0f)) {
             fx[s] = fy[s] = 0.0f;
             continue;
+        }
+        // With walls in the world, an agent whose separation disc touches a cell with walls
+        // takes the general path, which tests line of sight; the others pay that cell test only.
+        if (walls) {
+            const float r = c.sep_radius[s], m = margin(c.px[s], c.py[s], r) + r;
+            const cs_wall_box box =
+                cs_walls_box(walls, c.px[s] - m, c.py[s] - m, c.px[s] + m, c.py[s] + m);
+            if (cs_walls_any(walls, box)) {
+                candidates += agent_neighbors(w, nb, s, sparse);
+                continue;
+            }
         }
         candidates +=
             sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
@@ -358,7 +421,8 @@ static inline __attribute__((always_inline)) uint64_t neighbor_range(crowd_world
 
 typedef struct neighbor_ctx {
     crowd_world* w;
-    uint64_t candidates[256]; // per thread, summed in thread order
+    nb_subs nb;
+    uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } neighbor_ctx;
 
 static void neighbor_team(void* arg, int t, int nt) {
@@ -366,14 +430,17 @@ static void neighbor_team(void* arg, int t, int nt) {
     crowd_world* w = c->w;
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    c->candidates[t] =
-        w->grid.dense ? neighbor_range(w, lo, hi, false) : neighbor_range(w, lo, hi, true);
+    c->candidates[t] = w->grid.dense ? neighbor_range(w, &c->nb, lo, hi, false)
+                                     : neighbor_range(w, &c->nb, lo, hi, true);
 }
 
-uint64_t cs_pass_neighbor(crowd_world* w) {
+void cs_pass_neighbor(crowd_world* w) {
     neighbor_ctx c = {.w = w};
+    c.nb.cone = resolve(w, CS_NB_CONE);
+    c.nb.group = resolve(w, CS_NB_GROUP);
+    c.nb.flags = c.nb.cone.flag | c.nb.group.flag;
     cs_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
-    for (int t = 0; t < 256; ++t) total += c.candidates[t];
-    return total;
+    for (int t = 0; t < CS_MAX_THREADS; ++t) total += c.candidates[t];
+    w->profile.candidates = total;
 }

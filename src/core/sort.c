@@ -42,14 +42,12 @@ static void gather_team(void* arg, int t, int nt) {
 
 // ---- behavior records follow their agents ------------------------------------------------------
 
-enum { MAX_POOLS = 5 };
-
 typedef struct records_ctx {
     crowd_world* w;
-    cs_pool* pool[MAX_POOLS];
-    int32_t* rec_of[MAX_POOLS];
+    cs_pool* pool[CS_REC_COUNT];
+    int32_t* rec_of[CS_REC_COUNT];
     int pools;
-    int32_t count[MAX_POOLS][256]; // records in each thread's slots (at most 256 threads)
+    int32_t count[CS_REC_COUNT][CS_MAX_THREADS]; // records in each thread's slots
 } records_ctx;
 
 static void records_team(void* arg, int t, int nt) {
@@ -74,14 +72,10 @@ static void records_team(void* arg, int t, int nt) {
 // for a few ticks: it is redone every CS_RECORD_PERIOD ticks.
 static void records_follow(crowd_world* w) {
     records_ctx x = {.w = w};
-    cs_pool* pool[MAX_POOLS] = {&w->goal_pool, &w->queue_pool, &w->path_pool,
-                                &w->follow.follower_pool, &w->follow.leader_pool};
-    int32_t* rec_of[MAX_POOLS] = {w->goal_rec, w->queue_rec, w->path_rec, w->follow.follower_rec,
-                                  w->follow.leader_rec};
-    for (int k = 0; k < MAX_POOLS; ++k) {
-        if (pool[k]->live == 0) continue;
-        x.pool[x.pools] = pool[k];
-        x.rec_of[x.pools++] = rec_of[k];
+    for (int k = 0; k < CS_REC_COUNT; ++k) {
+        if (w->pools[k].live == 0) continue;
+        x.pool[x.pools] = &w->pools[k];
+        x.rec_of[x.pools++] = w->rec_of[k];
     }
     if (x.pools == 0 || w->tick % CS_RECORD_PERIOD != 0) return;
     cs_team_run(w->threads, records_team, &x);

@@ -1,46 +1,57 @@
-// The tick: passes in a fixed order, each timed.
+// The tick: phases in a fixed order, each timed.
 //
-//   sort -> [halo exchange] -> neighbor -> leader -> path -> goal -> walls -> integrate -> clamp
-//   -> arrival
+//   sort -> neighbor -> leader -> path -> goal -> walls -> integrate -> clamp -> arrival
 //
-// Every pass is parallel over agents and writes only its own agents' slots, so the order of the
-// passes is the only order there is. A distributed build exchanges halo agents between the sort
-// (which fixes each rank's cell ranges) and the neighbor pass (the first reader of neighbors).
-// The arrival phase tests in parallel but applies removals and respawns serially, in handle order.
+// A phase runs the core's own pass for it (sort, neighbor, integrate), then the passes the
+// behavior table (core/behavior.h) registers for it, in table order: leader (follow), path, goal,
+// walls (the wall force), clamp (walls: moves cut at the walls, after the integration), arrival
+// (queue). Every pass is parallel over agents and writes only its own agents' slots, so
+// the order of the passes is the only order there is. The arrival phase tests in parallel but
+// applies removals and respawns serially, in handle order.
 #include <omp.h>
 
 #include "core/internal.h"
 
+typedef struct phase_entry {
+    crowd_phase phase;
+    void (*core)(crowd_world* w); // NULL: only the behaviors' passes
+} phase_entry;
+
+// In tick order. The follow-leader forces come after the neighbor pass because they consume the
+// group separation it computes.
+static const phase_entry phases[CROWD_PHASE_COUNT] = {
+    {CROWD_PHASE_SORT, cs_pass_sort},
+    {CROWD_PHASE_NEIGHBOR, cs_pass_neighbor},
+    {CROWD_PHASE_LEADER, NULL},
+    {CROWD_PHASE_PATH, NULL},
+    {CROWD_PHASE_GOAL, NULL},
+    {CROWD_PHASE_WALLS, NULL},
+    {CROWD_PHASE_INTEGRATE, cs_pass_integrate},
+    {CROWD_PHASE_CLAMP, NULL},
+    {CROWD_PHASE_ARRIVAL, NULL},
+};
+
+static void run_phase(crowd_world* w, const phase_entry* e) {
+    if (e->core) e->core(w);
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int k = 0; k < CS_BEHAVIOR_MAX_PASSES && cs_behaviors[b].passes[k].run; ++k)
+            if (cs_behaviors[b].passes[k].phase == e->phase) cs_behaviors[b].passes[k].run(w);
+}
+
 crowd_status crowd_world_step(crowd_world* w) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
-    double t[CROWD_PHASE_COUNT + 1];
     crowd_profile* p = &w->profile;
     const int stepped = w->count; // arrivals may remove agents
 
-    t[0] = omp_get_wtime();
-    cs_pass_sort(w);
-    t[1] = omp_get_wtime();
-    p->candidates = cs_pass_neighbor(w);
-    t[2] = omp_get_wtime();
-    // Follow-leader forces, after the neighbor pass because they consume the group separation.
-    cs_pass_leader(w);
-    t[3] = omp_get_wtime();
-    // Path pass (CROWD_PHASE_PATH): waypoint and tube forces.
-    cs_pass_path(w);
-    t[4] = omp_get_wtime();
-    cs_pass_goal(w);
-    t[5] = omp_get_wtime();
-    cs_pass_walls(w);
-    t[6] = omp_get_wtime();
-    cs_pass_integrate(w);
-    t[7] = omp_get_wtime();
-    cs_pass_clamp(w);
-    t[8] = omp_get_wtime();
-    cs_pass_arrival(w);
-    t[9] = omp_get_wtime();
-
-    for (int i = 0; i < CROWD_PHASE_COUNT; ++i) p->phase_ms[i] = (t[i + 1] - t[i]) * 1e3;
-    p->step_ms = (t[CROWD_PHASE_COUNT] - t[0]) * 1e3;
+    const double start = omp_get_wtime();
+    double t = start;
+    for (int i = 0; i < CROWD_PHASE_COUNT; ++i) {
+        run_phase(w, &phases[i]);
+        const double now = omp_get_wtime();
+        p->phase_ms[phases[i].phase] = (now - t) * 1e3;
+        t = now;
+    }
+    p->step_ms = (t - start) * 1e3;
     p->agents = stepped;
     p->threads = w->threads;
     w->tick++;

@@ -13,6 +13,10 @@
 #ifndef CS_TEAM_H
 #define CS_TEAM_H
 
+// Most threads a world uses (crowd_world_def.threads is capped at this). Passes size their
+// per-thread arrays by it.
+#define CS_MAX_THREADS 256
+
 typedef void cs_team_fn(void* ctx, int t, int nt);
 
 void cs_team_run(int threads, cs_team_fn* fn, void* ctx);

@@ -6,7 +6,6 @@
 
 #include "core/internal.h"
 
-#define CS_MAX_THREADS 256
 #define CS_MIN_BUCKETS 64u
 
 static void* default_alloc(size_t size, size_t align, void* user) {
@@ -76,13 +75,10 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
     out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
-    // Behaviors: one record number per index; the records are in pools of their own size.
-    out[n++] = (array_ref){&w->goal_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->queue_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->path_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->follow.follower_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->follow.leader_rec, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->wall_rec, sizeof(int32_t), false};
+    // Behaviors: one record number per index and record kind; the records are in pools of their
+    // own size.
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        out[n++] = (array_ref){&w->rec_of[k], sizeof(int32_t), false};
     return n;
 }
 
@@ -207,14 +203,12 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->threads = resolve_threads(def->threads);
     w->max_agents = def->max_agents;
     w->rng = def->seed;
-    cs_pool_init(&w->goal_pool, sizeof(crowd_goal), 0);
-    cs_pool_init(&w->queue_pool, sizeof(cs_queue_rec), sizeof(crowd_arrival));
-    cs_pool_init(&w->path_pool, sizeof(cs_path_rec), 0);
-    cs_pool_init(&w->follow.follower_pool, sizeof(cs_follower), 0);
-    cs_pool_init(&w->follow.leader_pool, sizeof(cs_leader), sizeof(uint32_t));
-    cs_pool_init(&w->wall_pool, sizeof(crowd_wall_def), 0);
     cs_walls_init(&w->walls, w->cell_size);
-    w->look_ahead_max = crowd_wall_def_default().look_ahead;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {
+            const cs_record_def* d = &cs_behaviors[b].records[r];
+            cs_pool_init(&w->pools[d->kind], d->size, d->aux_size);
+        }
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {
@@ -222,8 +216,17 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
         w->tag = (uint16_t)cs_mix32((uint32_t)(a >> 6) ^ (uint32_t)(a >> 38));
     }
 
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b) {
+        const size_t bytes = cs_behaviors[b].state_bytes;
+        if (!bytes) continue;
+        w->state[b] = cs_alloc(w, bytes);
+        if (w->state[b])
+            memset(w->state[b], 0, bytes);
+        else
+            st = CROWD_ERR_OUT_OF_MEMORY;
+    }
     int capacity = def->capacity < def->max_agents ? def->capacity : def->max_agents;
-    st = resize(w, capacity > 0 ? capacity : 1, w->threads);
+    if (st == CROWD_OK) st = resize(w, capacity > 0 ? capacity : 1, w->threads);
     if (st != CROWD_OK) {
         crowd_world_destroy(w);
         return st;
@@ -234,15 +237,15 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
 
 void crowd_world_destroy(crowd_world* w) {
     if (!w) return;
-    cs_paths_free(w);
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        if (cs_behaviors[b].destroy) cs_behaviors[b].destroy(w);
+        cs_free(w, w->state[b], cs_behaviors[b].state_bytes);
+        w->state[b] = NULL;
+    }
+    for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
+    cs_walls_free(w, &w->walls);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
-    cs_follow_destroy(w);
-    cs_pool_free(w, &w->goal_pool);
-    cs_pool_free(w, &w->queue_pool);
-    cs_pool_free(w, &w->path_pool);
-    cs_pool_free(w, &w->wall_pool);
-    cs_walls_free(w, &w->walls);
     for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
     cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
     cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
@@ -255,10 +258,8 @@ crowd_status crowd_world_reserve(crowd_world* w, int agents) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
     crowd_status st = cs_world_grow(w, agents);
-    // A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
-    // `agents` agents allocates nothing. (The behavior calls acquire their records themselves.)
-    if (st == CROWD_OK && agents > w->goal_pool.live)
-        st = cs_pool_reserve(w, &w->goal_pool, agents - w->goal_pool.live);
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
+        if (cs_behaviors[b].reserve) st = cs_behaviors[b].reserve(w, agents);
     return st;
 }
 

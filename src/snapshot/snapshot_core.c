@@ -12,15 +12,18 @@
 //         f32 radius, u32 goal mode, f32 goal x, goal y, slow radius, goal weight, u64 user data.
 #include <math.h>
 
+#include "behaviors/goal/goal_internal.h"
 #include "snapshot/snapshot_internal.h"
 
 enum { AGENT_RECORD_SIZE = 84 };
 
-// Flags whose whole state is in the core sections and the sections of snapshot_sections.c (the
-// queue's and the paths'). A module that adds a flag and a section of its own widens this mask in
-// the same change.
-#define CS_SNAP_CORE_FLAGS                                                                         \
-    (CS_FLAG_GOAL | CS_FLAG_QUEUE | CS_FLAG_PATH | CS_FLAG_FOLLOW | CS_FLAG_LEADER)
+// Flags a loaded agent may carry: those of the behaviors in the table, whose state their
+// sections restore.
+static uint32_t known_flags(void) {
+    uint32_t f = 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b) f |= cs_behaviors[b].flags;
+    return f;
+}
 
 // Marks a free index in slot_of while the index and agent sections cross-check each other.
 #define FREE_MARK (-2)
@@ -155,7 +158,7 @@ static bool valid_agent(const crowd_world* w, int s, uint32_t idx, const crowd_g
            non_negative(c->sep_weight[s]) && positive(w->radius[idx]) &&
            (unsigned)g->mode < CROWD_GOAL_MODE_COUNT && isfinite(g->target.x) &&
            isfinite(g->target.y) && positive(g->slow_radius) && non_negative(g->weight) &&
-           (f & ~(uint32_t)CS_SNAP_CORE_FLAGS) == 0 && has_goal == ((f & CS_FLAG_GOAL) != 0) &&
+           (f & ~known_flags()) == 0 && has_goal == ((f & CS_FLAG_GOAL) != 0) &&
            c->group[s] <= (uint32_t)w->index_count;
 }
 

@@ -1,8 +1,9 @@
 // Snapshot internals: the byte writer and reader every section uses, and the section table.
 //
-// A behavior module that keeps state of its own (paths, cursors, queues, leaders, random
-// generators) adds one section: an entry in cs_snap_sections[] (snapshot_sections.c) with an
-// id, a size function, a save function and a load function, and bumps CROWD_SNAPSHOT_VERSION.
+// A behavior that keeps state of its own (paths, cursors, queues, leaders, random generators)
+// adds one section: a cs_snap_section with an id, a size function, a save function and a load
+// function, named by its entry in the behavior table (behaviors/registry.c), and bumps
+// CROWD_SNAPSHOT_VERSION.
 //  - size(w) returns the exact payload length save(w, out) writes.
 //  - load(w, in) runs on a world that already holds every agent (the core sections come first,
 //    sections load in table order) and must read exactly its payload, validate every value it
@@ -76,9 +77,10 @@ typedef struct cs_snap_section {
     crowd_status (*load)(crowd_world* w, cs_snap_reader* in);
 } cs_snap_section;
 
-// Every section after the world settings, in file order.
-extern const cs_snap_section cs_snap_sections[];
-extern const int cs_snap_section_count;
+// Every section after the world settings, in file order: the core's (snapshot_sections.c), then
+// each behavior's, in behavior table order.
+int cs_snap_section_count(void);
+const cs_snap_section* cs_snap_section_at(int k);
 
 // The world settings section, which comes first and creates the world (snapshot_core.c).
 #define CS_SNAP_WORLD CS_SNAP_ID('W', 'R', 'L', 'D')
@@ -93,6 +95,8 @@ crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in);
 uint64_t cs_snap_agents_size(const crowd_world* w);
 void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out);
 crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in);
+
+// The behaviors' sections, named by their table entries (behaviors/registry.c).
 
 // Queues and the world's random stream (behaviors/queue/queue_snapshot.c).
 uint64_t cs_snap_queue_size(const crowd_world* w);

@@ -82,6 +82,16 @@ static inline double cs_segseg_dist2(double px, double py, double qx, double qy,
     return best;
 }
 
+// Whether the sight line from (x0, y0) to (x1, y1) meets a wall of the gathered list.
+static inline bool cs_sight_blocked(const cs_sight* s, float x0, float y0, float x1, float y1) {
+    if (s->overflow) return cs_walls_crossed(s->g, x0, y0, x1, y1);
+    for (uint32_t i = 0; i < s->n; ++i) {
+        const cs_wall_seg* g = &s->segs[i];
+        if (cs_segments_meet(x0, y0, x1, y1, g->ax, g->ay, g->bx, g->by)) return true;
+    }
+    return false;
+}
+
 // Crossing-number containment of p in a closed polygon (points in order, last joins first).
 // Points exactly on the boundary may go either way; callers test boundary distance first.
 static inline bool cs_point_in_polygon(const crowd_vec2* pts, int n, double px, double py) {

@@ -50,3 +50,22 @@ bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1)
         cs_walls_box(g, x0 < x1 ? x0 : x1, y0 < y1 ? y0 : y1, x0 < x1 ? x1 : x0, y0 < y1 ? y1 : y0);
     return cs_walls_visit(g, b, line_hits, &q);
 }
+
+static bool gather_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
+    cs_sight* s = ctx;
+    if (s->n + n > CS_SIGHT_SEGS) {
+        s->overflow = true;
+        return true;
+    }
+    for (uint32_t i = 0; i < n; ++i) s->segs[s->n + i] = list[i];
+    s->n += n;
+    return false;
+}
+
+bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s) {
+    s->g = g;
+    s->n = 0;
+    s->overflow = false;
+    cs_walls_visit(g, box, gather_list, s);
+    return s->overflow || s->n > 0;
+}

@@ -171,4 +171,21 @@ bool cs_walls_blocked(const crowd_world* w, float x, float y, float r);
 // Whether the segment from (x0, y0) to (x1, y1) crosses a wall segment: line of sight.
 bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1);
 
+// The walls around one agent's neighbor query, gathered once so that each candidate's sight line
+// is tested against a short local list: every segment of the cells of the query box (a segment
+// seen from two cells twice). A sight line between two points of the box can only cross
+// segments of those cells. When they do not fit, `overflow` sends every test to
+// cs_walls_crossed instead.
+#define CS_SIGHT_SEGS 48
+
+typedef struct cs_sight {
+    const cs_walls* g;
+    uint32_t n;
+    bool overflow;
+    cs_wall_seg segs[CS_SIGHT_SEGS];
+} cs_sight;
+
+// Gathers the walls of the box into s; returns false when the box holds none.
+bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s);
+
 #endif

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "behaviors/follow/follow_internal.h"
 
 // ---- validation ---------------------------------------------------------------------------------
 
@@ -43,13 +43,9 @@ crowd_status cs_formation_check_def(const crowd_formation_def* d) {
 
 // ---- store helpers ------------------------------------------------------------------------------
 
-static crowd_agent_id handle_of(const crowd_world* w, uint32_t idx) {
-    return (crowd_agent_id){.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag};
-}
-
 // Makes sure every thread's scratch can hold a group of n slot followers with m slots.
 static crowd_status ensure_scratch(crowd_world* w, int n, int m) {
-    cs_follow_store* fs = &w->follow;
+    cs_follow_world* fs = cs_follow_world_of(w);
     size_t need = cs_follow_group_bytes(n, m);
     if (need <= fs->scratch_bytes && fs->scratch_threads >= w->threads) return CROWD_OK;
     if (need < fs->scratch_bytes + fs->scratch_bytes / 2)
@@ -82,25 +78,59 @@ crowd_status cs_follow_reserve_group(crowd_world* w, uint32_t li) {
     return ensure_group(w, li, cs_leader_of(w, li)->slotted);
 }
 
+// ---- removal in two halves ----------------------------------------------------------------------
+// A removal inside a step (a queue arrival with CROWD_QUEUE_REMOVE) may hand a leader's slot
+// followers to its fallback, whose group then needs slot-assignment scratch, and a step allocates
+// nothing. So while any leader has a fallback the scratch is kept large enough for one group of
+// every follower in the world with the most slots any formation offers (a chain of fallbacks can
+// gather them all into one group): every call that raises that bound (a new follower, a CUSTOM
+// formation, a first fallback, a snapshot load) reserves it before it changes anything, and
+// cs_follow_on_remove only relinks records.
+static crowd_status reserve_removal(crowd_world* w, int followers, int fallbacks, int custom_max) {
+    if (fallbacks <= 0 || followers <= 0) return CROWD_OK;
+    return ensure_scratch(w, followers, followers > custom_max ? followers : custom_max);
+}
+
+static crowd_status reserve_removal_now(crowd_world* w, int new_followers, int new_fallbacks,
+                                        int custom) {
+    const cs_follow_world* fs = cs_follow_world_of(w);
+    return reserve_removal(w, w->pools[CS_REC_FOLLOWER].live + new_followers,
+                           fs->fallbacks + new_fallbacks,
+                           custom > fs->custom_max ? custom : fs->custom_max);
+}
+
+crowd_status cs_follow_reserve_loaded(crowd_world* w) {
+    cs_follow_world* fs = cs_follow_world_of(w);
+    fs->fallbacks = 0;
+    fs->custom_max = 0;
+    for (int i = 0; i < w->index_count; ++i) {
+        const cs_leader* l = cs_leader_of(w, (uint32_t)i);
+        if (!l) continue;
+        fs->fallbacks += !crowd_agent_id_is_null(l->fallback);
+        if (l->custom_count > fs->custom_max) fs->custom_max = l->custom_count;
+    }
+    return reserve_removal_now(w, 0, 0, 0);
+}
+
 // Room for a leader record for li when it has none (its acquisition then cannot fail).
 static crowd_status reserve_leader(crowd_world* w, uint32_t li) {
-    if (w->follow.leader_rec[li] >= 0) return CROWD_OK;
-    return cs_pool_reserve(w, &w->follow.leader_pool, 1);
+    if (w->rec_of[CS_REC_LEADER][li] >= 0) return CROWD_OK;
+    return cs_pool_reserve(w, &w->pools[CS_REC_LEADER], 1);
 }
 
 // li's leader record, acquired (reserved before) when it has none.
 static cs_leader* make_leader(crowd_world* w, uint32_t li) {
-    int32_t* rec = &w->follow.leader_rec[li];
-    if (*rec < 0) *rec = cs_pool_acquire(&w->follow.leader_pool);
-    return cs_pool_at(&w->follow.leader_pool, *rec);
+    int32_t* rec = &w->rec_of[CS_REC_LEADER][li];
+    if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_LEADER]);
+    return cs_pool_at(&w->pools[CS_REC_LEADER], *rec);
 }
 
 static uint32_t* dirty_list(const crowd_world* w) {
-    return w->follow.leader_pool.aux; // as long as the leader pool: room for every leader
+    return w->pools[CS_REC_LEADER].aux; // as long as the leader pool: room for every leader
 }
 
 static void mark_dirty(crowd_world* w, uint32_t li) {
-    cs_follow_store* fs = &w->follow;
+    cs_follow_world* fs = cs_follow_world_of(w);
     cs_leader* l = cs_leader_of(w, li);
     if (l->dirty) return;
     dirty_list(w)[fs->dirty_count++] = li;
@@ -108,7 +138,7 @@ static void mark_dirty(crowd_world* w, uint32_t li) {
 }
 
 static void unmark_dirty(crowd_world* w, uint32_t li) {
-    cs_follow_store* fs = &w->follow;
+    cs_follow_world* fs = cs_follow_world_of(w);
     cs_leader* l = cs_leader_of(w, li);
     const uint32_t pos = l->dirty;
     if (!pos) return;
@@ -188,8 +218,8 @@ static void leave(crowd_world* w, uint32_t x) {
 static void drop_follower(crowd_world* w, uint32_t x) {
     cs_follower* f = cs_follower_of(w, x);
     if (f->state == CROWD_FOLLOW_ACTIVE) leave(w, x);
-    cs_pool_release(&w->follow.follower_pool, w->follow.follower_rec[x]);
-    w->follow.follower_rec[x] = -1;
+    cs_pool_release(&w->pools[CS_REC_FOLLOWER], w->rec_of[CS_REC_FOLLOWER][x]);
+    w->rec_of[CS_REC_FOLLOWER][x] = -1;
     set_column(w, x, 0, false);
 }
 
@@ -233,14 +263,15 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
     const bool to_slot = def->target == CROWD_FOLLOW_SLOT;
     const bool already_slotted = same && f0->use_slot;
     st = reserve_leader(w, li);
-    if (st == CROWD_OK && !f0) st = cs_pool_reserve(w, &w->follow.follower_pool, 1);
+    if (st == CROWD_OK && !f0) st = cs_pool_reserve(w, &w->pools[CS_REC_FOLLOWER], 1);
     if (st == CROWD_OK && to_slot && !already_slotted)
         st = ensure_group(w, li, leader_or_none(w, li)->slotted + 1);
+    if (st == CROWD_OK) st = reserve_removal_now(w, !f0, 0, 0);
     if (st != CROWD_OK) return st;
 
     cs_leader* l = make_leader(w, li);
-    if (w->follow.follower_rec[fi] < 0)
-        w->follow.follower_rec[fi] = cs_pool_acquire(&w->follow.follower_pool);
+    if (w->rec_of[CS_REC_FOLLOWER][fi] < 0)
+        w->rec_of[CS_REC_FOLLOWER][fi] = cs_pool_acquire(&w->pools[CS_REC_FOLLOWER]);
     cs_follower* f = cs_follower_of(w, fi);
     if (same) {
         if (f->use_slot != to_slot) {
@@ -281,7 +312,7 @@ crowd_status crowd_agent_get_follow(const crowd_world* w, crowd_agent_id followe
         break;
     case CROWD_FOLLOW_ACTIVE:
         out->def = cs_follow_def_of(f);
-        out->leader = handle_of(w, f->leader - 1);
+        out->leader = cs_agent_handle(w, f->leader - 1);
         out->slot = f->slot_index;
         out->slot_offset = f->slot_index >= 0 ? f->slot : (crowd_vec2){0.0f, 0.0f};
         out->slot_pending = f->use_slot && cs_leader_of(w, f->leader - 1)->dirty != 0;
@@ -318,13 +349,14 @@ crowd_status crowd_leader_set_formation(crowd_world* w, crowd_agent_id leader,
         if (!copy) return CROWD_ERR_OUT_OF_MEMORY;
         memcpy(copy, def->offsets, bytes);
     }
-    if (slotted > 0) {
-        st = ensure_scratch(w, slotted, custom ? def->offset_count : slotted);
-        if (st != CROWD_OK) {
-            cs_free(w, copy, bytes);
-            return st;
-        }
+    if (slotted > 0) st = ensure_scratch(w, slotted, custom ? def->offset_count : slotted);
+    if (st == CROWD_OK) st = reserve_removal_now(w, 0, 0, custom ? def->offset_count : 0);
+    if (st != CROWD_OK) {
+        cs_free(w, copy, bytes);
+        return st;
     }
+    cs_follow_world* fs = cs_follow_world_of(w);
+    if (custom && def->offset_count > fs->custom_max) fs->custom_max = def->offset_count;
 
     cs_leader* l = make_leader(w, li);
     cs_free(w, l->custom, sizeof(crowd_vec2) * (size_t)l->custom_count);
@@ -351,16 +383,20 @@ crowd_status crowd_leader_set_fallback(crowd_world* w, crowd_agent_id leader,
     }
     const uint32_t li = leader.index1 - 1;
     // No fallback is what an agent without a record has.
-    if (crowd_agent_id_is_null(fallback) && w->follow.leader_rec[li] < 0) return CROWD_OK;
+    if (crowd_agent_id_is_null(fallback) && w->rec_of[CS_REC_LEADER][li] < 0) return CROWD_OK;
     // The fallback gets its leader record now, so that a removal (which may happen inside a step,
     // on a queue arrival) never has to acquire one.
     const bool fb = !crowd_agent_id_is_null(fallback);
-    const int missing =
-        (w->follow.leader_rec[li] < 0) + (fb && w->follow.leader_rec[fallback.index1 - 1] < 0);
-    st = cs_pool_reserve(w, &w->follow.leader_pool, missing);
+    const int missing = (w->rec_of[CS_REC_LEADER][li] < 0) +
+                        (fb && w->rec_of[CS_REC_LEADER][fallback.index1 - 1] < 0);
+    const cs_leader* old = cs_leader_of(w, li);
+    const int had = old && !crowd_agent_id_is_null(old->fallback);
+    st = cs_pool_reserve(w, &w->pools[CS_REC_LEADER], missing);
+    if (st == CROWD_OK) st = reserve_removal_now(w, 0, fb - had > 0 ? fb - had : 0, 0);
     if (st != CROWD_OK) return st;
     if (fb) make_leader(w, fallback.index1 - 1);
     make_leader(w, li)->fallback = fallback;
+    cs_follow_world_of(w)->fallbacks += fb - had;
     return CROWD_OK;
 }
 
@@ -398,32 +434,29 @@ crowd_status crowd_leader_get_followers(const crowd_world* w, crowd_agent_id lea
     }
     int k = 0;
     for (uint32_t x = l->head; x != 0; x = cs_follower_of(w, x - 1)->next)
-        ids[k++] = handle_of(w, x - 1);
+        ids[k++] = cs_agent_handle(w, x - 1);
     *count = k;
     return CROWD_OK;
 }
 
 // ---- removal and teardown -----------------------------------------------------------------------
 
-crowd_status cs_follow_on_remove(crowd_world* w, uint32_t idx) {
-    cs_follow_store* fs = &w->follow;
+void cs_follow_on_remove(crowd_world* w, uint32_t idx) {
+    cs_follow_world* fs = cs_follow_world_of(w);
     cs_leader* l = cs_leader_of(w, idx);
 
-    // The fallback, if it will take anyone: checked and its scratch acquired before any change. It
-    // has its leader record since crowd_leader_set_fallback named it.
+    // The fallback, if it will take anyone. It has its leader record since
+    // crowd_leader_set_fallback named it, and the scratch its group can grow to was reserved then
+    // (reserve_removal).
     int fb_slot;
     uint32_t fb = 0;
-    bool has_fb = l && l->followers > 0 && !crowd_agent_id_is_null(l->fallback) &&
-                  cs_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
-                  l->fallback.index1 - 1 != idx;
-    if (has_fb) {
-        fb = l->fallback.index1 - 1;
-        crowd_status st = ensure_group(w, fb, cs_leader_of(w, fb)->slotted + l->slotted);
-        if (st != CROWD_OK) return st;
-    }
+    const bool has_fb = l && l->followers > 0 && !crowd_agent_id_is_null(l->fallback) &&
+                        cs_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
+                        l->fallback.index1 - 1 != idx;
+    if (has_fb) fb = l->fallback.index1 - 1;
 
     if (cs_follower_of(w, idx)) drop_follower(w, idx);
-    if (!l) return CROWD_OK;
+    if (!l) return;
 
     // Each follower, in join order, takes the fallback or stops at its current target.
     uint32_t next;
@@ -445,20 +478,60 @@ crowd_status cs_follow_on_remove(crowd_world* w, uint32_t idx) {
     }
 
     unmark_dirty(w, idx);
+    fs->fallbacks -= !crowd_agent_id_is_null(l->fallback);
     cs_free(w, l->custom, sizeof(crowd_vec2) * (size_t)l->custom_count);
-    cs_pool_release(&fs->leader_pool, fs->leader_rec[idx]);
-    fs->leader_rec[idx] = -1;
-    return CROWD_OK;
+    cs_pool_release(&w->pools[CS_REC_LEADER], w->rec_of[CS_REC_LEADER][idx]);
+    w->rec_of[CS_REC_LEADER][idx] = -1;
 }
 
 void cs_follow_destroy(crowd_world* w) {
-    cs_follow_store* fs = &w->follow;
+    cs_follow_world* fs = cs_follow_world_of(w);
     for (int i = 0; i < w->index_count; ++i) {
         const cs_leader* l = cs_leader_of(w, (uint32_t)i);
         if (l) cs_free(w, l->custom, sizeof(crowd_vec2) * (size_t)l->custom_count);
     }
-    cs_pool_free(w, &fs->follower_pool);
-    cs_pool_free(w, &fs->leader_pool);
+    if (!fs) return; // a world whose creation failed early
     cs_free(w, fs->scratch, fs->scratch_bytes * (size_t)fs->scratch_threads);
     fs->scratch = NULL;
+}
+
+uint64_t cs_follow_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
+    const cs_follower* f = cs_follower_of(w, idx);
+    if (f) {
+        h = cs_hash_word(h, f->leader);
+        h = cs_hash_float(h, f->behind_dist);
+        h = cs_hash_float(h, f->ahead_dist);
+        h = cs_hash_float(h, f->ahead_radius);
+        h = cs_hash_float(h, f->slow_radius);
+        h = cs_hash_float(h, f->evade_weight);
+        h = cs_hash_float(h, f->separation_weight);
+        h = cs_hash_float(h, f->weight);
+        h = cs_hash_float(h, f->slot.x);
+        h = cs_hash_float(h, f->slot.y);
+        h = cs_hash_word(h, (uint32_t)f->slot_index);
+        h = cs_hash_word(h, (uint32_t)f->state | (uint32_t)f->use_slot << 8 |
+                                (uint32_t)f->predict << 16);
+        h = cs_hash_word(h, f->next);
+        h = cs_hash_word(h, f->prev);
+    }
+    const cs_leader* l = cs_leader_of(w, idx);
+    if (l) {
+        h = cs_hash_word(h, l->head);
+        h = cs_hash_word(h, l->tail);
+        h = cs_hash_word(h, (uint32_t)l->followers);
+        h = cs_hash_word(h, (uint32_t)l->slotted);
+        h = cs_hash_word(h, l->fallback.index1);
+        h = cs_hash_word(h, l->fallback.generation); // not the world tag: it may vary by run
+        h = cs_hash_word(h, l->dirty);
+        h = cs_hash_word(h, (uint32_t)l->has_formation | (uint32_t)l->shape << 8);
+        h = cs_hash_word(h, (uint32_t)l->columns);
+        h = cs_hash_float(h, l->spacing);
+        h = cs_hash_float(h, l->distance);
+        h = cs_hash_word(h, (uint32_t)l->custom_count);
+        for (int k = 0; k < l->custom_count; ++k) {
+            h = cs_hash_float(h, l->custom[k].x);
+            h = cs_hash_float(h, l->custom[k].y);
+        }
+    }
+    return h;
 }

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/pool.h"
+#include "core/internal.h"
 #include "crowd/leader.h"
 #include "crowd/steer.h"
 
@@ -56,17 +56,28 @@ typedef struct cs_leader {
     crowd_vec2* custom; // CUSTOM offsets, owned by the world's allocator
 } cs_leader;
 
-typedef struct cs_follow_store {
-    int32_t* follower_rec; // per agent index: record in follower_pool, -1 = none
-    int32_t* leader_rec;   // per agent index: record in leader_pool, -1 = none
-    cs_pool follower_pool; // cs_follower; live = agents with CS_FLAG_FOLLOW
-    cs_pool leader_pool;   // cs_leader; aux: the dirty list (uint32_t leader indices whose
-                           // slots must be reassigned, in marking order)
-    int dirty_count;
+// The follow behavior's world state.
+typedef struct cs_follow_world {
+    int dirty_count;      // leaders waiting for a slot reassignment (the leader pool's aux list)
     void* scratch;        // scratch_threads pieces of scratch_bytes for the slot assignment
     size_t scratch_bytes; // per thread
     int scratch_threads;
-} cs_follow_store;
+    // What a removal inside a step may need, reserved beforehand (see cs_follow_reserve_removal).
+    int slotted_total; // ACTIVE slot followers in the world
+    int fallbacks;     // leader records with a fallback
+    int custom_max;    // largest CUSTOM formation ever set (slots a group may offer)
+} cs_follow_world;
+
+static inline cs_follow_world* cs_follow_world_of(const crowd_world* w) {
+    return w->state[CS_BEH_FOLLOW];
+}
+
+static inline cs_follower* cs_follower_of(const crowd_world* w, uint32_t idx) {
+    return cs_record_of(w, CS_REC_FOLLOWER, idx);
+}
+static inline cs_leader* cs_leader_of(const crowd_world* w, uint32_t idx) {
+    return cs_record_of(w, CS_REC_LEADER, idx);
+}
 
 // ---- the formula ------------------------------------------------------------------------------
 // The primitives below repeat cs_steer_* (src/steer.c) expression by expression so the leader
@@ -205,9 +216,15 @@ size_t cs_follow_group_bytes(int n, int m);
 // follow force into force_x / force_y.
 void cs_pass_leader(crowd_world* w);
 
-// Called by crowd_agent_remove before the agent leaves storage. Fails (changing nothing) only when
-// the fallback leader's group needs scratch memory the allocator refuses.
-crowd_status cs_follow_on_remove(crowd_world* w, uint32_t idx);
+// The removal hook: the agent stops following, its followers take its fallback or stop. Cannot
+// fail: the scratch a fallback's group needs was reserved beforehand (follow_api.c).
+void cs_follow_on_remove(crowd_world* w, uint32_t idx);
+
+// After a snapshot load: counts the fallbacks and formations and reserves what removals need.
+crowd_status cs_follow_reserve_loaded(crowd_world* w);
+
+// Follower and leader records of agent idx into the state hash.
+uint64_t cs_follow_hash(const crowd_world* w, uint32_t idx, uint64_t h);
 
 // The rules crowd_agent_follow and crowd_leader_set_formation apply to their defs.
 crowd_status cs_follow_check_def(const crowd_follow_def* d);
@@ -217,7 +234,8 @@ crowd_status cs_formation_check_def(const crowd_formation_def* d);
 // with a record); a loaded world's groups get their scratch through it.
 crowd_status cs_follow_reserve_group(crowd_world* w, uint32_t li);
 
-// Frees what the follow store owns (records, formation offsets, scratch).
+// Frees what the follow behavior owns besides its pools and state block (formation offsets,
+// scratch).
 void cs_follow_destroy(crowd_world* w);
 
 #endif

@@ -19,14 +19,14 @@
 #include <math.h>
 #include <string.h>
 
+#include "behaviors/follow/follow_internal.h"
 #include "snapshot/snapshot_internal.h"
 
 enum { FOLLOWER_RECORD_SIZE = 60, LEADER_RECORD_SIZE = 44 };
 
 uint64_t cs_snap_follow_size(const crowd_world* w) {
-    const cs_follow_store* fs = &w->follow;
-    uint64_t n = 8 + (uint64_t)FOLLOWER_RECORD_SIZE * (uint64_t)fs->follower_pool.live +
-                 (uint64_t)LEADER_RECORD_SIZE * (uint64_t)fs->leader_pool.live;
+    uint64_t n = 8 + (uint64_t)FOLLOWER_RECORD_SIZE * (uint64_t)w->pools[CS_REC_FOLLOWER].live +
+                 (uint64_t)LEADER_RECORD_SIZE * (uint64_t)w->pools[CS_REC_LEADER].live;
     for (int i = 0; i < w->index_count; ++i) {
         const cs_leader* l = cs_leader_of(w, (uint32_t)i);
         if (l) n += 8 * (uint64_t)l->custom_count + 4 * (uint64_t)l->followers;
@@ -35,8 +35,7 @@ uint64_t cs_snap_follow_size(const crowd_world* w) {
 }
 
 void cs_snap_save_follow(const crowd_world* w, cs_snap_writer* out) {
-    const cs_follow_store* fs = &w->follow;
-    cs_snap_put_u32(out, (uint32_t)fs->follower_pool.live);
+    cs_snap_put_u32(out, (uint32_t)w->pools[CS_REC_FOLLOWER].live);
     for (int i = 0; i < w->index_count; ++i) {
         const cs_follower* f = cs_follower_of(w, (uint32_t)i);
         if (!f) continue;
@@ -56,7 +55,7 @@ void cs_snap_save_follow(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, f->slot.x);
         cs_snap_put_f32(out, f->slot.y);
     }
-    cs_snap_put_u32(out, (uint32_t)fs->leader_pool.live);
+    cs_snap_put_u32(out, (uint32_t)w->pools[CS_REC_LEADER].live);
     for (int i = 0; i < w->index_count; ++i) {
         const cs_leader* l = cs_leader_of(w, (uint32_t)i);
         if (!l) continue;
@@ -86,11 +85,10 @@ static bool live(const crowd_world* w, uint32_t idx) {
 }
 
 static crowd_status load_followers(crowd_world* w, cs_snap_reader* in) {
-    cs_follow_store* fs = &w->follow;
     const uint32_t count = cs_snap_get_u32(in);
     if (in->bad || count > (uint32_t)w->index_count || in->left / FOLLOWER_RECORD_SIZE < count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    crowd_status st = cs_pool_reserve(w, &fs->follower_pool, (int)count);
+    crowd_status st = cs_pool_reserve(w, &w->pools[CS_REC_FOLLOWER], (int)count);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
@@ -132,7 +130,7 @@ static crowd_status load_followers(crowd_world* w, cs_snap_reader* in) {
         cs_follow_params(&f, &d);
         f.state = (uint8_t)state;
         f.leader = leader;
-        fs->follower_rec[idx] = cs_pool_acquire(&fs->follower_pool);
+        w->rec_of[CS_REC_FOLLOWER][idx] = cs_pool_acquire(&w->pools[CS_REC_FOLLOWER]);
         *cs_follower_of(w, idx) = f;
     }
     return CROWD_OK;
@@ -240,25 +238,25 @@ static crowd_status check_chains(crowd_world* w) {
 }
 
 crowd_status cs_snap_load_follow(crowd_world* w, cs_snap_reader* in) {
-    cs_follow_store* fs = &w->follow;
+    cs_follow_world* fs = cs_follow_world_of(w);
     crowd_status st = load_followers(w, in);
     if (st != CROWD_OK) return st;
     const uint32_t count = cs_snap_get_u32(in);
     if (in->bad || count > (uint32_t)w->index_count || in->left / LEADER_RECORD_SIZE < count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    st = cs_pool_reserve(w, &fs->leader_pool, (int)count);
+    st = cs_pool_reserve(w, &w->pools[CS_REC_LEADER], (int)count);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
         const uint32_t idx = cs_snap_get_u32(in);
         if (in->bad || (int64_t)idx <= last || !live(w, idx)) return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
-        fs->leader_rec[idx] = cs_pool_acquire(&fs->leader_pool);
+        w->rec_of[CS_REC_LEADER][idx] = cs_pool_acquire(&w->pools[CS_REC_LEADER]);
         st = load_leader(w, in, idx, cs_leader_of(w, idx));
         if (st != CROWD_OK) return st;
     }
     // The pending list: the dirty positions of the leaders are exactly 1 .. dirty_count.
-    uint32_t* dirty = fs->leader_pool.aux;
+    uint32_t* dirty = w->pools[CS_REC_LEADER].aux;
     int pending = 0;
     for (int i = 0; i < w->index_count; ++i) {
         const cs_leader* l = cs_leader_of(w, (uint32_t)i);
@@ -289,10 +287,13 @@ crowd_status cs_snap_load_follow(crowd_world* w, cs_snap_reader* in) {
         int fb_slot;
         if (!crowd_agent_id_is_null(l->fallback) &&
             cs_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
-            fs->leader_rec[l->fallback.index1 - 1] < 0)
+            w->rec_of[CS_REC_LEADER][l->fallback.index1 - 1] < 0)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         st = cs_follow_reserve_group(w, idx);
         if (st != CROWD_OK) return st;
     }
-    return check_chains(w);
+    st = check_chains(w);
+    // What removals inside a step may need, as crowd_leader_set_fallback and the others reserve it.
+    if (st == CROWD_OK) st = cs_follow_reserve_loaded(w);
+    return st;
 }

@@ -6,7 +6,7 @@
 // count. The force loop is parallel over sorted slots and writes only its own slot.
 #include <stdlib.h>
 
-#include "core/internal.h"
+#include "behaviors/follow/follow_internal.h"
 
 static inline size_t align8(size_t b) {
     return (b + 7u) & ~(size_t)7u;
@@ -79,15 +79,15 @@ typedef struct assign_ctx {
 // the same result; each thread uses its own scratch.
 static void assign_team(void* arg, int t, int nt) {
     const assign_ctx* a = arg;
-    const cs_follow_store* fs = &a->w->follow;
+    const cs_follow_world* fs = cs_follow_world_of(a->w);
     int lo, hi;
     cs_team_range(fs->dirty_count, 1, t, nt, &lo, &hi);
-    const uint32_t* dirty = fs->leader_pool.aux;
+    const uint32_t* dirty = a->w->pools[CS_REC_LEADER].aux;
     for (int k = lo; k < hi; ++k) assign_group(a->w, dirty[k], a->scratch + a->bytes * (size_t)t);
 }
 
 static void assign_dirty(crowd_world* w) {
-    cs_follow_store* fs = &w->follow;
+    cs_follow_world* fs = cs_follow_world_of(w);
     const int count = fs->dirty_count;
     // Scratch exists for every waiting group (acquired when it changed); it may serve fewer
     // threads than the world now uses, which changes nothing but the speed.
@@ -95,7 +95,7 @@ static void assign_dirty(crowd_world* w) {
     if (threads < 1) threads = 1;
     assign_ctx ctx = {w, fs->scratch, fs->scratch_bytes};
     cs_team_run(threads, assign_team, &ctx);
-    const uint32_t* dirty = fs->leader_pool.aux;
+    const uint32_t* dirty = w->pools[CS_REC_LEADER].aux;
     for (int k = 0; k < count; ++k) cs_leader_of(w, dirty[k])->dirty = 0;
     fs->dirty_count = 0;
 }
@@ -124,12 +124,11 @@ typedef struct lanes {
 // Gathers the followers among sorted slots [b, e); returns how many.
 static int gather(const crowd_world* w, int b, int e, lanes* L) {
     const cs_columns* c = &w->cur;
-    const cs_follow_store* fs = &w->follow;
     const int n = w->count;
     int k = 0;
     for (int s = b; s < e; ++s) {
         if (!(c->flags[s] & CS_FLAG_FOLLOW)) continue;
-        cs_prefetch_rec(c, fs->follower_rec, CS_FLAG_FOLLOW, s, n);
+        cs_prefetch_rec(c, w->rec_of[CS_REC_FOLLOWER], CS_FLAG_FOLLOW, s, n);
         const cs_follower* f = cs_follower_of(w, c->id[s]);
         L->slot[k] = s;
         L->px[k] = c->px[s];
@@ -270,7 +269,7 @@ static void leader_team(void* arg, int t, int nt) {
 }
 
 void cs_pass_leader(crowd_world* w) {
-    if (w->follow.dirty_count > 0) assign_dirty(w);
-    if (w->follow.follower_pool.live == 0) return;
+    if (cs_follow_world_of(w)->dirty_count > 0) assign_dirty(w);
+    if (w->pools[CS_REC_FOLLOWER].live == 0) return;
     cs_team_run(w->threads, leader_team, w);
 }

@@ -1,7 +1,8 @@
 // Goal pass: seek / arrive / flee toward each agent's goal point, braked by the queue cone.
 #include <math.h>
 
-#include "core/internal.h"
+#include "behaviors/goal/goal_internal.h"
+#include "behaviors/queue/queue_internal.h"
 #include "steer/steer_math.h"
 
 // The queue brake of the spec: closest agent ahead at `along` scales the desired speed by
@@ -22,8 +23,8 @@ static void goal_team(void* arg, int t, int nt) {
         const uint32_t flags = c->flags[s];
         if (!(flags & CS_FLAG_GOAL)) continue;
         // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
-        cs_prefetch_rec(c, w->goal_rec, CS_FLAG_GOAL, s, n);
-        cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, n);
+        cs_prefetch_rec(c, w->rec_of[CS_REC_GOAL], CS_FLAG_GOAL, s, n);
+        cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
         const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
@@ -53,6 +54,7 @@ static void goal_team(void* arg, int t, int nt) {
 }
 
 void cs_pass_goal(crowd_world* w) {
-    if (w->goal_pool.live == 0) return; // nobody has a goal (only a non-default goal has a record)
+    if (w->pools[CS_REC_GOAL].live == 0)
+        return; // nobody has a goal (only a non-default goal has a record)
     cs_team_run(w->threads, goal_team, w);
 }

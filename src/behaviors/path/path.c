@@ -40,7 +40,7 @@ static inline void prefetch_geometry(const crowd_world* w, const cs_columns* c, 
     if (!(c->flags[s] & CS_FLAG_PATH)) return;
     const cs_path_rec* r = cs_path_of(w, c->id[s]);
     const crowd_path_follow_def* d = &r->def;
-    const cs_path_table* t = w->paths;
+    const cs_path_table* t = cs_paths(w);
     const uint32_t slot = d->path.index1 - 1;
     if (slot >= (uint32_t)t->used) return;
     const cs_path_entry* e = &t->entries[slot];
@@ -64,7 +64,7 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
     cs_path_rec* r = cs_path_of(w, c->id[s]);
     const crowd_path_follow_def* d = &r->def;
     cs_path_agent* a = &r->agent;
-    const cs_path_entry* e = cs_path_sync(w->paths, d, a);
+    const cs_path_entry* e = cs_path_sync(cs_paths(w), d, a);
     if (!e) {
         c->flags[s] = flags & ~(uint32_t)CS_FLAG_PATH;
         return;
@@ -100,13 +100,13 @@ static void path_team(void* arg, int t, int nt) {
     cs_team_range(w->count, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
         if (!(c->flags[s] & CS_FLAG_PATH)) continue;
-        cs_prefetch_rec(c, w->path_rec, CS_FLAG_PATH, s, hi);
+        cs_prefetch_rec(c, w->rec_of[CS_REC_PATH], CS_FLAG_PATH, s, hi);
         if (s + CS_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CS_PREFETCH / 2);
         follow_one(w, c, s);
     }
 }
 
 void cs_pass_path(crowd_world* w) {
-    if (!w->paths) return;
+    if (!cs_paths(w)) return;
     cs_team_run(w->threads, path_team, w);
 }

@@ -42,10 +42,10 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
     if (st != CROWD_OK) return st;
     if (def->start_index < 0 || def->start_index >= e->path->count) return CROWD_ERR_BAD_PATH_INDEX;
     const uint32_t idx = id.index1 - 1;
-    if (w->path_rec[idx] < 0) {
-        st = cs_pool_reserve(w, &w->path_pool, 1);
+    if (w->rec_of[CS_REC_PATH][idx] < 0) {
+        st = cs_pool_reserve(w, &w->pools[CS_REC_PATH], 1);
         if (st != CROWD_OK) return st;
-        w->path_rec[idx] = cs_pool_acquire(&w->path_pool);
+        w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
     }
     *cs_path_of(w, idx) = (cs_path_rec){
         .def = *def,
@@ -56,9 +56,9 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
 }
 
 void cs_path_on_remove(crowd_world* w, uint32_t idx) {
-    int32_t* rec = &w->path_rec[idx];
+    int32_t* rec = &w->rec_of[CS_REC_PATH][idx];
     if (*rec < 0) return;
-    cs_pool_release(&w->path_pool, *rec);
+    cs_pool_release(&w->pools[CS_REC_PATH], *rec);
     *rec = -1;
 }
 
@@ -83,8 +83,32 @@ crowd_status crowd_agent_get_path(const crowd_world* w, crowd_agent_id id,
         return CROWD_OK;
     }
     cs_path_agent a = r->agent;
-    if (w->cur.flags[s] & CS_FLAG_PATH) cs_path_sync(w->paths, &r->def, &a);
+    if (w->cur.flags[s] & CS_FLAG_PATH) cs_path_sync(cs_paths(w), &r->def, &a);
     if (def) *def = r->def;
     if (cursor) *cursor = a.cursor;
     return CROWD_OK;
+}
+
+uint64_t cs_path_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
+    const cs_path_rec* r = cs_path_of(w, idx);
+    if (!r) return h;
+    const crowd_path_follow_def* d = &r->def;
+    h = cs_hash_word(h, d->path.index1);
+    h = cs_hash_word(h, d->path.generation);
+    h = cs_hash_word(h, (uint32_t)d->kind);
+    h = cs_hash_word(h, (uint32_t)d->mode);
+    h = cs_hash_float(h, d->arrive_radius);
+    h = cs_hash_float(h, d->slow_radius);
+    h = cs_hash_float(h, d->tube_radius);
+    h = cs_hash_float(h, d->predict_ahead);
+    h = cs_hash_float(h, d->weight);
+    h = cs_hash_word(h, (uint32_t)d->start_index);
+    h = cs_hash_word(h, d->reverse);
+    const cs_path_agent* a = &r->agent;
+    h = cs_hash_word(h, (uint32_t)a->cursor.state);
+    h = cs_hash_word(h, (uint32_t)a->cursor.index);
+    h = cs_hash_word(h, (uint32_t)a->cursor.direction);
+    h = cs_hash_word(h, (uint32_t)a->cursor.segment);
+    h = cs_hash_word(h, a->revision);
+    return cs_hash_float(h, a->lost_dist);
 }

@@ -8,6 +8,26 @@
 #include "core/internal.h"
 #include "steer/steer_math.h"
 
+// A path follower's cursor, the revision of its path the cursor was last synced to (a replaced
+// path is noticed by the agent itself, see cs_path_sync) and, while it is lost, the distance at
+// which it last searched the whole path.
+typedef struct cs_path_agent {
+    crowd_path_cursor cursor;
+    uint32_t revision;
+    float lost_dist;
+} cs_path_agent;
+
+// A path follower's record, from crowd_agent_set_path to crowd_agent_clear_path or removal (it
+// outlives CS_FLAG_PATH when the path is destroyed: the agent reports DETACHED).
+typedef struct cs_path_rec {
+    crowd_path_follow_def def;
+    cs_path_agent agent;
+} cs_path_rec;
+
+static inline cs_path_rec* cs_path_of(const crowd_world* w, uint32_t idx) {
+    return cs_record_of(w, CS_REC_PATH, idx);
+}
+
 // A path's segments, precomputed: segment k runs from point k to point (k + 1) mod count, so the
 // last one closes the loop (LOOP followers only). ab = b - a and the floored |ab|^2 are exactly
 // the values the spec's projection computes, stored once.
@@ -54,6 +74,12 @@ typedef struct cs_path_table {
     int live;
 } cs_path_table;
 
+// The path behavior's world state: the table of shared polylines, NULL until the first path is
+// created.
+static inline cs_path_table* cs_paths(const crowd_world* w) {
+    return w->state[CS_BEH_PATH];
+}
+
 // How far (in tube radii) the predicted position may be from the best segment of its hint
 // window before a follower counts as lost and searches the whole path.
 #define CS_PATH_LOST_TUBES 4.0f
@@ -61,6 +87,12 @@ typedef struct cs_path_table {
 // How many times a window may slide ahead in one step when its best segment is its front edge
 // (a fast follower on short segments).
 #define CS_PATH_MAX_SLIDES 8
+
+// ---- the pass (path.c, CROWD_PHASE_PATH) and the table hooks -----------------------------------
+void cs_pass_path(crowd_world* w);
+void cs_path_on_remove(crowd_world* w, uint32_t idx); // path_agent.c
+uint64_t cs_path_hash(const crowd_world* w, uint32_t idx, uint64_t h);
+void cs_paths_free(crowd_world* w); // path_store.c: frees every path
 
 // ---- lookup (path_store.c) --------------------------------------------------------------------
 

@@ -20,8 +20,8 @@
 enum { FOLLOWER_RECORD_SIZE = 72 };
 
 uint64_t cs_snap_path_size(const crowd_world* w) {
-    uint64_t n = 8 + 4 + (uint64_t)FOLLOWER_RECORD_SIZE * (uint64_t)w->path_pool.live;
-    const cs_path_table* t = w->paths;
+    uint64_t n = 8 + 4 + (uint64_t)FOLLOWER_RECORD_SIZE * (uint64_t)w->pools[CS_REC_PATH].live;
+    const cs_path_table* t = cs_paths(w);
     if (!t) return n;
     n += 4 * (uint64_t)t->free_count + 12 * (uint64_t)t->used;
     for (int i = 0; i < t->used; ++i) n += 8 * (uint64_t)t->entries[i].count;
@@ -29,7 +29,7 @@ uint64_t cs_snap_path_size(const crowd_world* w) {
 }
 
 void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out) {
-    const cs_path_table* t = w->paths;
+    const cs_path_table* t = cs_paths(w);
     cs_snap_put_u32(out, t ? (uint32_t)t->used : 0);
     cs_snap_put_u32(out, t ? (uint32_t)t->free_count : 0);
     for (int i = 0; t && i < t->free_count; ++i) cs_snap_put_u32(out, (uint32_t)t->free_list[i]);
@@ -44,7 +44,7 @@ void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out) {
             cs_snap_put_f32(out, e->points[k].y);
         }
     }
-    cs_snap_put_u32(out, (uint32_t)w->path_pool.live);
+    cs_snap_put_u32(out, (uint32_t)w->pools[CS_REC_PATH].live);
     for (int i = 0; i < w->index_count; ++i) {
         const cs_path_rec* r = cs_path_of(w, (uint32_t)i);
         if (!r) continue;
@@ -84,7 +84,7 @@ static crowd_status load_table(crowd_world* w, cs_snap_reader* in) {
     if (used == 0) return CROWD_OK;
     crowd_status st = cs_path_table_restore(w, (int)used);
     if (st != CROWD_OK) return st;
-    cs_path_table* t = w->paths;
+    cs_path_table* t = cs_paths(w);
     for (uint32_t k = 0; k < free_count; ++k) {
         const uint32_t slot = cs_snap_get_u32(in);
         if (in->bad || slot >= used || t->entries[slot].count == LISTED_FREE)
@@ -135,7 +135,7 @@ static crowd_status load_table(crowd_world* w, cs_snap_reader* in) {
 static bool valid_follower(const crowd_world* w, uint32_t idx, const cs_path_rec* r) {
     const crowd_path_follow_def* d = &r->def;
     const crowd_path_cursor* c = &r->agent.cursor;
-    const cs_path_table* t = w->paths;
+    const cs_path_table* t = cs_paths(w);
     const int used = t ? t->used : 0;
     if (cs_path_check_follow(d) != CROWD_OK || d->path.world != w->tag || d->path.index1 == 0 ||
         d->path.index1 > (uint32_t)used || d->start_index < 0 ||
@@ -164,7 +164,7 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
     if (in->bad || in->left != (size_t)count * FOLLOWER_RECORD_SIZE ||
         count > (uint32_t)w->index_count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    st = cs_pool_reserve(w, &w->path_pool, (int)count);
+    st = cs_pool_reserve(w, &w->pools[CS_REC_PATH], (int)count);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
@@ -199,12 +199,12 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
             w->slot_of[idx] < 0 || reverse > 1 || !valid_follower(w, idx, &r))
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
-        w->path_rec[idx] = cs_pool_acquire(&w->path_pool);
+        w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
         *cs_path_of(w, idx) = r;
     }
     // Every agent the pass will visit has its record.
     for (int s = 0; s < w->count; ++s)
-        if ((w->cur.flags[s] & CS_FLAG_PATH) && w->path_rec[w->cur.id[s]] < 0)
+        if ((w->cur.flags[s] & CS_FLAG_PATH) && w->rec_of[CS_REC_PATH][w->cur.id[s]] < 0)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
     return CROWD_OK;
 }

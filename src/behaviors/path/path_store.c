@@ -152,12 +152,12 @@ static void free_path(crowd_world* w, cs_path* p) {
 
 // Makes room for one more slot. Leaves the table as it was on failure.
 static crowd_status reserve_slot(crowd_world* w) {
-    cs_path_table* t = w->paths;
+    cs_path_table* t = cs_paths(w);
     if (!t) {
         t = cs_alloc(w, sizeof *t);
         if (!t) return CROWD_ERR_OUT_OF_MEMORY;
         memset(t, 0, sizeof *t);
-        w->paths = t;
+        w->state[CS_BEH_PATH] = t;
     }
     if (t->free_count > 0 || t->used < t->capacity) return CROWD_OK;
     const int cap = t->capacity ? t->capacity * 2 : 16;
@@ -182,20 +182,20 @@ static crowd_status reserve_slot(crowd_world* w) {
 }
 
 void cs_paths_free(crowd_world* w) {
-    cs_path_table* t = w->paths;
+    cs_path_table* t = cs_paths(w);
     if (!t) return;
     for (int i = 0; i < t->used; ++i) free_path(w, t->entries[i].path);
     cs_free(w, t->entries, sizeof(cs_path_entry) * (size_t)t->capacity);
     cs_free(w, t->free_list, sizeof(int32_t) * (size_t)t->capacity);
     cs_free(w, t, sizeof *t);
-    w->paths = NULL;
+    w->state[CS_BEH_PATH] = NULL;
 }
 
 crowd_status cs_path_lookup(const crowd_world* w, crowd_path_id id, const cs_path_entry** out) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (id.index1 == 0) return CROWD_ERR_NULL_PATH;
     if (id.world != w->tag) return CROWD_ERR_FOREIGN_PATH;
-    const cs_path_table* t = w->paths;
+    const cs_path_table* t = cs_paths(w);
     if (!t || id.index1 > (uint32_t)t->used) return CROWD_ERR_FOREIGN_PATH;
     const cs_path_entry* e = &t->entries[id.index1 - 1];
     if (!e->path || e->generation != id.generation) return CROWD_ERR_STALE_PATH;
@@ -217,7 +217,7 @@ crowd_status crowd_path_create(crowd_world* w, const crowd_vec2* points, int cou
         free_path(w, p);
         return st;
     }
-    cs_path_table* t = w->paths;
+    cs_path_table* t = cs_paths(w);
     const int slot = t->free_count > 0 ? t->free_list[--t->free_count] : t->used++;
     cs_path_entry* e = &t->entries[slot];
     set_path(e, p);
@@ -235,7 +235,7 @@ crowd_status crowd_path_replace(crowd_world* w, crowd_path_id id, const crowd_ve
     if (st != CROWD_OK) return st;
     cs_path* p = build(w, points, count);
     if (!p) return CROWD_ERR_OUT_OF_MEMORY;
-    cs_path_entry* e = &w->paths->entries[id.index1 - 1];
+    cs_path_entry* e = &cs_paths(w)->entries[id.index1 - 1];
     free_path(w, e->path);
     set_path(e, p);
     e->revision++;
@@ -246,7 +246,7 @@ crowd_status crowd_path_destroy(crowd_world* w, crowd_path_id id) {
     const cs_path_entry* found;
     crowd_status st = cs_path_lookup(w, id, &found);
     if (st != CROWD_OK) return st;
-    cs_path_table* t = w->paths;
+    cs_path_table* t = cs_paths(w);
     cs_path_entry* e = &t->entries[id.index1 - 1];
     free_path(w, e->path);
     set_path(e, NULL);
@@ -279,7 +279,7 @@ crowd_status crowd_path_get_points(const crowd_world* w, crowd_path_id id, crowd
 }
 
 int crowd_world_path_count(const crowd_world* w) {
-    return w && w->paths ? w->paths->live : 0;
+    return w && cs_paths(w) ? cs_paths(w)->live : 0;
 }
 
 // ---- snapshot restore
@@ -289,7 +289,7 @@ crowd_status cs_path_table_restore(crowd_world* w, int used) {
     cs_path_table* t = cs_alloc(w, sizeof *t);
     if (!t) return CROWD_ERR_OUT_OF_MEMORY;
     memset(t, 0, sizeof *t);
-    w->paths = t;
+    w->state[CS_BEH_PATH] = t;
     int cap = 16;
     while (cap < used) cap *= 2;
     t->entries = cs_alloc(w, sizeof(cs_path_entry) * (size_t)cap);
@@ -312,7 +312,7 @@ crowd_status cs_path_slot_restore(crowd_world* w, int slot, const crowd_vec2* po
     if (check_points(points, count) != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
     cs_path* p = build(w, points, count);
     if (!p) return CROWD_ERR_OUT_OF_MEMORY;
-    set_path(&w->paths->entries[slot], p);
-    w->paths->live++;
+    set_path(&cs_paths(w)->entries[slot], p);
+    cs_paths(w)->live++;
     return CROWD_OK;
 }

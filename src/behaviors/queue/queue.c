@@ -7,7 +7,8 @@
 #include <math.h>
 #include <stdatomic.h>
 
-#include "core/internal.h"
+#include "behaviors/goal/goal_internal.h"
+#include "behaviors/queue/queue_internal.h"
 
 crowd_queue_def crowd_queue_def_default(void) {
     return (crowd_queue_def){
@@ -94,20 +95,22 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     };
     // Both records first (the arrivals list grows with the queue pool), then the changes.
     st = cs_goal_reserve(w, idx, &goal);
-    if (st == CROWD_OK && w->queue_rec[idx] < 0) st = cs_pool_reserve(w, &w->queue_pool, 1);
+    if (st == CROWD_OK && w->rec_of[CS_REC_QUEUE][idx] < 0)
+        st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], 1);
     if (st != CROWD_OK) return st;
 
     cs_goal_store(w, idx, &goal);
-    if (w->queue_rec[idx] < 0) w->queue_rec[idx] = cs_pool_acquire(&w->queue_pool);
+    if (w->rec_of[CS_REC_QUEUE][idx] < 0)
+        w->rec_of[CS_REC_QUEUE][idx] = cs_pool_acquire(&w->pools[CS_REC_QUEUE]);
     *cs_queue_of(w, idx) = cs_queue_rec_make(def, false);
     w->cur.flags[s] |= CS_FLAG_GOAL | CS_FLAG_QUEUE;
     return CROWD_OK;
 }
 
 void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
-    int32_t* rec = &w->queue_rec[idx];
+    int32_t* rec = &w->rec_of[CS_REC_QUEUE][idx];
     if (*rec < 0) return;
-    cs_pool_release(&w->queue_pool, *rec);
+    cs_pool_release(&w->pools[CS_REC_QUEUE], *rec);
     *rec = -1;
 }
 
@@ -132,20 +135,40 @@ crowd_status crowd_agent_get_queue(const crowd_world* w, crowd_agent_id id, crow
 }
 
 int crowd_world_arrival_count(const crowd_world* w) {
-    return w ? w->arrival_count : 0;
+    return w ? cs_queue_world_of(w)->arrival_count : 0;
+}
+
+uint64_t cs_queue_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
+    const cs_queue_rec* q = cs_queue_of(w, idx);
+    if (!q) return h;
+    const crowd_queue_def* d = &q->def;
+    h = cs_hash_float(h, d->cone_length);
+    h = cs_hash_float(h, d->cone_width);
+    h = cs_hash_float(h, d->goal.x);
+    h = cs_hash_float(h, d->goal.y);
+    h = cs_hash_float(h, d->slow_radius);
+    h = cs_hash_float(h, d->weight);
+    h = cs_hash_float(h, d->arrival_radius);
+    h = cs_hash_word(h, (uint32_t)d->on_arrival);
+    h = cs_hash_float(h, d->start_min.x);
+    h = cs_hash_float(h, d->start_min.y);
+    h = cs_hash_float(h, d->start_max.x);
+    h = cs_hash_float(h, d->start_max.y);
+    return cs_hash_word(h, q->done);
 }
 
 crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, int capacity,
                                       int* count) {
     if (!w || !count) return CROWD_ERR_NULL_ARGUMENT;
-    if (capacity < w->arrival_count) {
-        *count = w->arrival_count;
+    const int n = cs_queue_world_of(w)->arrival_count;
+    if (capacity < n) {
+        *count = n;
         return CROWD_ERR_BUFFER_TOO_SMALL;
     }
-    if (w->arrival_count > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
-    const crowd_arrival* arrivals = w->queue_pool.aux;
-    for (int i = 0; i < w->arrival_count; ++i) out[i] = arrivals[i];
-    *count = w->arrival_count;
+    if (n > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
+    const crowd_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
+    for (int i = 0; i < n; ++i) out[i] = arrivals[i];
+    *count = n;
     return CROWD_OK;
 }
 
@@ -205,14 +228,14 @@ static void arrival_team(void* arg, int t, int nt) {
     cs_team_range(n, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
         if (!(c->flags[s] & CS_FLAG_QUEUE)) continue;
-        cs_prefetch_rec(c, w->queue_rec, CS_FLAG_QUEUE, s, hi);
+        cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, hi);
         const uint32_t idx = c->id[s];
         const cs_queue_rec* q = cs_queue_of(w, idx);
         const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
         if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
         const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
         a->arrivals[at] = (crowd_arrival){
-            .id = {.index1 = idx + 1, .generation = w->generation[idx], .world = w->tag},
+            .id = cs_agent_handle(w, idx),
             .user_data = w->user_data[idx],
             .position = {c->px[s], c->py[s]},
             .action = q->def.on_arrival,
@@ -225,15 +248,16 @@ static void arrival_team(void* arg, int t, int nt) {
 // applied in, and so the order respawn points are drawn in, depends neither on the cell order nor
 // on the threads.
 void cs_pass_arrival(crowd_world* w) {
-    w->arrival_count = 0;
-    if (w->queue_pool.live == 0) return;
-    crowd_arrival* arrivals = w->queue_pool.aux;
+    cs_queue_world* qw = cs_queue_world_of(w);
+    qw->arrival_count = 0;
+    if (w->pools[CS_REC_QUEUE].live == 0) return;
+    crowd_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
     arrival_ctx ctx = {.w = w, .arrivals = arrivals};
     atomic_init(&ctx.count, 0);
     cs_team_run(w->threads, arrival_team, &ctx);
     const int k = atomic_load_explicit(&ctx.count, memory_order_relaxed);
     sort_by_index(arrivals, k);
-    w->arrival_count = k;
+    qw->arrival_count = k;
 
     for (int i = 0; i < k; ++i) {
         const crowd_arrival* a = &arrivals[i];
@@ -243,7 +267,9 @@ void cs_pass_arrival(crowd_world* w) {
             cs_queue_of(w, idx)->done = 1;
             break;
         case CROWD_QUEUE_REMOVE:
-            crowd_agent_remove(w, a->id);
+            // The removal that cannot fail: what it could need (a fallback leader's group
+            // scratch) was reserved when the behaviors were set.
+            cs_agent_remove_now(w, idx);
             break;
         case CROWD_QUEUE_RESPAWN: {
             // Earlier removals in this loop may have moved the agent: look its slot up now.

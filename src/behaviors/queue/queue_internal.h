@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "crowd/crowd.h"
+#include "core/internal.h"
 
 // One per queueing agent, read by the neighbor pass (cone), the goal pass (brake) and the arrival
 // phase (goal, arrival radius, policy) in cell order: one cache line, which also keeps the passes'
@@ -34,7 +34,28 @@ static inline cs_queue_rec cs_queue_rec_make(const crowd_queue_def* def, bool do
                           .done = (uint8_t)done};
 }
 
+static inline cs_queue_rec* cs_queue_of(const crowd_world* w, uint32_t idx) {
+    return cs_record_of(w, CS_REC_QUEUE, idx);
+}
+
+// The queue behavior's world state: the last step's arrivals (the list itself is the queue
+// pool's aux array, as long as the pool).
+typedef struct cs_queue_world {
+    int arrival_count;
+} cs_queue_world;
+
+static inline cs_queue_world* cs_queue_world_of(const crowd_world* w) {
+    return w->state[CS_BEH_QUEUE];
+}
+
 // The checks crowd_agent_set_queue applies to a def, in its documented order.
 crowd_status cs_queue_check_def(const crowd_queue_def* d);
+
+// The arrival phase (queue.c), in CROWD_PHASE_ARRIVAL.
+void cs_pass_arrival(crowd_world* w);
+
+// Table hooks (queue.c).
+void cs_queue_on_remove(crowd_world* w, uint32_t idx);
+uint64_t cs_queue_hash(const crowd_world* w, uint32_t idx, uint64_t h);
 
 #endif

@@ -8,12 +8,13 @@
 //         it is read.
 #include <math.h>
 
+#include "behaviors/queue/queue_internal.h"
 #include "snapshot/snapshot_internal.h"
 
 enum { QUEUE_RECORD_SIZE = 56 };
 
 static int queueing(const crowd_world* w) {
-    return w->queue_pool.live;
+    return w->pools[CS_REC_QUEUE].live;
 }
 
 uint64_t cs_snap_queue_size(const crowd_world* w) {
@@ -51,7 +52,7 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
     for (int s = 0; s < w->count; ++s) flagged += (w->cur.flags[s] & CS_FLAG_QUEUE) != 0;
     if (in->bad || count != (uint32_t)flagged || in->left != (size_t)count * QUEUE_RECORD_SIZE)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    crowd_status st = cs_pool_reserve(w, &w->queue_pool, (int)count);
+    crowd_status st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], (int)count);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
@@ -79,7 +80,7 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
             cs_queue_check_def(&d) != CROWD_OK || done > 1)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
-        w->queue_rec[idx] = cs_pool_acquire(&w->queue_pool);
+        w->rec_of[CS_REC_QUEUE][idx] = cs_pool_acquire(&w->pools[CS_REC_QUEUE]);
         *cs_queue_of(w, idx) = cs_queue_rec_make(&d, done == 1);
     }
     return CROWD_OK;

@@ -1,9 +1,9 @@
-// Wall avoidance per agent: the crowd_wall_def records and their API. Only agents whose def
-// differs from crowd_wall_def_default() hold a record.
+// Wall avoidance per agent: the crowd_wall_def records, their API and table hooks. Only agents
+// whose def differs from crowd_wall_def_default() hold a record.
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "behaviors/walls/walls_internal.h"
 
 crowd_wall_def crowd_wall_def_default(void) {
     return (crowd_wall_def){.weight = 1.0f, .look_ahead = 1.0f};
@@ -23,31 +23,52 @@ static bool is_default(const crowd_wall_def* d) {
 }
 
 crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
-    if (w->wall_rec[idx] >= 0 || is_default(d)) return CROWD_OK;
-    return cs_pool_reserve(w, &w->wall_pool, 1);
+    if (w->rec_of[CS_REC_WALL][idx] >= 0 || is_default(d)) return CROWD_OK;
+    return cs_pool_reserve(w, &w->pools[CS_REC_WALL], 1);
 }
 
-void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
-    if (d->look_ahead > w->look_ahead_max) w->look_ahead_max = d->look_ahead;
-    if (is_default(d)) {
-        cs_wall_def_release(w, idx);
-        return;
-    }
-    int32_t* rec = &w->wall_rec[idx];
-    if (*rec < 0) *rec = cs_pool_acquire(&w->wall_pool);
-    *(crowd_wall_def*)cs_pool_at(&w->wall_pool, *rec) = *d;
-}
-
-void cs_wall_def_release(crowd_world* w, uint32_t idx) {
-    int32_t* rec = &w->wall_rec[idx];
+void cs_walls_on_remove(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->rec_of[CS_REC_WALL][idx];
     if (*rec < 0) return;
-    cs_pool_release(&w->wall_pool, *rec);
+    cs_pool_release(&w->pools[CS_REC_WALL], *rec);
     *rec = -1;
 }
 
-crowd_wall_def cs_wall_def_get(const crowd_world* w, uint32_t idx) {
+void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
+    cs_walls_world* ww = cs_walls_world_of(w);
+    if (d->look_ahead > ww->look_ahead_max) ww->look_ahead_max = d->look_ahead;
+    if (is_default(d)) {
+        cs_walls_on_remove(w, idx);
+        return;
+    }
+    int32_t* rec = &w->rec_of[CS_REC_WALL][idx];
+    if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_WALL]);
+    *(crowd_wall_def*)cs_pool_at(&w->pools[CS_REC_WALL], *rec) = *d;
+}
+
+crowd_status cs_walls_check_def(const crowd_agent_def* def) {
+    return cs_wall_def_check(&def->walls);
+}
+
+crowd_status cs_walls_add_reserve(crowd_world* w, const crowd_agent_def* def) {
+    return is_default(&def->walls) ? CROWD_OK : cs_pool_reserve(w, &w->pools[CS_REC_WALL], 1);
+}
+
+void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def) {
+    (void)slot;
+    cs_wall_def_store(w, idx, &def->walls);
+}
+
+void cs_walls_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
     const crowd_wall_def* d = cs_wall_def_of(w, idx);
-    return d ? *d : crowd_wall_def_default();
+    out->walls = d ? *d : crowd_wall_def_default();
+}
+
+uint64_t cs_walls_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
+    const crowd_wall_def* d = cs_wall_def_of(w, idx);
+    if (!d) return h;
+    h = cs_hash_float(h, d->weight);
+    return cs_hash_float(h, d->look_ahead);
 }
 
 crowd_status crowd_agent_set_walls(crowd_world* w, crowd_agent_id id, const crowd_wall_def* def) {
@@ -68,6 +89,8 @@ crowd_status crowd_agent_get_walls(const crowd_world* w, crowd_agent_id id, crow
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     if (!def) return CROWD_ERR_NULL_ARGUMENT;
-    *def = cs_wall_def_get(w, id.index1 - 1);
+    crowd_agent_def tmp;
+    cs_walls_get_def(w, id.index1 - 1, &tmp);
+    *def = tmp.walls;
     return CROWD_OK;
 }

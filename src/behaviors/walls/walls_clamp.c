@@ -15,7 +15,7 @@
 // integration's rule.
 #include <math.h>
 
-#include "core/internal.h"
+#include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
 
 typedef struct sweep_ctx {

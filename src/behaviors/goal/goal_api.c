@@ -1,0 +1,107 @@
+// Goals: the per-agent goal (part of the agent's def), its record and its table hooks.
+#include <math.h>
+#include <string.h>
+
+#include "behaviors/goal/goal_internal.h"
+
+crowd_goal crowd_goal_default(void) {
+    return (crowd_goal){.mode = CROWD_GOAL_NONE, .slow_radius = 1.0f, .weight = 1.0f};
+}
+
+static crowd_status check_goal(const crowd_goal* g) {
+    if ((unsigned)g->mode >= CROWD_GOAL_MODE_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if (!isfinite(g->target.x) || !isfinite(g->target.y) || !isfinite(g->slow_radius) ||
+        !isfinite(g->weight))
+        return CROWD_ERR_NOT_FINITE;
+    if (g->slow_radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    if (g->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    return CROWD_OK;
+}
+
+// Agents keep a goal record only for a goal other than crowd_goal_default(), compared bit for bit
+// so that every goal reads back exactly as it was set.
+static bool default_goal(const crowd_goal* g) {
+    const crowd_goal d = crowd_goal_default();
+    return g->mode == d.mode && memcmp(&g->target, &d.target, sizeof d.target) == 0 &&
+           memcmp(&g->slow_radius, &d.slow_radius, sizeof d.slow_radius) == 0 &&
+           memcmp(&g->weight, &d.weight, sizeof d.weight) == 0;
+}
+
+static uint32_t flags_for(const crowd_goal* g, uint32_t old) {
+    uint32_t f = old & ~(uint32_t)CS_FLAG_GOAL;
+    if (g->mode != CROWD_GOAL_NONE) f |= CS_FLAG_GOAL;
+    return f;
+}
+
+crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    if (w->rec_of[CS_REC_GOAL][idx] >= 0 || default_goal(g)) return CROWD_OK;
+    return cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+}
+
+void cs_goal_on_remove(crowd_world* w, uint32_t idx) {
+    int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
+    if (*rec < 0) return;
+    cs_pool_release(&w->pools[CS_REC_GOAL], *rec);
+    *rec = -1;
+}
+
+void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
+    if (default_goal(g)) {
+        cs_goal_on_remove(w, idx);
+        return;
+    }
+    if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
+    *(crowd_goal*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = *g;
+}
+
+crowd_status cs_goal_check_def(const crowd_agent_def* def) {
+    return check_goal(&def->goal);
+}
+
+crowd_status cs_goal_add_reserve(crowd_world* w, const crowd_agent_def* def) {
+    return default_goal(&def->goal) ? CROWD_OK : cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+}
+
+void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def) {
+    cs_goal_store(w, idx, &def->goal);
+    w->cur.flags[slot] = flags_for(&def->goal, w->cur.flags[slot]);
+}
+
+void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
+    const crowd_goal* g = cs_goal_of(w, idx);
+    if (g) out->goal = *g;
+}
+
+// A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
+// `agents` agents allocates nothing. (The other behaviors' calls acquire their records
+// themselves.)
+crowd_status cs_goal_world_reserve(crowd_world* w, int agents) {
+    cs_pool* p = &w->pools[CS_REC_GOAL];
+    return agents > p->live ? cs_pool_reserve(w, p, agents - p->live) : CROWD_OK;
+}
+
+uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
+    const crowd_goal* g = cs_goal_of(w, idx);
+    if (!g) return h;
+    h = cs_hash_word(h, (uint32_t)g->mode);
+    h = cs_hash_float(h, g->target.x);
+    h = cs_hash_float(h, g->target.y);
+    h = cs_hash_float(h, g->slow_radius);
+    return cs_hash_float(h, g->weight);
+}
+
+crowd_status crowd_agent_set_goal(crowd_world* w, crowd_agent_id id, const crowd_goal* goal) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!goal) return CROWD_ERR_NULL_ARGUMENT;
+    st = check_goal(goal);
+    if (st != CROWD_OK) return st;
+    const uint32_t idx = id.index1 - 1;
+    st = cs_goal_reserve(w, idx, goal);
+    if (st != CROWD_OK) return st;
+    cs_goal_store(w, idx, goal);
+    w->cur.flags[s] = flags_for(goal, w->cur.flags[s]);
+    return CROWD_OK;
+}

@@ -1,0 +1,28 @@
+// Goal internals: the goal record (a crowd_goal, kept only for a goal other than the default) and
+// the functions the queue behavior and the snapshot share to set one.
+#ifndef CS_GOAL_INTERNAL_H
+#define CS_GOAL_INTERNAL_H
+
+#include "core/internal.h"
+
+static inline crowd_goal* cs_goal_of(const crowd_world* w, uint32_t idx) {
+    return cs_record_of(w, CS_REC_GOAL, idx);
+}
+
+// Reserve first: store then cannot fail. A default goal is stored as no record.
+crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g);
+void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g);
+
+// The goal pass (goal.c), in CROWD_PHASE_GOAL.
+void cs_pass_goal(crowd_world* w);
+
+// Table hooks (goal_api.c).
+crowd_status cs_goal_check_def(const crowd_agent_def* def);
+crowd_status cs_goal_add_reserve(crowd_world* w, const crowd_agent_def* def);
+void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
+void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
+crowd_status cs_goal_world_reserve(crowd_world* w, int agents);
+void cs_goal_on_remove(crowd_world* w, uint32_t idx);
+uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h);
+
+#endif

@@ -1,0 +1,106 @@
+// The behavior table: one entry per behavior (see core/behavior.h for what each field means).
+// Adding a behavior is a folder under src/behaviors/, its flag and record kinds in registry.h and
+// one entry here.
+#include "behaviors/registry.h"
+
+#include <stddef.h>
+
+#include "behaviors/follow/follow_internal.h"
+#include "behaviors/goal/goal_internal.h"
+#include "behaviors/path/path_internal.h"
+#include "behaviors/queue/queue_internal.h"
+#include "behaviors/walls/walls_internal.h"
+#include "core/behavior.h"
+#include "snapshot/snapshot_internal.h"
+
+static const cs_snap_section queue_section = {CS_SNAP_ID('Q', 'U', 'E', 'U'), cs_snap_queue_size,
+                                              cs_snap_save_queue, cs_snap_load_queue};
+static const cs_snap_section path_section = {CS_SNAP_ID('P', 'A', 'T', 'H'), cs_snap_path_size,
+                                             cs_snap_save_path, cs_snap_load_path};
+static const cs_snap_section follow_section = {CS_SNAP_ID('F', 'L', 'L', 'W'), cs_snap_follow_size,
+                                               cs_snap_save_follow, cs_snap_load_follow};
+
+const cs_behavior cs_behaviors[CS_BEH_COUNT] =
+    {
+        [CS_BEH_GOAL] =
+            {
+                .name = "goal",
+                .flags = CS_FLAG_GOAL,
+                .records = {{CS_REC_GOAL, sizeof(crowd_goal), 0}},
+                .passes = {{CROWD_PHASE_GOAL, cs_pass_goal}},
+                .check_def = cs_goal_check_def,
+                .add_reserve = cs_goal_add_reserve,
+                .add = cs_goal_add,
+                .get_def = cs_goal_get_def,
+                .reserve = cs_goal_world_reserve,
+                .on_remove = cs_goal_on_remove,
+                .hash = cs_goal_hash,
+                // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its def.
+            },
+        [CS_BEH_QUEUE] =
+            {
+                .name = "queue",
+                .flags = CS_FLAG_QUEUE,
+                // aux: the last step's arrivals, one per queueing agent at most
+                .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(crowd_arrival)}},
+                .state_bytes = sizeof(cs_queue_world),
+                .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
+                // The cone the goal pass brakes with.
+                .neighbor = {[CS_NB_CONE] = {CS_FLAG_QUEUE,
+                                             CS_REC_QUEUE,
+                                             {offsetof(cs_queue_rec, def.cone_length),
+                                              offsetof(cs_queue_rec, def.cone_width),
+                                              offsetof(cs_queue_rec, width2)},
+                                             {offsetof(cs_queue_rec, along)}}},
+                .on_remove = cs_queue_on_remove,
+                .hash = cs_queue_hash,
+                .snapshot = &queue_section,
+            },
+        [CS_BEH_PATH] =
+            {
+                .name = "path",
+                .flags = CS_FLAG_PATH,
+                .records = {{CS_REC_PATH, sizeof(cs_path_rec), 0}},
+                .passes = {{CROWD_PHASE_PATH, cs_pass_path}},
+                .on_remove = cs_path_on_remove,
+                .hash = cs_path_hash,
+                .destroy = cs_paths_free,
+                .snapshot = &path_section,
+            },
+        [CS_BEH_FOLLOW] =
+            {
+                .name = "follow",
+                .flags = CS_FLAG_FOLLOW | CS_FLAG_LEADER,
+                // leaders' aux: the dirty list, leader indices waiting for a slot reassignment
+                .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0},
+                            {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t)}},
+                .state_bytes = sizeof(cs_follow_world),
+                .passes = {{CROWD_PHASE_LEADER, cs_pass_leader}},
+                // The group separation the leader pass weighs in.
+                .neighbor = {[CS_NB_GROUP] = {CS_FLAG_FOLLOW,
+                                              CS_REC_FOLLOWER,
+                                              {0},
+                                              {offsetof(cs_follower, gsep.x),
+                                               offsetof(cs_follower, gsep.y)}}},
+                .on_remove = cs_follow_on_remove,
+                .hash = cs_follow_hash,
+                .destroy = cs_follow_destroy,
+                .snapshot = &follow_section,
+            },
+        [CS_BEH_WALLS] =
+            {
+                .name = "walls",
+                // Every agent is kept out of the walls; only a def other than the default has a
+                // record. The obstacles are world geometry (src/walls/), saved in the walls
+                // section.
+                .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0}},
+                .state_bytes = sizeof(cs_walls_world),
+                .passes = {{CROWD_PHASE_WALLS, cs_pass_walls}, {CROWD_PHASE_CLAMP, cs_pass_clamp}},
+                .check_def = cs_walls_check_def,
+                .add_reserve = cs_walls_add_reserve,
+                .add = cs_walls_add,
+                .get_def = cs_walls_get_def,
+                .on_remove = cs_walls_on_remove,
+                .hash = cs_walls_hash,
+            },
+};

@@ -1,0 +1,38 @@
+// The behaviors the world runs, named once: their agent flag bits, their record kinds and their
+// places in the behavior table (registry.c). The core includes this header and nothing else of
+// the behaviors; it reaches them only through cs_behaviors[] (core/behavior.h).
+#ifndef CS_REGISTRY_H
+#define CS_REGISTRY_H
+
+// Per-agent behavior bits, kept in the sorted `flags` column so passes can skip agents cheaply.
+enum {
+    CS_FLAG_GOAL = 1u << 0,   // has a seek / arrive / flee goal
+    CS_FLAG_QUEUE = 1u << 1,  // brakes for agents in its forward cone
+    CS_FLAG_FOLLOW = 1u << 2, // follows a leader (group separation in the neighbor pass)
+    CS_FLAG_PATH = 1u << 3,   // follows a path
+    CS_FLAG_LEADER = 1u << 4, // has followers (the leader pass caches its state per step)
+};
+
+// Record kinds: one pool of fixed-size records each, and one record number per agent index.
+typedef enum cs_record_kind {
+    CS_REC_GOAL,     // crowd_goal (behaviors/goal)
+    CS_REC_QUEUE,    // cs_queue_rec (behaviors/queue)
+    CS_REC_PATH,     // cs_path_rec (behaviors/path)
+    CS_REC_FOLLOWER, // cs_follower (behaviors/follow)
+    CS_REC_LEADER,   // cs_leader (behaviors/follow)
+    CS_REC_WALL,     // crowd_wall_def (behaviors/walls)
+    CS_REC_COUNT
+} cs_record_kind;
+
+// Entries of cs_behaviors[], in table order: the order of the passes within a phase, of the
+// removal hooks, of the state hash and of the snapshot sections.
+typedef enum cs_behavior_id {
+    CS_BEH_GOAL,
+    CS_BEH_QUEUE,
+    CS_BEH_PATH,
+    CS_BEH_FOLLOW,
+    CS_BEH_WALLS,
+    CS_BEH_COUNT
+} cs_behavior_id;
+
+#endif

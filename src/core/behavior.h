@@ -1,0 +1,98 @@
+// The behavior table: what the core knows of a behavior, one entry each (the entries are in
+// behaviors/registry.c). Storage, reserve, removal, the record layout of the sort phase, the
+// passes of the step, the state hash, teardown and the snapshot's behavior sections are loops over
+// this table; the core names no behavior.
+//
+// Everything here is walked once per call or per phase, never per agent: a behavior's pass loops
+// over its own agents, and the core's hot loops make no indirect calls.
+#ifndef CS_BEHAVIOR_H
+#define CS_BEHAVIOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crowd/crowd.h"
+
+struct cs_snap_section;
+
+// A behavior owns at most this many record kinds (follow has two: followers and leaders).
+#define CS_BEHAVIOR_MAX_RECORDS 2
+
+// One record kind of a behavior: pool w->pools[kind] of `size`-byte records with `aux_size`-byte
+// aux elements (see core/pool.h), and record numbers w->rec_of[kind]. size 0 ends the list.
+typedef struct cs_record_def {
+    int kind; // cs_record_kind
+    uint32_t size, aux_size;
+} cs_record_def;
+
+// A pass of the step: runs once per step in `phase`, after the core's own pass of that phase (if
+// any) and after the passes of earlier entries.
+typedef struct cs_behavior_pass {
+    crowd_phase phase;
+    void (*run)(crowd_world* w);
+} cs_behavior_pass;
+
+#define CS_BEHAVIOR_MAX_PASSES 2
+
+// The queries of the neighbor pass besides separation, which every agent with a separation weight
+// gets. The pass is one fused kernel over the cell-sorted agents (core/neighbor.c) with this fixed
+// menu; a behavior subscribes its agents to a query in its table entry, at most one behavior per
+// query. A new kind of neighbor test (a line-of-sight filter, say) is a new query here and in the
+// kernel, which then stays free of per-candidate calls.
+typedef enum cs_neighbor_query {
+    // The spec's forward cone: the distance along the agent's heading to the closest agent in the
+    // cone (+inf when none or when the agent is slower than CROWD_QUEUE_MIN_SPEED).
+    // in: cone length, cone width, the squared-width bound (cs_queue_width2); out: that distance.
+    CS_NB_CONE,
+    // Separation among the agents of the same group (the group column; 0 = none), unweighted.
+    // out: its x and y.
+    CS_NB_GROUP,
+    CS_NB_COUNT
+} cs_neighbor_query;
+
+// A subscription: agents with `flag` (0: none) take part; their records of kind `kind` hold the
+// query's inputs and outputs as float fields at these byte offsets.
+typedef struct cs_neighbor_use {
+    uint32_t flag;
+    int kind;
+    uint16_t in[3], out[2];
+} cs_neighbor_use;
+
+typedef struct cs_behavior {
+    const char* name;
+    uint32_t flags; // the agent flag bits it owns (a loaded snapshot may carry only known bits)
+    cs_record_def records[CS_BEHAVIOR_MAX_RECORDS];
+    // World-level state: `state_bytes` zeroed bytes at w->state[id] from creation to destruction,
+    // or, with 0, a pointer the behavior manages itself (NULL at creation).
+    size_t state_bytes;
+    cs_behavior_pass passes[CS_BEHAVIOR_MAX_PASSES]; // run == NULL ends the list
+    cs_neighbor_use neighbor[CS_NB_COUNT];           // its queries of the neighbor pass
+
+    // Settings that are part of crowd_agent_def (the goal), handled with the agent's own: checked
+    // by crowd_agent_add (in table order, after the core's checks), reserved before the agent
+    // exists (may fail, changing nothing), stored on the new agent (cannot fail) and read back by
+    // crowd_agent_get_def.
+    crowd_status (*check_def)(const crowd_agent_def* def);
+    crowd_status (*add_reserve)(crowd_world* w, const crowd_agent_def* def);
+    void (*add)(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
+    void (*get_def)(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
+
+    // crowd_world_reserve(w, agents): room so that `agents` agents can use the behavior without
+    // allocating. May fail; the world must then be as it was.
+    crowd_status (*reserve)(crowd_world* w, int agents);
+    // The agent `idx` leaves the world: release its records and undo its links. Cannot fail and
+    // allocates nothing: whatever a removal could need was reserved when the behavior was set.
+    // Runs while the agent is still in storage, before any later entry's hook.
+    void (*on_remove)(crowd_world* w, uint32_t idx);
+    // Adds the behavior's state of live agent `idx` (record kinds it owns) to the state hash h.
+    uint64_t (*hash)(const crowd_world* w, uint32_t idx, uint64_t h);
+    // Frees what its records and state own besides the pools and the state block, which the
+    // world frees itself.
+    void (*destroy)(crowd_world* w);
+    // Its snapshot section, or NULL when its state is saved elsewhere.
+    const struct cs_snap_section* snapshot;
+} cs_behavior;
+
+extern const cs_behavior cs_behaviors[];
+
+#endif
