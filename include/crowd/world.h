@@ -53,7 +53,7 @@ CROWD_API float crowd_world_get_dt(const crowd_world* world);
 CROWD_API uint64_t crowd_world_tick(const crowd_world* world);
 
 // A 64-bit hash of every agent's state (handle, position, velocity, heading and behavior state)
-// in handle order. Equal hashes after equal inputs are the engine's determinism contract.
+// in handle order, and of the obstacles (handles and points). Equal hashes after equal inputs are the engine's determinism contract.
 CROWD_API uint64_t crowd_world_state_hash(const crowd_world* world);
 
 // Copies every live agent's handle, position and velocity, in handle order, into the caller's

@@ -14,11 +14,13 @@
 #include "snapshot/snapshot_internal.h"
 
 static const cs_snap_section queue_section = {CS_SNAP_ID('Q', 'U', 'E', 'U'), cs_snap_queue_size,
-                                              cs_snap_save_queue, cs_snap_load_queue};
+                                              cs_snap_save_queue, cs_snap_load_queue, 0};
 static const cs_snap_section path_section = {CS_SNAP_ID('P', 'A', 'T', 'H'), cs_snap_path_size,
-                                             cs_snap_save_path, cs_snap_load_path};
+                                             cs_snap_save_path, cs_snap_load_path, 0};
+static const cs_snap_section walls_section = {CS_SNAP_ID('W', 'A', 'L', 'L'), cs_snap_walls_size,
+                                              cs_snap_save_walls, cs_snap_load_walls, 4};
 static const cs_snap_section follow_section = {CS_SNAP_ID('F', 'L', 'L', 'W'), cs_snap_follow_size,
-                                               cs_snap_save_follow, cs_snap_load_follow};
+                                               cs_snap_save_follow, cs_snap_load_follow, 0};
 
 const cs_behavior cs_behaviors[CS_BEH_COUNT] =
     {
@@ -102,5 +104,6 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .get_def = cs_walls_get_def,
                 .on_remove = cs_walls_on_remove,
                 .hash = cs_walls_hash,
+                .snapshot = &walls_section,
             },
 };

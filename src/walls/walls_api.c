@@ -148,10 +148,17 @@ crowd_status crowd_obstacle_validate(const crowd_world* w, crowd_obstacle_id id)
     return obstacle_index(w, id, &oi);
 }
 
-// Room for one more obstacle slot.
-static crowd_status reserve_slot(crowd_world* w, cs_walls* g) {
-    if (g->free_count > 0 || g->obs_used < g->obs_cap) return CROWD_OK;
+crowd_status cs_obstacle_check(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
+                               int n) {
+    crowd_status st = check_points(kind, pts, n);
+    if (st == CROWD_OK && kind == CROWD_OBSTACLE_POLYGON) st = check_simple(w, pts, n);
+    return st;
+}
+
+crowd_status cs_walls_reserve_slots(crowd_world* w, cs_walls* g, int32_t slots) {
+    if (slots <= g->obs_cap) return CROWD_OK;
     int32_t cap = g->obs_cap ? g->obs_cap * 2 : 16;
+    if (cap < slots) cap = slots;
     if (cap > CS_OBSTACLE_MAX_COUNT) cap = CS_OBSTACLE_MAX_COUNT;
     cs_obstacle* obs = cs_alloc(w, sizeof(cs_obstacle) * (size_t)cap);
     int32_t* fl = obs ? cs_alloc(w, sizeof(int32_t) * (size_t)cap) : NULL;
@@ -203,8 +210,7 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
 crowd_status crowd_obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* points,
                                 int count, crowd_obstacle_id* out) {
     if (!w || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
-    crowd_status st = check_points(kind, points, count);
-    if (st == CROWD_OK && kind == CROWD_OBSTACLE_POLYGON) st = check_simple(w, points, count);
+    crowd_status st = cs_obstacle_check(w, kind, points, count);
     if (st != CROWD_OK) return st;
     cs_walls* g = &w->walls;
     if (g->live >= CS_OBSTACLE_MAX_COUNT) return CROWD_ERR_CAPACITY;
@@ -214,7 +220,7 @@ crowd_status crowd_obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const 
         y0 = fminf(y0, points[i].y), y1 = fmaxf(y1, points[i].y);
     }
     if (covers_agent(w, kind, points, count, x0, y0, x1, y1)) return CROWD_ERR_INSIDE_OBSTACLE;
-    st = reserve_slot(w, g);
+    if (g->free_count == 0) st = cs_walls_reserve_slots(w, g, g->obs_used + 1);
     if (st != CROWD_OK) return st;
     const bool reuse = g->free_count > 0;
     const uint32_t oi = reuse ? (uint32_t)g->free_list[g->free_count - 1] : (uint32_t)g->obs_used;

@@ -118,6 +118,14 @@ void cs_walls_segment_cells(const cs_wall_seg* s, float inv_cell, cs_cell_fn* vi
 crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi);
 void cs_walls_grid_remove(cs_walls* g, uint32_t oi);
 
+// The input checks of crowd_obstacle_add that concern the points alone (kind, count, finite,
+// repeated points, a polygon's crossings), in its order.
+crowd_status cs_obstacle_check(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
+                               int n);
+
+// Room for `slots` obstacle slots (at most CS_OBSTACLE_MAX_COUNT); on failure nothing changed.
+crowd_status cs_walls_reserve_slots(crowd_world* w, cs_walls* g, int32_t slots);
+
 // Stores obstacle index `oi` with this generation, a copy of the points (already checked) and its
 // segments in the grid: what crowd_obstacle_add and the snapshot loader share. The slot must be
 // reserved and free. On CROWD_ERR_OUT_OF_MEMORY nothing changed.

@@ -45,7 +45,9 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
 static void force_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     const cs_columns c = w->cur;
-    const float rmax = w->radius_max, lmax = cs_walls_world_of(w)->look_ahead_max;
+    // Every agent without a record has the default look-ahead.
+    const float rmax = w->radius_max, lmax = fmaxf(cs_walls_world_of(w)->look_ahead_max,
+                                                   crowd_wall_def_default().look_ahead);
     for (int s = lo; s < hi; ++s) {
         const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
         // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
