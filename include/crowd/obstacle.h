@@ -5,10 +5,25 @@
 // a solid (its inside is not walkable). Obstacles change between steps only.
 //
 // The guarantee: no agent's disc overlaps or crosses a wall segment after any step, at any speed
-// and any dt. The integration clamps each move against the segments it sweeps and slides along
-// them in a fixed order, so separation and crowd pressure cannot push an agent into or through a
-// wall. The steering force (Reynolds' containment) only keeps agents from reaching walls in the
-// first place; the clamp is what makes the guarantee.
+// and any dt (an agent's centre stays at least its radius from every segment, so it never gets
+// inside a solid either). After the integration every move is swept against the segments it
+// could reach (CROWD_PHASE_CLAMP): it stops at the first contact, keeping a skin of 0.1 mm (more
+// far from the origin, where float positions are coarser) and slides along the wall with what is
+// left, at most 4 times; a move still blocked then ends at its last contact. Ties between walls
+// go to the lowest (obstacle index, segment) pair, so the result depends on no order and no
+// thread count. An agent that met a wall gets the velocity of the move it made and a heading from
+// it. So separation and crowd pressure cannot push an agent into or through a wall. The steering
+// force (Reynolds' containment) only keeps agents from reaching walls in the first place; the
+// clamp is what makes the guarantee.
+//
+// What would break it is refused: crowd_agent_add, crowd_agent_set_position (a teleport; it may
+// jump across walls, but not land in one) and crowd_agent_set_radius refuse a disc that overlaps a
+// wall or a centre inside a solid with CROWD_ERR_INSIDE_OBSTACLE, crowd_obstacle_add refuses an
+// obstacle over an agent the same way, and a snapshot that holds one does not load.
+//
+// Line of sight: separation (also among a follower group) and the queue's cone ignore an agent
+// when the segment between the two centres touches a wall. Agents whose neighborhood holds no
+// wall take the usual path at the cost of one comparison.
 #ifndef CROWD_OBSTACLE_H
 #define CROWD_OBSTACLE_H
 

@@ -39,9 +39,9 @@ CROWD_API void crowd_world_destroy(crowd_world* world);
 // Advances the world by one tick of def.dt seconds. Performs no allocation.
 CROWD_API crowd_status crowd_world_step(crowd_world* world);
 
-// Sizes every buffer for `agents` agents so that adding up to that many (with their goals) and
-// stepping allocate nothing more. Queues, paths and following get their storage from the calls
-// that start them.
+// Sizes every buffer for `agents` agents so that adding up to that many (with their goals and wall
+// defs) and stepping allocate nothing more. Queues, paths and following get their storage from the
+// calls that start them.
 CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
 
 // Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).
@@ -53,7 +53,8 @@ CROWD_API float crowd_world_get_dt(const crowd_world* world);
 CROWD_API uint64_t crowd_world_tick(const crowd_world* world);
 
 // A 64-bit hash of every agent's state (handle, position, velocity, heading and behavior state)
-// in handle order, and of the obstacles (handles and points). Equal hashes after equal inputs are the engine's determinism contract.
+// in handle order, and of the obstacles (handles and points). Equal hashes after equal inputs are
+// the engine's determinism contract.
 CROWD_API uint64_t crowd_world_state_hash(const crowd_world* world);
 
 // Copies every live agent's handle, position and velocity, in handle order, into the caller's

@@ -102,6 +102,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .add_reserve = cs_walls_add_reserve,
                 .add = cs_walls_add,
                 .get_def = cs_walls_get_def,
+                .reserve = cs_walls_world_reserve,
                 .on_remove = cs_walls_on_remove,
                 .hash = cs_walls_hash,
                 .snapshot = &walls_section,

@@ -82,6 +82,10 @@ struct crowd_world {
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
     uint32_t* skey;           // cell key of each sorted slot
+    // With obstacles, each agent's clearance and wall list (cs_walls_clearance), written by the
+    // neighbor pass and read by the walls behavior's passes of the same step.
+    float* wall_clear;
+    uint32_t* wall_slot;
 
     // Spatial hash built by the last sort.
     cs_grid grid;

@@ -162,8 +162,21 @@ static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, cons
     return cs_grid_row_ranges(g, &bw->box, cy, b, e);
 }
 
-// Visits every row of the box; returns the candidates examined. `general` selects chunk_all
-// (with group sums when `grp`, line of sight when `los`) over the separation loop.
+// One range of candidates: chunk_all (with group sums when `grp`, line of sight when `los`) when
+// `general`, else the separation loop. `rows` filters the candidates by row cy.
+static inline __attribute__((always_inline)) void visit_range(const crowd_world* w, const query* q,
+                                                              sums* acc, uint32_t b, uint32_t e,
+                                                              int32_t cy, bool rows, bool general,
+                                                              bool grp, bool los) {
+    if (general)
+        chunk_all(w, q, acc, b, e, cy, rows, grp, los);
+    else
+        sep_range(w->cur.px, w->cur.py, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
+                  acc->sn, rows, cy, w->grid.inv_cell);
+}
+
+// Visits every row of the box; returns the candidates examined. Every flag reaches the loops as a
+// constant (a runtime flag inside a lane loop keeps gcc from vectorizing it).
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
@@ -171,18 +184,16 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     const uint32_t n = (uint32_t)w->count;
     box_walk bw;
     if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
-    const bool rows = sparse && !bw.whole; // filter candidates by row
     uint64_t candidates = 0;
     for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
         uint32_t b[2], e[2];
         const int ranges = walk_row(&w->grid, &bw, cy, n, b, e);
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
-            if (general)
-                chunk_all(w, q, acc, b[k], e[k], cy, rows, grp, los);
+            if (bw.whole) // only when sparse
+                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, los);
             else
-                sep_range(w->cur.px, w->cur.py, b[k], e[k], q->px, q->py, q->sep_r, q->inv_r,
-                          acc->sx, acc->sy, acc->sn, rows, cy, w->grid.inv_cell);
+                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, los);
         }
     }
     return candidates;
@@ -246,10 +257,11 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
     if (crec) *field(crec, nb->cone.out[0]) = along;
 }
 
-// Agents subscribed to a query, and agents with walls around them: out of line so the
-// separation-only loop stays small and keeps its values in registers.
-static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const nb_subs* nb, int s,
-                                                          bool sparse) {
+// Agents subscribed to a query, and agents with a wall within their query: out of line
+// (agent_neighbors_dense / _sparse below) so the separation-only loop stays small and keeps its
+// values in registers.
+static inline __attribute__((always_inline)) uint64_t
+agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const cs_columns* c = &w->cur;
     query q = {
         .px = c->px[s],
@@ -311,12 +323,19 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const 
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
     }
-    // Walls in the box: every candidate that counts is checked for line of sight (one scalar
-    // instance for all combinations). Otherwise one instance per combination, each with its
-    // constant flags inlined.
+    // A wall within reach: every candidate that counts is checked for line of sight (one scalar
+    // instance for all combinations), against the agent's own cell list when the query fits in
+    // its reach. Otherwise one instance per combination, each with its constant flags inlined.
     cs_sight sight;
-    const bool los = w->walls.live > 0 &&
-                     cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+    bool los = false;
+    if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
+        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py)) {
+            los = w->wall_slot[s] != UINT32_MAX;
+            if (los) cs_sight_slot(&w->walls, w->wall_slot[s], &sight);
+        } else {
+            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+        }
+    }
     q.sight = &sight;
     uint64_t cand = los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true)
                     : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false)
@@ -338,6 +357,16 @@ static __attribute__((noinline)) uint64_t agent_neighbors(crowd_world* w, const 
     if (q.cone) along = min_lanes(acc.along);
     store_outputs(nb, grec, crec, gsep, along);
     return cand;
+}
+
+// One copy per grid layout, so `sparse` is a constant in the lane loops.
+static __attribute__((noinline)) uint64_t agent_neighbors_dense(crowd_world* w, const nb_subs* nb,
+                                                                int s) {
+    return agent_neighbors(w, nb, s, false);
+}
+static __attribute__((noinline)) uint64_t agent_neighbors_sparse(crowd_world* w, const nb_subs* nb,
+                                                                 int s) {
+    return agent_neighbors(w, nb, s, true);
 }
 
 // Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
@@ -363,13 +392,17 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     } else {
         box_walk bw;
         if (walk_begin(g, px - r - m, py - r - m, px + r + m, py + r + m, n, sparse, &bw)) {
-            const bool rows = sparse && !bw.whole;
             for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
                 uint32_t b[2], e[2];
                 const int ranges = walk_row(g, &bw, cy, n, b, e);
                 for (int k = 0; k < ranges; ++k) {
                     candidates += e[k] - b[k];
-                    sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, rows, cy, inv_cell);
+                    if (bw.whole) // only when sparse
+                        sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, cy,
+                                  inv_cell);
+                    else
+                        sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse, cy,
+                                  inv_cell);
                 }
             }
         }
@@ -379,6 +412,9 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     *out_y = (ms * sy - sn * vy) * weight;
     return candidates;
 }
+
+// Agents whose wall lists are looked up together (see neighbor_range).
+#define CS_WALL_BLOCK 32
 
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
@@ -391,9 +427,22 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
+        // With obstacles every agent's clearance, for this pass and the walls behavior's. The
+        // cell lists of a block of agents are looked up and fetched first: the lookups are
+        // independent and overlap, where one at a time each would wait on memory.
+        if (walls && (s - lo) % CS_WALL_BLOCK == 0) {
+            const int end = s + CS_WALL_BLOCK < hi ? s + CS_WALL_BLOCK : hi;
+            for (int k = s; k < end; ++k) {
+                const uint32_t h = cs_walls_point_slot(walls, c.px[k], c.py[k]);
+                w->wall_slot[k] = h;
+                if (h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
+            }
+        }
+        if (walls) w->wall_clear[s] = cs_walls_clearance(walls, c.px[s], c.py[s], w->wall_slot[s]);
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
-            candidates += agent_neighbors(w, nb, s, sparse);
+            candidates +=
+                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;
         }
         const float weight = c.sep_weight[s];
@@ -401,16 +450,13 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
             fx[s] = fy[s] = 0.0f;
             continue;
         }
-        // With walls in the world, an agent whose separation disc touches a cell with walls
-        // takes the general path, which tests line of sight; the others pay that cell test only.
-        if (walls) {
-            const float r = c.sep_radius[s], m = margin(c.px[s], c.py[s], r) + r;
-            const cs_wall_box box =
-                cs_walls_box(walls, c.px[s] - m, c.py[s] - m, c.px[s] + m, c.py[s] + m);
-            if (cs_walls_any(walls, box)) {
-                candidates += agent_neighbors(w, nb, s, sparse);
-                continue;
-            }
+        // An agent with a wall closer than its separation radius takes the general path, which
+        // tests line of sight.
+        if (walls &&
+            w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
+            candidates +=
+                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
+            continue;
         }
         candidates +=
             sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],

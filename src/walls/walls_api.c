@@ -22,7 +22,7 @@ static crowd_status check_points(crowd_obstacle_kind kind, const crowd_vec2* pts
     return CROWD_OK;
 }
 
-// Self-intersection of a polygon: two segments that meet must share a cell of the grid, so the
+// Self-intersection of a polygon: two segments that meet must share a cell of a grid, so the
 // segments are bucketed by cell and only segments of one cell are tested against each other.
 // Adjacent edges share their common point and meet nowhere else unless they fold back.
 typedef struct cell_seg {
@@ -77,11 +77,18 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     for (int k = 0; k < n; ++k)
         if (folds_back(pts, n, k)) return CROWD_ERR_OBSTACLE_SELF_INTERSECTING;
     if (n == 3) return CROWD_OK; // a triangle without a fold is simple
-    const float inv = w->walls.inv_cell;
+    // Buckets of the polygon's own size: edges four times the mean edge length on a side, so a
+    // polygon of any scale spreads its n edges over about n cells.
+    double len = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const crowd_vec2 a = pts[k], c = pts[(k + 1) % n];
+        len += fabs((double)c.x - a.x) + fabs((double)c.y - a.y);
+    }
+    const float inv = (float)((double)n / (4.0 * len));
     bucket b = {0};
     for (int k = 0; k < n; ++k) {
         const cs_wall_seg s = poly_seg(pts, n, k);
-        cs_walls_segment_cells(&s, inv, count_cells, &b);
+        cs_walls_segment_cells(&s, inv, false, count_cells, &b);
     }
     const size_t bytes = sizeof(cell_seg) * b.n;
     cell_seg* list = cs_alloc(w, bytes);
@@ -90,7 +97,7 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     for (int k = 0; k < n; ++k) {
         const cs_wall_seg s = poly_seg(pts, n, k);
         b.seg = k;
-        cs_walls_segment_cells(&s, inv, put_cells, &b);
+        cs_walls_segment_cells(&s, inv, false, put_cells, &b);
     }
     qsort(list, b.n, sizeof *list, cmp_cell_seg);
     crowd_status st = CROWD_OK;
@@ -116,10 +123,13 @@ static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const c
                          int n, float bx0, float by0, float bx1, float by1) {
     const cs_columns* c = &w->cur;
     const int nseg = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
+    // The box grown by the largest radius first: a contiguous pass over the positions.
+    const float rm = w->radius_max;
+    const float gx0 = bx0 - rm, gy0 = by0 - rm, gx1 = bx1 + rm, gy1 = by1 + rm;
     for (int s = 0; s < w->count; ++s) {
-        const float r = w->radius[c->id[s]];
         const float x = c->px[s], y = c->py[s];
-        if (x + r < bx0 || x - r > bx1 || y + r < by0 || y - r > by1) continue;
+        if (x < gx0 || x > gx1 || y < gy0 || y > gy1) continue;
+        const float r = w->radius[c->id[s]];
         for (int k = 0; k < nseg; ++k) {
             const cs_wall_seg seg = poly_seg(pts, n, k);
             double cx, cy;

@@ -21,11 +21,20 @@ bool cs_walls_blocked(const crowd_world* w, float x, float y, float r) {
     if (g->live == 0) return false;
     disc_q q = {x, y, (double)r * r};
     if (cs_walls_visit(g, cs_walls_box(g, x - r, y - r, x + r, y + r), disc_hits, &q)) return true;
-    // Inside a solid: one bounding-box test per obstacle, the exact test for those around (x, y).
-    for (int32_t i = 0; i < g->obs_used; ++i) {
-        const cs_obstacle* o = &g->obs[i];
-        if (o->kind != CROWD_OBSTACLE_POLYGON || !o->points) continue;
-        if (x < o->x0 || x > o->x1 || y < o->y0 || y > o->y1) continue;
+    // Inside a solid: the polygons whose boxes cover the coarse cell of (x, y), box test first.
+    const cs_wall_box b = cs_walls_coarse_box(g, x, y, x, y);
+    const cs_wall_cell* c = NULL;
+    if (g->table_cap) {
+        const uint64_t k = cs_walls_coarse_key(b.cx0, b.cy0);
+        for (uint32_t h = cs_wall_home(k, g->table_cap - 1);; h = (h + 1) & (g->table_cap - 1)) {
+            if (g->cells[h].key == k) c = &g->cells[h];
+            if (g->cells[h].key == k || g->cells[h].key == CS_WALL_EMPTY) break;
+        }
+    }
+    for (uint32_t i = 0; c && i < c->count; ++i) {
+        const cs_wall_seg* e = &g->segs[c->start + i];
+        if (x < e->ax || x > e->bx || y < e->ay || y > e->by) continue;
+        const cs_obstacle* o = &g->obs[e->id >> 16];
         if (cs_point_in_polygon(o->points, o->count, x, y)) return true;
     }
     return false;
@@ -57,13 +66,14 @@ static bool gather_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
         s->overflow = true;
         return true;
     }
-    for (uint32_t i = 0; i < n; ++i) s->segs[s->n + i] = list[i];
+    for (uint32_t i = 0; i < n; ++i) s->local[s->n + i] = list[i];
     s->n += n;
     return false;
 }
 
 bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s) {
     s->g = g;
+    s->segs = s->local;
     s->n = 0;
     s->overflow = false;
     cs_walls_visit(g, box, gather_list, s);

@@ -62,10 +62,10 @@ typedef struct cs_follow_world {
     void* scratch;        // scratch_threads pieces of scratch_bytes for the slot assignment
     size_t scratch_bytes; // per thread
     int scratch_threads;
-    // What a removal inside a step may need, reserved beforehand (see cs_follow_reserve_removal).
-    int slotted_total; // ACTIVE slot followers in the world
-    int fallbacks;     // leader records with a fallback
-    int custom_max;    // largest CUSTOM formation ever set (slots a group may offer)
+    // The bound of what a removal inside a step may need, reserved beforehand (follow_api.c,
+    // "removal in two halves"): the followers (the follower pool's live count) and these.
+    int fallbacks;  // leader records with a non-null fallback
+    int custom_max; // largest CUSTOM formation set since creation or load (slots a group offers)
 } cs_follow_world;
 
 static inline cs_follow_world* cs_follow_world_of(const crowd_world* w) {

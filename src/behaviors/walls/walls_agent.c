@@ -59,6 +59,13 @@ void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def*
     cs_wall_def_store(w, idx, &def->walls);
 }
 
+// A wall def is part of an agent's def, like a goal: room for one per agent, so adding up to
+// `agents` agents allocates nothing.
+crowd_status cs_walls_world_reserve(crowd_world* w, int agents) {
+    cs_pool* p = &w->pools[CS_REC_WALL];
+    return agents > p->live ? cs_pool_reserve(w, p, agents - p->live) : CROWD_OK;
+}
+
 void cs_walls_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
     const crowd_wall_def* d = cs_wall_def_of(w, idx);
     out->walls = d ? *d : crowd_wall_def_default();

@@ -9,8 +9,9 @@
 // takes the earliest contact with ties to the lowest segment id, so it does not depend on the
 // order of the segment lists either.
 //
-// An agent whose move box (its move plus its radius, around where it was) touches no cell with
-// walls pays one bit test per cell of that box and keeps the integration's result bit for bit.
+// An agent whose clearance (computed by the neighbor pass, see cs_walls_clearance) exceeds its
+// move plus its radius keeps the integration's result bit for bit at the cost of one comparison;
+// one whose move fits in its cell list's reach sweeps that one list.
 // An agent that met a wall gets the velocity of the move it made and a heading from it, by the
 // integration's rule.
 #include <math.h>
@@ -18,10 +19,17 @@
 #include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
 
+// Where a move's segments are: one cell's list (a move within that list's reach) or a box.
 typedef struct sweep_ctx {
     const cs_walls* g;
+    const cs_wall_seg* list; // NULL: the box
+    uint32_t n;
     cs_wall_box box;
 } sweep_ctx;
+
+static bool visit_ctx(const sweep_ctx* c, cs_wall_list_fn* fn, void* arg) {
+    return c->list ? fn(arg, c->list, c->n) : cs_walls_visit(c->g, c->box, fn, arg);
+}
 
 typedef struct list_sweep {
     double px, py, dx, dy, R;
@@ -36,9 +44,8 @@ static bool sweep_cell(void* ctx, const cs_wall_seg* list, uint32_t n) {
 
 static void sweep_grid(void* ctx, double px, double py, double dx, double dy, double R,
                        cs_hit* best) {
-    const sweep_ctx* c = ctx;
     list_sweep q = {px, py, dx, dy, R, best};
-    cs_walls_visit(c->g, c->box, sweep_cell, &q);
+    visit_ctx(ctx, sweep_cell, &q);
 }
 
 typedef struct clear_q {
@@ -73,18 +80,24 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
         const double sk = skin(x0, y0, dx, dy);
         float reach = (float)(len + sk) + rmax;
         reach += reach * 1e-6f;
-        const cs_wall_box box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
-        if (!cs_walls_any(g, box)) continue;
+        // No wall within the move plus a radius: nothing to do.
+        if (w->wall_clear[s] >= reach) continue;
+        sweep_ctx ctx = {.g = g};
+        if (reach <= cs_walls_reach(g, x0, y0)) {
+            const uint32_t h = w->wall_slot[s];
+            ctx.list = g->segs + g->cells[h].start, ctx.n = g->cells[h].count;
+        } else {
+            ctx.box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
+        }
 
         const double r = w->radius[c.id[s]];
-        sweep_ctx ctx = {g, box};
         double x = x0, y = y0;
         if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) continue;
         float fx = (float)x, fy = (float)y;
         // The rounded end point must still be a radius clear of every wall; if rounding ever
         // broke that, the agent stays where it was, which was clear.
         clear_q q = {fx, fy, r * r};
-        if (cs_walls_visit(g, box, too_close, &q)) fx = x0, fy = y0;
+        if (visit_ctx(&ctx, too_close, &q)) fx = x0, fy = y0;
         c.px[s] = fx;
         c.py[s] = fy;
         const float vx = (fx - x0) / dt, vy = (fy - y0) / dt;

@@ -12,8 +12,8 @@
 // segment id), so a wall seen from two cells counts once and the result does not depend on list
 // order.
 //
-// Agents with no wall cell around the longest probe any agent may have pay a bit test per cell
-// and add nothing.
+// Agents whose clearance (computed by the neighbor pass, see cs_walls_clearance) exceeds the
+// longest probe any agent may have add nothing at the cost of one comparison.
 #include <math.h>
 
 #include "behaviors/walls/walls_internal.h"
@@ -52,13 +52,13 @@ static void force_range(crowd_world* w, int lo, int hi) {
         const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
         // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
         if (!(vx * vx + vy * vy >= 1e-6f)) continue;
-        // The box of the longest probe any agent may have (the largest look-ahead and radius
-        // ever set) decides whether to look further; the agent's own record is read only then.
-        const float lx = x + vx * lmax, ly = y + vy * lmax, band = 2.0f * rmax;
-        const float x0 = fminf(x, lx) - band, x1 = fmaxf(x, lx) + band;
-        const float y0 = fminf(y, ly) - band, y1 = fmaxf(y, ly) + band;
-        const cs_wall_box box = cs_walls_box(g, x0, y0, x1, y1);
-        if (!cs_walls_any(g, box)) continue;
+        // The longest probe any agent may have (the largest look-ahead and radius ever set)
+        // against the agent's clearance decides whether to look further; the agent's own record
+        // is read only then.
+        const float speed = sqrtf(vx * vx + vy * vy), band = 2.0f * rmax;
+        float reach = speed * lmax + band;
+        reach += reach * 1e-6f;
+        if (w->wall_clear[s] >= reach) continue;
         const uint32_t idx = c.id[s];
         const crowd_wall_def* rec = cs_wall_def_of(w, idx);
         const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
@@ -67,7 +67,16 @@ static void force_range(crowd_world* w, int lo, int hi) {
 
         const double r = w->radius[idx];
         probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = INFINITY, .id = UINT32_MAX};
-        cs_walls_visit(g, box, nearest, &p);
+        if (reach <= cs_walls_reach(g, x, y)) {
+            const cs_wall_cell* cell = &g->cells[w->wall_slot[s]];
+            nearest(&p, g->segs + cell->start, cell->count);
+        } else {
+            const float lx = x + vx * lmax, ly = y + vy * lmax;
+            cs_walls_visit(g,
+                           cs_walls_box(g, fminf(x, lx) - band, fminf(y, ly) - band,
+                                        fmaxf(x, lx) + band, fmaxf(y, ly) + band),
+                           nearest, &p);
+        }
         if (!(p.best < 4.0 * r * r)) continue;
         const double d = sqrt(p.best);
         double nx, ny;

@@ -33,6 +33,7 @@ void cs_pass_clamp(crowd_world* w);
 crowd_status cs_walls_check_def(const crowd_agent_def* def);
 crowd_status cs_walls_add_reserve(crowd_world* w, const crowd_agent_def* def);
 void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
+crowd_status cs_walls_world_reserve(crowd_world* w, int agents);
 void cs_walls_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
 void cs_walls_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_walls_hash(const crowd_world* w, uint32_t idx, uint64_t h);

@@ -103,13 +103,15 @@ crowd_status cs_snap_load_walls(crowd_world* w, cs_snap_reader* in) {
     }
     const uint32_t free_count = cs_snap_get_u32(in);
     if (in->bad || free_count != dead) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    // A free slot's kind (0) marks it listed while the list is read.
     for (uint32_t i = 0; i < free_count; ++i) {
         const uint32_t oi = cs_snap_get_u32(in);
-        if (in->bad || oi >= slots || g->obs[oi].points) return CROWD_ERR_SNAPSHOT_CORRUPT;
-        for (uint32_t j = 0; j < i; ++j)
-            if ((uint32_t)g->free_list[j] == oi) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        if (in->bad || oi >= slots || g->obs[oi].points || g->obs[oi].kind)
+            return CROWD_ERR_SNAPSHOT_CORRUPT;
+        g->obs[oi].kind = 1;
         g->free_list[i] = (int32_t)oi;
     }
+    for (uint32_t i = 0; i < free_count; ++i) g->obs[g->free_list[i]].kind = 0;
     g->free_count = (int32_t)free_count;
 
     // No agent may stand in a wall.
