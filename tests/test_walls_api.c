@@ -84,6 +84,7 @@ Test(walls_api, bad_input_has_its_status_and_changes_nothing) {
          CROWD_ERR_OBSTACLE_TOO_LONG},
         {CROWD_OBSTACLE_WALL, {{0, 0}, {nan, 0}}, 2, CROWD_ERR_NOT_FINITE},
         {CROWD_OBSTACLE_POLYGON, {{0, 0}, {1, 0}, {1, -inf}}, 3, CROWD_ERR_NOT_FINITE},
+        {CROWD_OBSTACLE_WALL, {{0, 0}, {2e6f, 0}}, 2, CROWD_ERR_OUT_OF_RANGE},
         {CROWD_OBSTACLE_WALL, {{0, 0}, {1, 0}, {1, 0}}, 3, CROWD_ERR_OBSTACLE_REPEATED_POINT},
         // A polygon's closing edge counts: its last point may not repeat its first.
         {CROWD_OBSTACLE_POLYGON,
@@ -196,6 +197,8 @@ Test(walls_api, wall_def_per_agent) {
     const uint64_t hash = crowd_world_state_hash(w);
     cr_assert_eq(crowd_agent_set_walls(w, id, &(crowd_wall_def){-1, 1}), CROWD_ERR_BAD_WEIGHT);
     cr_assert_eq(crowd_agent_set_walls(w, id, &(crowd_wall_def){1, -1}), CROWD_ERR_OUT_OF_RANGE);
+    cr_assert_eq(crowd_agent_set_walls(w, id, &(crowd_wall_def){2e3f, 1}), CROWD_ERR_OUT_OF_RANGE);
+    cr_assert_eq(crowd_agent_set_walls(w, id, &(crowd_wall_def){1, 2e4f}), CROWD_ERR_OUT_OF_RANGE);
     cr_assert_eq(crowd_agent_set_walls(w, id, &(crowd_wall_def){NAN, 1}), CROWD_ERR_NOT_FINITE);
     cr_assert_eq(crowd_agent_set_walls(w, id, &(crowd_wall_def){1, INFINITY}),
                  CROWD_ERR_NOT_FINITE);

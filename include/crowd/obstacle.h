@@ -23,7 +23,9 @@
 //
 // Line of sight: separation (also among a follower group) and the queue's cone ignore an agent
 // when the segment between the two centres touches a wall. Agents whose neighborhood holds no
-// wall take the usual path at the cost of one comparison.
+// wall take the usual path at the cost of one comparison. A world with a neighbor cap
+// (crowd_world_set_max_neighbors) runs the capped neighbor pass, which applies no line of sight;
+// the clamp and the wall force work the same there.
 #ifndef CROWD_OBSTACLE_H
 #define CROWD_OBSTACLE_H
 
@@ -65,7 +67,8 @@ typedef enum crowd_obstacle_kind {
 // Copies `count` points into a new obstacle. Rejected without changing anything: fewer than 2
 // points for a wall or 3 for a polygon (CROWD_ERR_OBSTACLE_TOO_SHORT), more than
 // CROWD_OBSTACLE_MAX_POINTS (CROWD_ERR_OBSTACLE_TOO_LONG), a NaN or infinite coordinate
-// (CROWD_ERR_NOT_FINITE), two consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
+// (CROWD_ERR_NOT_FINITE), a coordinate beyond CROWD_MAX_COORD (CROWD_ERR_OUT_OF_RANGE), two
+// consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
 // polygon whose edges cross (CROWD_ERR_OBSTACLE_SELF_INTERSECTING), an obstacle that a live agent
 // would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE), more than CROWD_OBSTACLE_MAX_COUNT
 // obstacles (CROWD_ERR_CAPACITY). Open walls may cross themselves and each other; obstacles may

@@ -413,8 +413,36 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     return candidates;
 }
 
-// Agents whose wall lists are looked up together (see neighbor_range).
+// Agents whose wall lists are looked up together (see clearances).
 #define CS_WALL_BLOCK 32
+
+// With obstacles, every agent's clearance and cell list (cs_walls_clearance), for the neighbor pass
+// and the walls behavior's passes, in a pass of its own before the neighbor pass, whose loop then
+// reads one float per agent and keeps its accumulators in registers. The cell lists of a block of
+// agents are looked up and fetched first: the lookups are independent and overlap, where one at a
+// time each would wait on memory.
+static void clearance_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const cs_walls* walls = &w->walls;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    const float* restrict px = w->cur.px;
+    const float* restrict py = w->cur.py;
+    for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
+        const int end = s + CS_WALL_BLOCK < hi ? s + CS_WALL_BLOCK : hi;
+        for (int k = s; k < end; ++k) {
+            const uint32_t h = cs_walls_point_slot(walls, px[k], py[k]);
+            w->wall_slot[k] = h;
+            if (h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
+        }
+        for (int k = s; k < end; ++k)
+            w->wall_clear[k] = cs_walls_clearance(walls, px[k], py[k], w->wall_slot[k]);
+    }
+}
+
+void cs_pass_clearance(crowd_world* w) {
+    cs_team_run(w->threads, clearance_team, w);
+}
 
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
@@ -427,18 +455,6 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
-        // With obstacles every agent's clearance, for this pass and the walls behavior's. The
-        // cell lists of a block of agents are looked up and fetched first: the lookups are
-        // independent and overlap, where one at a time each would wait on memory.
-        if (walls && (s - lo) % CS_WALL_BLOCK == 0) {
-            const int end = s + CS_WALL_BLOCK < hi ? s + CS_WALL_BLOCK : hi;
-            for (int k = s; k < end; ++k) {
-                const uint32_t h = cs_walls_point_slot(walls, c.px[k], c.py[k]);
-                w->wall_slot[k] = h;
-                if (h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
-            }
-        }
-        if (walls) w->wall_clear[s] = cs_walls_clearance(walls, c.px[s], c.py[s], w->wall_slot[s]);
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
             candidates +=

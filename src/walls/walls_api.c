@@ -14,6 +14,9 @@ static crowd_status check_points(crowd_obstacle_kind kind, const crowd_vec2* pts
     if (n > CROWD_OBSTACLE_MAX_POINTS) return CROWD_ERR_OBSTACLE_TOO_LONG;
     for (int i = 0; i < n; ++i)
         if (!isfinite(pts[i].x) || !isfinite(pts[i].y)) return CROWD_ERR_NOT_FINITE;
+    for (int i = 0; i < n; ++i)
+        if (fabsf(pts[i].x) > CROWD_MAX_COORD || fabsf(pts[i].y) > CROWD_MAX_COORD)
+            return CROWD_ERR_OUT_OF_RANGE;
     const int last = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
     for (int i = 0; i < last; ++i) {
         const crowd_vec2 a = pts[i], b = pts[i + 1 < n ? i + 1 : 0];

@@ -12,7 +12,8 @@ crowd_wall_def crowd_wall_def_default(void) {
 crowd_status cs_wall_def_check(const crowd_wall_def* d) {
     if (!isfinite(d->weight) || !isfinite(d->look_ahead)) return CROWD_ERR_NOT_FINITE;
     if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
-    if (d->look_ahead < 0.0f) return CROWD_ERR_OUT_OF_RANGE;
+    if (d->look_ahead < 0.0f || d->weight > CROWD_MAX_WEIGHT || d->look_ahead > CROWD_MAX_TIME)
+        return CROWD_ERR_OUT_OF_RANGE;
     return CROWD_OK;
 }
 

@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "behaviors/walls/walls_internal.h"
+#include "core/range.h"
 #include "walls/walls_math.h"
 
 // Where a move's segments are: one cell's list (a move within that list's reach) or a box.
@@ -93,7 +94,9 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
         const double r = w->radius[c.id[s]];
         double x = x0, y = y0;
         if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) continue;
-        float fx = (float)x, fy = (float)y;
+        // Within the plane's bounds like every position (a slide may turn toward them); the check
+        // below still holds the agent back if that would put it in a wall.
+        float fx = cs_clamp_coord((float)x), fy = cs_clamp_coord((float)y);
         // The rounded end point must still be a radius clear of every wall; if rounding ever
         // broke that, the agent stays where it was, which was clear.
         clear_q q = {fx, fy, r * r};
