@@ -24,7 +24,7 @@ typedef struct crowd_world_def {
     int max_agents;        // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
     int threads;           // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
     uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
-    uint64_t seed;         // seeds the world's random generator (queue respawn points) (default 1)
+    uint64_t seed;         // keys each random draw with handle and tick (respawns) (default 1)
     crowd_alloc_fn* alloc; // NULL = the C library's aligned_alloc
     crowd_free_fn* free;   // NULL = the C library's free
     void* alloc_user;
