@@ -61,10 +61,19 @@ static inline uint32_t cs_grid_key(const cs_grid* g, int32_t cx, int32_t cy) {
     return g->dense ? k : (k & g->mask);
 }
 
-// A query box in cell coordinates, already clipped to the occupied bounding box.
+// A box of cells, corners included.
 typedef struct cs_cell_box {
     int32_t cx0, cy0, cx1, cy1;
 } cs_cell_box;
+
+// The cells that (x0, y0)-(x1, y1) touches: exactly the cells its corners fall in (a cone's box
+// then walks about a third fewer candidates than one padded to a fixed span). A NaN corner clamps
+// to the lowest cell, so a NaN query finds nothing, which its exact tests would have rejected
+// anyway.
+static inline cs_cell_box cs_grid_cells(const cs_grid* g, float x0, float y0, float x1, float y1) {
+    return (cs_cell_box){cs_cell_coord(x0, g->inv_cell), cs_cell_coord(y0, g->inv_cell),
+                         cs_cell_coord(x1, g->inv_cell), cs_cell_coord(y1, g->inv_cell)};
+}
 
 // Clips a box of cells to the occupied bounding box (which drops only empty cells); returns false
 // when nothing is left.
@@ -76,15 +85,10 @@ static inline bool cs_grid_clip(const cs_grid* g, cs_cell_box* box) {
     return box->cx0 <= box->cx1 && box->cy0 <= box->cy1;
 }
 
-// The box of cells that (x0, y0)-(x1, y1) touches, clipped. Returns false when the box misses every
-// occupied cell. The box covers exactly the cells its
-// corners fall in: a cone's box then walks about a third fewer candidates than one padded to a
-// fixed span. A NaN corner clamps to the lowest cell, so a NaN query finds nothing, which its
-// exact tests would have rejected anyway.
+// cs_grid_cells, clipped; false when the box misses every occupied cell.
 static inline bool cs_grid_box(const cs_grid* g, float x0, float y0, float x1, float y1,
                                cs_cell_box* box) {
-    *box = (cs_cell_box){cs_cell_coord(x0, g->inv_cell), cs_cell_coord(y0, g->inv_cell),
-                         cs_cell_coord(x1, g->inv_cell), cs_cell_coord(y1, g->inv_cell)};
+    *box = cs_grid_cells(g, x0, y0, x1, y1);
     return cs_grid_clip(g, box);
 }
 

@@ -331,9 +331,7 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     }
     const float m = margin(q.px, q.py, reach);
     const cs_grid* g = &w->grid;
-    const cs_cell_box box = {cs_cell_coord(x0 - m, g->inv_cell), cs_cell_coord(y0 - m, g->inv_cell),
-                             cs_cell_coord(x1 + m, g->inv_cell),
-                             cs_cell_coord(y1 + m, g->inv_cell)};
+    const cs_cell_box box = cs_grid_cells(g, x0 - m, y0 - m, x1 + m, y1 + m);
 
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) {
@@ -380,13 +378,12 @@ static inline bool sep_fits_stencil(float r, float m, float inv_cell) {
     return (r + m) * inv_cell <= 1.0f;
 }
 
-static inline cs_cell_box sep_cells(float px, float py, float r, float m, float inv_cell) {
-    if (sep_fits_stencil(r, m, inv_cell)) {
-        const int32_t cx = cs_cell_coord(px, inv_cell), cy = cs_cell_coord(py, inv_cell);
+static inline cs_cell_box sep_cells(const cs_grid* g, float px, float py, float r, float m) {
+    if (sep_fits_stencil(r, m, g->inv_cell)) {
+        const int32_t cx = cs_cell_coord(px, g->inv_cell), cy = cs_cell_coord(py, g->inv_cell);
         return (cs_cell_box){cx - 1, cy - 1, cx + 1, cy + 1};
     }
-    return (cs_cell_box){cs_cell_coord(px - r - m, inv_cell), cs_cell_coord(py - r - m, inv_cell),
-                         cs_cell_coord(px + r + m, inv_cell), cs_cell_coord(py + r + m, inv_cell)};
+    return cs_grid_cells(g, px - r - m, py - r - m, px + r + m, py + r + m);
 }
 
 static inline void sep_force(float ms, float weight, float vx, float vy, const float* ax,
@@ -415,7 +412,7 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
             sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an);
         }
     } else {
-        cs_cell_box box = sep_cells(px, py, r, m, inv_cell);
+        cs_cell_box box = sep_cells(g, px, py, r, m);
         if (cs_grid_clip(g, &box))
             for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
                 uint32_t b[2], e[2];
@@ -440,7 +437,7 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
                      .sep = true};
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
-    const cs_cell_box box = sep_cells(q.px, q.py, r, margin(q.px, q.py, r), w->grid.inv_cell);
+    const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, margin(q.px, q.py, r));
     const uint64_t candidates = visit(w, &q, &acc, box, false, false, true);
     sep_force(c->max_speed[s], c->sep_weight[s], c->vx[s], c->vy[s], acc.sx, acc.sy, acc.sn,
               &w->force_x[s], &w->force_y[s]);
