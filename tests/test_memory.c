@@ -136,6 +136,15 @@ Test(memory, step_allocates_nothing_two_threads) {
 
 // Every allocation the library makes, failed one at a time: the call reports out of memory, the
 // world is left as it was (same agents, same state hash, still steps) and nothing leaks.
+// The world's snapshot, in memory the C library allocates (not the counted allocator).
+static unsigned char* snapshot_of(const crowd_world* w, size_t* size) {
+    *size = crowd_world_save_size(w);
+    unsigned char* buf = malloc(*size);
+    size_t written;
+    cr_assert_eq(crowd_world_save(w, buf, *size, &written), CROWD_OK);
+    return buf;
+}
+
 Test(memory, every_failed_allocation_is_clean) {
     for (long fail = 0;; ++fail) {
         counter c = {.fail_after = -1};
@@ -155,6 +164,9 @@ Test(memory, every_failed_allocation_is_clean) {
         for (int i = 0; i < 40 && !failed; ++i) {
             const uint64_t before = crowd_world_state_hash(w);
             const int count = crowd_world_agent_count(w);
+            // Byte for byte, capacity included: the snapshot records the storage capacity.
+            size_t snap_size;
+            unsigned char* snap = snapshot_of(w, &snap_size);
             crowd_agent_def a = agent_at(&rng, 5.0f);
             crowd_agent_id id;
             if (i == 20) {
@@ -169,8 +181,14 @@ Test(memory, every_failed_allocation_is_clean) {
                 cr_assert_eq(st, CROWD_ERR_OUT_OF_MEMORY);
                 cr_assert_eq(crowd_world_agent_count(w), count);
                 cr_assert_eq(crowd_world_state_hash(w), before);
+                size_t after_size;
+                unsigned char* after = snapshot_of(w, &after_size);
+                cr_assert(after_size == snap_size && memcmp(after, snap, snap_size) == 0,
+                          "failed call %d changed the snapshot", i);
+                free(after);
                 failed = true;
             }
+            free(snap);
             cr_assert_eq(crowd_world_step(w), CROWD_OK);
         }
         crowd_world_destroy(w);

@@ -5,7 +5,7 @@
 // order. Each strip world steps once; its owned agents' new state is the split's result for them
 // (the ghosts' is dropped). The whole world, stepped on another thread count, must agree on every
 // agent after every tick. The crowd has separation, goals and forward-cone queues; an extra cluster
-// a million metres away makes the whole world's layout sparse while most strips are dense.
+// 900 km away makes the whole world's layout sparse while most strips are dense.
 //
 // This is the single-process engine's side of a split across processes (docs/distributed.md): an
 // agent's step reads only the agents of the cells within its reach, in an order that does not
@@ -72,7 +72,7 @@ static void make_agents(agent* all) {
         a->def = crowd_agent_def_default();
         if (i >= CROWD_N) { // the far cluster, standing
             const int k = i - CROWD_N;
-            a->def.position = (crowd_vec2){1e6f + 2.0f * (float)(k % 15), 2.0f * (float)(k / 15)};
+            a->def.position = (crowd_vec2){9e5f + 2.0f * (float)(k % 15), 2.0f * (float)(k / 15)};
             continue;
         }
         a->def.position =

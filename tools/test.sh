@@ -78,6 +78,18 @@ for scene in separation crossing mixed queue waypoints tube groups plaza; do
   done
   echo "$scene: $ref (native and portable, 1/2/3/8 threads)"
 done
+# The neighbor cap's pass (scalar, per agent) on a dense scene with every behavior.
+ref=""
+for bin in build/release/crowd build/portable/crowd; do
+  for t in 1 2 3 8; do
+    h=$("$bin" hash --scene plaza --agents 20000 --ticks 100 --threads "$t" --churn --max-neighbors 6)
+    [ -z "$ref" ] && ref=$h
+    if [ "$h" != "$ref" ]; then
+      echo "MISMATCH plaza --max-neighbors 6 $bin threads=$t: $h (expected $ref)"; fail=1
+    fi
+  done
+done
+echo "plaza, neighbor cap 6: $ref (native and portable, 1/2/3/8 threads)"
 # The same through a scenario file and `crowd run --hash`.
 ref=""
 for bin in build/release/crowd build/portable/crowd; do

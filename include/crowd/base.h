@@ -32,7 +32,7 @@ typedef enum crowd_status {
     CROWD_ERR_BAD_HEADING,         // a heading or direction of zero length
     CROWD_ERR_BAD_DT,              // time step <= 0
     CROWD_ERR_BAD_CELL_SIZE,       // spatial hash cell size <= 0
-    CROWD_ERR_BAD_THREADS,         // thread count < 0
+    CROWD_ERR_BAD_THREADS,         // thread count < 0 or above CROWD_MAX_THREADS
     CROWD_ERR_BAD_CAPACITY,        // capacity < 0 or above the handle range
     CROWD_ERR_CAPACITY,            // the world holds max_agents agents already
     CROWD_ERR_OUT_OF_MEMORY,       // the allocator returned NULL
@@ -72,6 +72,34 @@ typedef enum crowd_status {
     CROWD_ERR_INSIDE_OBSTACLE, // an agent would overlap a wall or stand inside a solid obstacle
     CROWD_STATUS_COUNT
 } crowd_status;
+
+// ---- valid ranges -------------------------------------------------------------------------------
+//
+// Every float the API accepts must be finite (else CROWD_ERR_NOT_FINITE), obey its own sign rule
+// (a radius > 0, a weight >= 0, ...: the status named for it) and lie within these bounds (else
+// CROWD_ERR_OUT_OF_RANGE). A refused call changes nothing. Within the bounds no computation of a
+// step can overflow float32, so every accepted input gives finite state forever:
+//  - a position stays within CROWD_MAX_COORD: the integration clamps each coordinate to
+//    [-CROWD_MAX_COORD, CROWD_MAX_COORD] (an agent that reaches the bound stops there along that
+//    axis; its velocity is kept), so a difference of two positions is at most 2.9e6 m and its
+//    squared length at most 8e12;
+//  - a velocity is at most CROWD_MAX_SPEED per axis when set and at most its max_speed after a
+//    tick; a speed is at least CROWD_MIN_SPEED, so a look-ahead time distance / max_speed is at
+//    most 3e9 s and a predicted offset velocity * time at most 3e13 m;
+//  - a summed force is at most (2 * CROWD_MAX_SPEED * max_agents) * CROWD_MAX_WEIGHT per behavior
+//    (each separation neighbor contributes at most max_speed + |velocity|), below 2.2e16 with the
+//    1 << 30 agents a world may hold, and its squared length below 1e34 < FLT_MAX = 3.4e38;
+//  - a formation slot lies at most spacing * followers (1e4 m * 2^30) from its leader.
+#define CROWD_MAX_COORD 1.0e6f    // |x|, |y| of positions, goals, path points and respawn areas, m
+#define CROWD_MAX_DISTANCE 1.0e4f // radii, distances, cone sizes, spacings, offsets, cell size, m
+#define CROWD_MIN_CELL_SIZE 1.0e-2f // cell size lower bound, m (finer cells only cost time)
+#define CROWD_MIN_SPEED 1.0e-3f     // max_speed lower bound, m/s
+#define CROWD_MAX_SPEED 1.0e4f      // max_speed, and |vx|, |vy| of a velocity, m/s
+#define CROWD_MAX_FORCE 1.0e6f      // max_force, m/s^2 (unit mass)
+#define CROWD_MAX_WEIGHT 1.0e3f     // every behavior weight
+#define CROWD_MAX_DT 10.0f          // tick length, s
+#define CROWD_MAX_TIME 1.0e4f       // look-ahead times (a path's predict_ahead), s
+#define CROWD_MAX_THREADS 256       // threads of a world; more are refused (CROWD_ERR_BAD_THREADS)
 
 // A short, constant, English description of a status ("stale agent handle"). Never NULL.
 CROWD_API const char* crowd_status_string(crowd_status status);

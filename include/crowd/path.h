@@ -62,8 +62,9 @@ static inline bool crowd_path_id_equal(crowd_path_id a, crowd_path_id b) {
 
 // Copies `count` points into a new path. Rejected without creating anything: fewer than 2
 // points (CROWD_ERR_PATH_TOO_SHORT), more than CROWD_PATH_MAX_POINTS (CROWD_ERR_PATH_TOO_LONG),
-// a NaN or infinite coordinate (CROWD_ERR_NOT_FINITE), two consecutive equal points
-// (CROWD_ERR_PATH_REPEATED_POINT). The first and last point may be equal.
+// a NaN or infinite coordinate (CROWD_ERR_NOT_FINITE), a coordinate beyond CROWD_MAX_COORD
+// (CROWD_ERR_OUT_OF_RANGE), two consecutive equal points (CROWD_ERR_PATH_REPEATED_POINT). The first
+// and last point may be equal.
 CROWD_API crowd_status crowd_path_create(crowd_world* world, const crowd_vec2* points, int count,
                                          crowd_path_id* out);
 
@@ -139,7 +140,9 @@ CROWD_API crowd_path_follow_def crowd_path_follow_def_default(void);
 // Starts the agent on a path with a fresh cursor (crowd_path_cursor_start). Errors: agent
 // handle errors; CROWD_ERR_NULL_ARGUMENT; CROWD_ERR_INVALID_ENUM (kind, mode);
 // CROWD_ERR_NOT_FINITE; CROWD_ERR_BAD_RADIUS (arrive, slow or tube radius <= 0, predict_ahead
-// < 0); CROWD_ERR_BAD_WEIGHT; path handle errors; CROWD_ERR_BAD_PATH_INDEX (start_index).
+// < 0); CROWD_ERR_BAD_WEIGHT; CROWD_ERR_OUT_OF_RANGE (radii beyond CROWD_MAX_DISTANCE,
+// predict_ahead beyond CROWD_MAX_TIME, weight beyond CROWD_MAX_WEIGHT); path handle errors;
+// CROWD_ERR_BAD_PATH_INDEX (start_index).
 CROWD_API crowd_status crowd_agent_set_path(crowd_world* world, crowd_agent_id id,
                                             const crowd_path_follow_def* def);
 
@@ -171,7 +174,7 @@ CROWD_API int crowd_path_closest_segment(const crowd_vec2* points, int count, cr
 // A fresh cursor: state FOLLOWING, index start_index, direction -1 when reverse else +1,
 // segment -1 for waypoints; for a tube the segment leaving start_index in the direction of
 // travel (clamped to the path's ends, wrapping on a loop), which the engine uses as its first
-// segment hint.
+// segment hint. A NULL def gives a cursor in state NONE (index 0, direction 0, segment -1).
 CROWD_API crowd_path_cursor crowd_path_cursor_start(int count, const crowd_path_follow_def* def);
 
 // Waypoints (pathFollowWaypoints). target = points[index]; when |target - pos| < arrive_radius
@@ -197,7 +200,8 @@ CROWD_API crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int coun
 //  - dist > tube_radius: seek(proj); else seek(points[next]), or arrive(points[next],
 //    slow_radius) when a one-shot's next is its final point.
 // cursor->index = next. Returns the force (unweighted). A segment outside [0,
-// crowd_path_segment_count) gives a zero force.
+// crowd_path_segment_count) gives a zero force, except with a cursor FINISHED before the call:
+// that one never uses `segment` and always gets the arrive force above.
 CROWD_API crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
                                           const crowd_path_follow_def* def,
                                           crowd_path_cursor* cursor, int segment, crowd_vec2 pos,

@@ -49,7 +49,9 @@ CROWD_API crowd_queue_def crowd_queue_def_default(void);
 // handle's; a NULL def (CROWD_ERR_NULL_ARGUMENT); an on_arrival out of range
 // (CROWD_ERR_INVALID_ENUM); a NaN or infinity (CROWD_ERR_NOT_FINITE); cone_length <= 0 or
 // cone_width < 0 (CROWD_ERR_BAD_CONE); slow_radius or arrival_radius <= 0 (CROWD_ERR_BAD_RADIUS);
-// weight < 0 (CROWD_ERR_BAD_WEIGHT); start_min > start_max (CROWD_ERR_BAD_AREA).
+// weight < 0 (CROWD_ERR_BAD_WEIGHT); start_min > start_max (CROWD_ERR_BAD_AREA); a length or
+// radius beyond CROWD_MAX_DISTANCE, a weight beyond CROWD_MAX_WEIGHT or a point beyond
+// CROWD_MAX_COORD (CROWD_ERR_OUT_OF_RANGE).
 CROWD_API crowd_status crowd_agent_set_queue(crowd_world* world, crowd_agent_id id,
                                              const crowd_queue_def* def);
 

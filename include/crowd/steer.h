@@ -3,6 +3,10 @@
 // These are the definitions the engine's vectorized passes are tested against. All of them are
 // float32, use no fused multiply-add and no approximate reciprocals, and are deterministic.
 // normalize(v) is v / |v|, or the zero vector when |v| == 0.
+//
+// For arguments within the valid ranges of crowd/base.h every result is finite. crowd_steer_limit
+// and crowd_steer_integrate are also exact for any finite vector and length (their squared
+// lengths are taken on scaled values where they would overflow).
 #ifndef CROWD_STEER_H
 #define CROWD_STEER_H
 
@@ -41,6 +45,7 @@ CROWD_API crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float m
 // separation, the spec's form. For every neighbor n with offset = pos - n, d = |offset| and
 // 0.01 < d < sep_radius, add (normalize(offset) * max_speed * (1 - d / sep_radius) - vel) * weight.
 // Neighbors outside that range (including the agent itself, at d = 0) contribute nothing.
+// `neighbors` may be NULL, which counts as no neighbors, as does a count <= 0.
 CROWD_API crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                             const crowd_vec2* neighbors, int count,
                                             float sep_radius, float weight);
@@ -50,7 +55,10 @@ CROWD_API crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len);
 
 // One explicit Euler step with the engine's rules (unit mass):
 // f = limit(force, max_force); v += f * dt; v = limit(v, max_speed); x += v * dt;
+// x = clamp(x, -CROWD_MAX_COORD, CROWD_MAX_COORD) per coordinate (the engine's world bound);
 // heading = normalize(v) when |v|^2 > 0.01, else heading is kept (the last valid heading).
+// `pos` and `vel` are required: with either NULL the call does nothing. `heading` may be NULL when
+// the caller does not track it.
 CROWD_API void crowd_steer_integrate(crowd_vec2* pos, crowd_vec2* vel, crowd_vec2* heading,
                                      crowd_vec2 force, float max_speed, float max_force, float dt);
 

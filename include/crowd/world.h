@@ -18,11 +18,16 @@ typedef void* crowd_alloc_fn(size_t size, size_t align, void* user);
 typedef void crowd_free_fn(void* ptr, size_t size, void* user);
 
 typedef struct crowd_world_def {
-    float dt;              // tick length in seconds, > 0 (default 0.1)
-    float cell_size;       // spatial hash cell edge in metres, > 0 (default 2.5)
-    int capacity;          // agents storage is sized for up front (default 1024)
-    int max_agents;        // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24)
-    int threads;           // OpenMP threads per step; 0 = all cores, 1 = the calling thread only
+    float dt;        // tick length in seconds, in (0, CROWD_MAX_DT] (default 0.1)
+    float cell_size; // spatial hash cell edge in metres, in [CROWD_MIN_CELL_SIZE,
+                     // CROWD_MAX_DISTANCE] (default 2.5)
+    int capacity;    // agents storage is sized for up front (default 1024)
+    int max_agents;  // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24); an
+                     // agent index retired after 65,536 uses (crowd_agent_remove) counts too
+    int threads;     // OpenMP threads per step, at most CROWD_MAX_THREADS; 0 = all cores (capped at
+                     // CROWD_MAX_THREADS), 1 = the calling thread only
+    int max_neighbors;     // per-agent neighbor cap, 0 = none (default); see
+                           // crowd_world_set_max_neighbors
     uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
     uint64_t seed;         // keys each random draw with handle and tick (respawns) (default 1)
     crowd_alloc_fn* alloc; // NULL = the C library's aligned_alloc
@@ -47,6 +52,27 @@ CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
 // Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).
 CROWD_API crowd_status crowd_world_set_threads(crowd_world* world, int threads);
 CROWD_API int crowd_world_get_threads(const crowd_world* world);
+
+// Most neighbors crowd_world_set_max_neighbors allows, and the candidates an agent examines per
+// allowed neighbor.
+#define CROWD_MAX_NEIGHBORS 256
+#define CROWD_NEIGHBOR_SCAN 4
+
+// The per-agent neighbor cap, for worlds where agents may pile up (a server's clients can add
+// any number of agents at one point: without a cap a step then costs n^2). 0 (the default) turns
+// it off: every agent within the separation radius counts. With a cap k in
+// [1, CROWD_MAX_NEIGHBORS] each agent examines at most k * CROWD_NEIGHBOR_SCAN candidates of its
+// query box, visiting its rows of grid cells from its own row outward (own, below, above, two
+// below, ...) and each row's agents in their sorted order; of those it keeps the k nearest
+// within its separation radius (equal distances: the lower handle index first) for separation
+// and group separation, summed nearest first, and its queue cone takes the closest agent ahead
+// among all it examined. The cost per agent is then at most k * CROWD_NEIGHBOR_SCAN candidates
+// plus the rows of its query box, however many agents share a cell. Results stay deterministic
+// and independent of the thread count; a capped world generally steps differently from an
+// uncapped one, also where no agent has more than k neighbors (sums are taken in another order).
+// Out of range: CROWD_ERR_BAD_COUNT.
+CROWD_API crowd_status crowd_world_set_max_neighbors(crowd_world* world, int max_neighbors);
+CROWD_API int crowd_world_get_max_neighbors(const crowd_world* world);
 
 CROWD_API int crowd_world_agent_count(const crowd_world* world);
 CROWD_API float crowd_world_get_dt(const crowd_world* world);
@@ -105,6 +131,10 @@ typedef struct crowd_goal {
     float weight;      // >= 0 (default 1)
 } crowd_goal;
 
+// Every float below also has its valid range (crowd/base.h): positions within CROWD_MAX_COORD,
+// velocity components within CROWD_MAX_SPEED, radii within CROWD_MAX_DISTANCE, max_speed in
+// [CROWD_MIN_SPEED, CROWD_MAX_SPEED], max_force up to CROWD_MAX_FORCE, weights up to
+// CROWD_MAX_WEIGHT; beyond it a call fails with CROWD_ERR_OUT_OF_RANGE.
 typedef struct crowd_agent_def {
     crowd_vec2 position;
     crowd_vec2 velocity;
@@ -123,6 +153,9 @@ CROWD_API crowd_goal crowd_goal_default(void);
 
 CROWD_API crowd_status crowd_agent_add(crowd_world* world, const crowd_agent_def* def,
                                        crowd_agent_id* out);
+// Removes the agent; its handle (and every copy) is stale from now on. Its storage index is
+// reused with a new generation, 65,536 times at most: then the index is retired, so that no
+// stale handle can ever name another agent.
 CROWD_API crowd_status crowd_agent_remove(crowd_world* world, crowd_agent_id id);
 
 // CROWD_OK when the handle names a live agent of this world, else why not.

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/range.h"
 
 crowd_agent_def crowd_agent_def_default(void) {
     return (crowd_agent_def){
@@ -23,6 +24,8 @@ static bool finite2(crowd_vec2 v) {
 static crowd_status check_limits(float max_speed, float max_force) {
     if (!isfinite(max_speed) || !isfinite(max_force)) return CROWD_ERR_NOT_FINITE;
     if (max_speed <= 0.0f || max_force <= 0.0f) return CROWD_ERR_BAD_SPEED;
+    if (max_speed < CROWD_MIN_SPEED || max_speed > CROWD_MAX_SPEED || max_force > CROWD_MAX_FORCE)
+        return CROWD_ERR_OUT_OF_RANGE;
     return CROWD_OK;
 }
 
@@ -30,22 +33,29 @@ static crowd_status check_separation(float radius, float weight) {
     if (!isfinite(radius) || !isfinite(weight)) return CROWD_ERR_NOT_FINITE;
     if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
     if (weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
+    if (radius > CROWD_MAX_DISTANCE || weight > CROWD_MAX_WEIGHT) return CROWD_ERR_OUT_OF_RANGE;
     return CROWD_OK;
 }
 
+static crowd_status check_radius(float radius) {
+    if (!isfinite(radius)) return CROWD_ERR_NOT_FINITE;
+    if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    return radius <= CROWD_MAX_DISTANCE ? CROWD_OK : CROWD_ERR_OUT_OF_RANGE;
+}
+
 static crowd_status check_def(const crowd_agent_def* d) {
-    if (!finite2(d->position) || !finite2(d->velocity) || !finite2(d->heading) ||
-        !isfinite(d->radius))
+    if (!finite2(d->position) || !finite2(d->velocity) || !finite2(d->heading))
         return CROWD_ERR_NOT_FINITE;
-    if (d->radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
-    crowd_status st = check_limits(d->max_speed, d->max_force);
+    crowd_status st = check_radius(d->radius);
+    if (st == CROWD_OK) st = check_limits(d->max_speed, d->max_force);
     if (st == CROWD_OK) st = check_separation(d->separation_radius, d->separation_weight);
     for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
         if (cs_behaviors[b].check_def) st = cs_behaviors[b].check_def(d);
     if (st != CROWD_OK) return st;
     float h2 = d->heading.x * d->heading.x + d->heading.y * d->heading.y;
     if (!(h2 > 0.0f) || !isfinite(h2)) return CROWD_ERR_BAD_HEADING;
-    return CROWD_OK;
+    st = cs_range_point(d->position);
+    return st != CROWD_OK ? st : cs_range_velocity(d->velocity);
 }
 
 crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot) {
@@ -69,19 +79,29 @@ void cs_records_reset(crowd_world* w, uint32_t idx) {
     for (int k = 0; k < CS_REC_COUNT; ++k) w->rec_of[k][idx] = -1;
 }
 
+// The behaviors' room for the new agent's settings, with any grown storage in place.
+static crowd_status add_reserves(crowd_world* w, void* ctx) {
+    const crowd_agent_def* def = ctx;
+    crowd_status st = CROWD_OK;
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
+        if (cs_behaviors[b].add_reserve) st = cs_behaviors[b].add_reserve(w, def);
+    return st;
+}
+
 crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_agent_id* out) {
     if (!w || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
     crowd_status st = check_def(def);
     if (st != CROWD_OK) return st;
-    if (w->count >= w->max_agents) return CROWD_ERR_CAPACITY;
-    if (w->count >= w->capacity) {
-        int64_t want = (int64_t)w->capacity * 2;
+    // A new index is needed when none is free; retired indices count against max_agents.
+    const bool new_index = w->free_count == 0;
+    if (w->count >= w->max_agents || (new_index && w->index_count >= w->max_agents))
+        return CROWD_ERR_CAPACITY;
+    int64_t want = w->capacity;
+    if (new_index && w->index_count >= w->capacity) {
+        want = (int64_t)w->capacity * 2;
         if (want > w->max_agents) want = w->max_agents;
-        st = cs_world_grow(w, (int)want);
-        if (st != CROWD_OK) return st;
     }
-    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
-        if (cs_behaviors[b].add_reserve) st = cs_behaviors[b].add_reserve(w, def);
+    st = cs_world_grow(w, (int)want, add_reserves, (void*)def);
     if (st != CROWD_OK) return st;
 
     uint32_t idx =
@@ -128,6 +148,9 @@ void cs_agent_remove_now(crowd_world* w, uint32_t idx) {
     }
     w->count--;
     w->slot_of[idx] = -1;
+    // An index whose handles have used every generation is retired rather than reused: the next
+    // generation would be 0 again and a stale handle would name a new agent.
+    if (w->generation[idx] == CS_GENERATION_LAST) return;
     w->generation[idx]++;
     w->free_list[w->free_count++] = (int32_t)idx;
 }
@@ -192,7 +215,8 @@ crowd_status crowd_agent_set_position(crowd_world* w, crowd_agent_id id, crowd_v
     int s;
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    if (!finite2(p)) return CROWD_ERR_NOT_FINITE;
+    st = cs_range_point(p);
+    if (st != CROWD_OK) return st;
     w->cur.px[s] = p.x;
     w->cur.py[s] = p.y;
     return CROWD_OK;
@@ -202,7 +226,8 @@ crowd_status crowd_agent_set_velocity(crowd_world* w, crowd_agent_id id, crowd_v
     int s;
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    if (!finite2(v)) return CROWD_ERR_NOT_FINITE;
+    st = cs_range_velocity(v);
+    if (st != CROWD_OK) return st;
     w->cur.vx[s] = v.x;
     w->cur.vy[s] = v.y;
     return CROWD_OK;
@@ -223,8 +248,8 @@ crowd_status crowd_agent_set_radius(crowd_world* w, crowd_agent_id id, float rad
     int s;
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    if (!isfinite(radius)) return CROWD_ERR_NOT_FINITE;
-    if (radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    st = check_radius(radius);
+    if (st != CROWD_OK) return st;
     w->radius[id.index1 - 1] = radius;
     return CROWD_OK;
 }

@@ -1,5 +1,6 @@
 // Steering controller and integration: limit the summed force to max_force, then one explicit
-// Euler step from the front buffer into the back buffer.
+// Euler step from the front buffer into the back buffer. Positions are clamped to the world
+// bound, +-CROWD_MAX_COORD (crowd/base.h), so that every later difference of positions is finite.
 //
 // The expressions are crowd_steer_integrate's, in the same order, written branch-free (a limit
 // that does not apply multiplies by exactly 1) so the loop vectorizes and stays bit-identical to
@@ -7,6 +8,7 @@
 #include <math.h>
 
 #include "core/internal.h"
+#include "core/range.h"
 
 // A plain function with restrict parameters: inside an OpenMP outlined body gcc loses the
 // no-alias facts and falls back to scalar code.
@@ -32,8 +34,8 @@ static void integrate_range(const float* restrict px, const float* restrict py,
         nvy *= vs;
         ovx[s] = nvx;
         ovy[s] = nvy;
-        opx[s] = px[s] + nvx * dt;
-        opy[s] = py[s] + nvy * dt;
+        opx[s] = cs_clamp_coord(px[s] + nvx * dt);
+        opy[s] = cs_clamp_coord(py[s] + nvy * dt);
         const float sp2 = nvx * nvx + nvy * nvy;
         const bool moving = sp2 > 0.01f;
         const float len = sqrtf(moving ? sp2 : 1.0f);

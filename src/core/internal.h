@@ -22,6 +22,10 @@
 // at the last agent may read past it without leaving the allocation.
 #define CS_PAD CS_LANES
 
+// The last generation of an agent index: removing an agent that has it retires the index (never
+// reused, neither live nor free), so generations never wrap and handles never alias.
+#define CS_GENERATION_LAST UINT16_MAX
+
 // Columns that the sort gathers into cell order every tick. All are 4 bytes wide so one gather
 // loop serves them all. The first CS_KIN_COUNT are the kinematic state that the integration
 // double-buffers; the rest change only between steps.
@@ -63,7 +67,8 @@ struct crowd_world {
     float dt;
     float cell_size;
     int threads_requested;
-    int threads; // resolved, >= 1
+    int threads;       // resolved, >= 1
+    int max_neighbors; // 0 = no cap (neighbor.c), else the capped pass (neighbor_cap.c)
     int max_agents;
     uint16_t tag;
     uint64_t tick;
@@ -150,7 +155,12 @@ static inline void cs_prefetch_rec(const cs_columns* c, const int32_t* rec_of, u
 // ---- storage (world.c) --------------------------------------------------------------------------
 void* cs_alloc(crowd_world* w, size_t bytes);
 void cs_free(crowd_world* w, void* p, size_t bytes);
-crowd_status cs_world_grow(crowd_world* w, int capacity);
+// Grows the storage to at least `capacity` agents, then calls `then` (when not NULL) with the grown
+// storage in place: the reservations that go with the growth. All or nothing: when either fails
+// the storage is as it was, capacity included (what `then` itself grew before failing is its own
+// to leave unobservable, as the behaviors' reserve hooks do).
+typedef crowd_status cs_grow_then(crowd_world* w, void* ctx);
+crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx);
 
 // The handle of a live agent index: the one place a handle is built from storage.
 static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx) {
@@ -171,7 +181,8 @@ void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 
 // ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
 void cs_pass_sort(crowd_world* w);
-void cs_pass_neighbor(crowd_world* w); // sets profile.candidates
+void cs_pass_neighbor(crowd_world* w);        // sets profile.candidates
+void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
 
 #endif

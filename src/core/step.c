@@ -18,8 +18,16 @@ typedef struct phase_entry {
 
 // In tick order. The follow-leader forces come after the neighbor pass because they consume the
 // group separation it computes.
+// The neighbor phase: the capped pass when the world has a neighbor cap.
+static void pass_neighbor(crowd_world* w) {
+    if (w->max_neighbors > 0)
+        cs_pass_neighbor_capped(w);
+    else
+        cs_pass_neighbor(w);
+}
+
 static const phase_entry phases[CROWD_PHASE_COUNT] = {
-    {CROWD_PHASE_SORT, cs_pass_sort}, {CROWD_PHASE_NEIGHBOR, cs_pass_neighbor},
+    {CROWD_PHASE_SORT, cs_pass_sort}, {CROWD_PHASE_NEIGHBOR, pass_neighbor},
     {CROWD_PHASE_LEADER, NULL},       {CROWD_PHASE_PATH, NULL},
     {CROWD_PHASE_GOAL, NULL},         {CROWD_PHASE_INTEGRATE, cs_pass_integrate},
     {CROWD_PHASE_ARRIVAL, NULL},

@@ -13,9 +13,11 @@
 #ifndef CS_TEAM_H
 #define CS_TEAM_H
 
-// Most threads a world uses (crowd_world_def.threads is capped at this). Passes size their
-// per-thread arrays by it.
-#define CS_MAX_THREADS 256
+#include "crowd/base.h"
+
+// Most threads a world uses (a larger crowd_world_def.threads is refused, and 0 = all cores is
+// capped at it). Passes size their per-thread arrays by it.
+#define CS_MAX_THREADS CROWD_MAX_THREADS
 
 typedef void cs_team_fn(void* ctx, int t, int nt);
 

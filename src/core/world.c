@@ -48,7 +48,7 @@ static uint32_t next_pow2(uint32_t v) {
 static int resolve_threads(int requested) {
     int t = requested == 0 ? omp_get_num_procs() : requested;
     if (t < 1) t = 1;
-    return t > CS_MAX_THREADS ? CS_MAX_THREADS : t;
+    return t > CROWD_MAX_THREADS ? CROWD_MAX_THREADS : t;
 }
 
 // ---- the table of arrays that grow with capacity ------------------------------------------------
@@ -99,13 +99,19 @@ static size_t ref_bytes(const array_ref* r, int capacity) {
     return n * r->elem;
 }
 
-// Resizes the capacity-sized arrays, the histograms and the cell table together; on failure
-// frees what it allocated and leaves the world untouched.
-static crowd_status resize(crowd_world* w, int capacity, int threads) {
+// Resizes the capacity-sized arrays, the histograms and the cell table together and then, when
+// `then` is given, calls it with the new storage in place (the behaviors' reservations, whose pool
+// growth is capped by the new capacity). All or nothing: the old buffers are freed only once
+// everything has succeeded, so a failure leaves the world's storage byte for byte as it was,
+// capacity included.
+static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_then* then,
+                           void* ctx) {
     array_ref refs[MAX_ARRAYS];
     void* fresh[MAX_ARRAYS];
+    void* old[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
-    const bool arrays_change = capacity != w->capacity;
+    const int old_capacity = w->capacity;
+    const bool arrays_change = capacity != old_capacity;
     const uint32_t buckets = next_pow2((uint32_t)capacity);
     const size_t hist_bytes = sizeof(uint32_t) * buckets * (size_t)threads;
     const size_t start_bytes = sizeof(uint32_t) * ((size_t)buckets + 1);
@@ -129,6 +135,27 @@ static crowd_status resize(crowd_world* w, int capacity, int threads) {
         start = cs_alloc(w, start_bytes);
         ok = hist && start;
     }
+    if (ok && arrays_change) {
+        for (int i = 0; i < n; ++i) {
+            old[i] = ref_get(&refs[i]);
+            size_t new_bytes = ref_bytes(&refs[i], capacity);
+            memset(fresh[i], 0, new_bytes);
+            if (old[i]) {
+                size_t old_bytes = ref_bytes(&refs[i], old_capacity);
+                memcpy(fresh[i], old[i], old_bytes < new_bytes ? old_bytes : new_bytes);
+            }
+            ref_set(&refs[i], fresh[i]);
+        }
+        for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
+        w->capacity = capacity;
+        if (then && then(w, ctx) != CROWD_OK) {
+            for (int i = 0; i < n; ++i) ref_set(&refs[i], old[i]);
+            w->capacity = old_capacity;
+            ok = false;
+        }
+    } else if (ok && then) {
+        ok = then(w, ctx) == CROWD_OK;
+    }
     if (!ok) {
         for (int i = 0; i < made; ++i) cs_free(w, fresh[i], ref_bytes(&refs[i], capacity));
         if (hist) cs_free(w, hist, hist_bytes);
@@ -136,21 +163,8 @@ static crowd_status resize(crowd_world* w, int capacity, int threads) {
         return CROWD_ERR_OUT_OF_MEMORY;
     }
 
-    if (arrays_change) {
-        for (int i = 0; i < n; ++i) {
-            void* old = ref_get(&refs[i]);
-            size_t new_bytes = ref_bytes(&refs[i], capacity);
-            memset(fresh[i], 0, new_bytes);
-            if (old) {
-                size_t old_bytes = ref_bytes(&refs[i], w->capacity);
-                memcpy(fresh[i], old, old_bytes < new_bytes ? old_bytes : new_bytes);
-                cs_free(w, old, old_bytes);
-            }
-            ref_set(&refs[i], fresh[i]);
-        }
-        for (int i = w->capacity; i < capacity; ++i) w->slot_of[i] = -1;
-        w->capacity = capacity;
-    }
+    if (arrays_change)
+        for (int i = 0; i < n; ++i) cs_free(w, old[i], ref_bytes(&refs[i], old_capacity));
     if (hist_change) {
         cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
         cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
@@ -164,9 +178,9 @@ static crowd_status resize(crowd_world* w, int capacity, int threads) {
     return CROWD_OK;
 }
 
-crowd_status cs_world_grow(crowd_world* w, int capacity) {
-    if (capacity <= w->capacity) return CROWD_OK;
-    return resize(w, capacity, w->threads);
+crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx) {
+    if (capacity <= w->capacity) return then ? then(w, ctx) : CROWD_OK;
+    return resize(w, capacity, w->threads, then, ctx);
 }
 
 // ---- public -------------------------------------------------------------------------------------
@@ -175,9 +189,14 @@ static crowd_status validate_def(const crowd_world_def* def) {
     if (!isfinite(def->dt) || !isfinite(def->cell_size)) return CROWD_ERR_NOT_FINITE;
     if (def->dt <= 0.0f) return CROWD_ERR_BAD_DT;
     if (def->cell_size <= 0.0f) return CROWD_ERR_BAD_CELL_SIZE;
-    if (def->threads < 0) return CROWD_ERR_BAD_THREADS;
+    if (def->threads < 0 || def->threads > CROWD_MAX_THREADS) return CROWD_ERR_BAD_THREADS;
+    if (def->dt > CROWD_MAX_DT || def->cell_size < CROWD_MIN_CELL_SIZE ||
+        def->cell_size > CROWD_MAX_DISTANCE)
+        return CROWD_ERR_OUT_OF_RANGE;
     if (def->capacity < 0 || def->max_agents < 1 || def->max_agents > (1 << 30))
         return CROWD_ERR_BAD_CAPACITY;
+    if (def->max_neighbors < 0 || def->max_neighbors > CROWD_MAX_NEIGHBORS)
+        return CROWD_ERR_BAD_COUNT;
     if ((def->alloc == NULL) != (def->free == NULL)) return CROWD_ERR_NULL_ARGUMENT;
     return CROWD_OK;
 }
@@ -201,6 +220,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->cell_size = def->cell_size;
     w->threads_requested = def->threads;
     w->threads = resolve_threads(def->threads);
+    w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
     w->seed = def->seed;
     for (int b = 0; b < CS_BEH_COUNT; ++b)
@@ -225,7 +245,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
             st = CROWD_ERR_OUT_OF_MEMORY;
     }
     int capacity = def->capacity < def->max_agents ? def->capacity : def->max_agents;
-    if (st == CROWD_OK) st = resize(w, capacity > 0 ? capacity : 1, w->threads);
+    if (st == CROWD_OK) st = resize(w, capacity > 0 ? capacity : 1, w->threads, NULL, NULL);
     if (st != CROWD_OK) {
         crowd_world_destroy(w);
         return st;
@@ -252,20 +272,26 @@ void crowd_world_destroy(crowd_world* w) {
     fr(w, sizeof *w, user);
 }
 
-crowd_status crowd_world_reserve(crowd_world* w, int agents) {
-    if (!w) return CROWD_ERR_NULL_ARGUMENT;
-    if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
-    crowd_status st = cs_world_grow(w, agents);
+// Every behavior's room for `agents` agents, with the grown storage in place.
+static crowd_status reserve_behaviors(crowd_world* w, void* ctx) {
+    const int agents = *(const int*)ctx;
+    crowd_status st = CROWD_OK;
     for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b)
         if (cs_behaviors[b].reserve) st = cs_behaviors[b].reserve(w, agents);
     return st;
 }
 
+crowd_status crowd_world_reserve(crowd_world* w, int agents) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
+    return cs_world_grow(w, agents, reserve_behaviors, &agents);
+}
+
 crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
-    if (threads < 0) return CROWD_ERR_BAD_THREADS;
+    if (threads < 0 || threads > CROWD_MAX_THREADS) return CROWD_ERR_BAD_THREADS;
     int resolved = resolve_threads(threads);
-    crowd_status st = resize(w, w->capacity, resolved);
+    crowd_status st = resize(w, w->capacity, resolved, NULL, NULL);
     if (st != CROWD_OK) return st;
     w->threads_requested = threads;
     w->threads = resolved;
@@ -274,6 +300,17 @@ crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
 
 int crowd_world_get_threads(const crowd_world* w) {
     return w ? w->threads : 0;
+}
+
+crowd_status crowd_world_set_max_neighbors(crowd_world* w, int max_neighbors) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (max_neighbors < 0 || max_neighbors > CROWD_MAX_NEIGHBORS) return CROWD_ERR_BAD_COUNT;
+    w->max_neighbors = max_neighbors;
+    return CROWD_OK;
+}
+
+int crowd_world_get_max_neighbors(const crowd_world* w) {
+    return w ? w->max_neighbors : 0;
 }
 int crowd_world_agent_count(const crowd_world* w) {
     return w ? w->count : 0;

@@ -1,7 +1,8 @@
 // The core snapshot sections: world settings, handle index table and agents.
 //
 //  'WRLD' (32 bytes): f32 dt, f32 cell_size, i32 threads (as requested, 0 = all cores),
-//         i32 max_agents, i32 capacity, u16 world tag, u16 reserved (0), u64 tick.
+//         i32 max_agents, i32 capacity, u16 world tag, u16 max_neighbors (0 = no cap; this
+//         field was reserved as 0 before, so older snapshots load as uncapped), u64 tick.
 //         The capacity is part of the state: it sets the spatial hash's bucket count, which
 //         decides the order agents are sorted into and so the order neighbor sums are added in.
 //  'INDX': u32 index_count, u32 free_count, u16 generation[index_count],
@@ -37,7 +38,7 @@ void cs_snap_save_world(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_u32(out, (uint32_t)w->max_agents);
     cs_snap_put_u32(out, (uint32_t)w->capacity);
     cs_snap_put_u16(out, w->tag);
-    cs_snap_put_u16(out, 0);
+    cs_snap_put_u16(out, (uint16_t)w->max_neighbors);
     cs_snap_put_u64(out, w->tick);
 }
 
@@ -49,13 +50,16 @@ crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, c
     wd.max_agents = (int32_t)cs_snap_get_u32(in);
     wd.capacity = (int32_t)cs_snap_get_u32(in);
     wd.world_tag = cs_snap_get_u16(in);
-    const uint16_t reserved = cs_snap_get_u16(in);
+    wd.max_neighbors = cs_snap_get_u16(in);
     const uint64_t tick = cs_snap_get_u64(in);
-    if (in->bad || in->left != 0 || reserved != 0) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    if (in->bad || in->left != 0 || wd.max_neighbors > CROWD_MAX_NEIGHBORS)
+        return CROWD_ERR_SNAPSHOT_CORRUPT;
     // A world tag of 0 is never stored: a created world always has its tag resolved.
-    if (!(wd.dt > 0.0f) || !isfinite(wd.dt) || !(wd.cell_size > 0.0f) || !isfinite(wd.cell_size) ||
-        threads < 0 || wd.max_agents < 1 || wd.max_agents > (1 << 30) || wd.capacity < 1 ||
-        wd.capacity > wd.max_agents || wd.world_tag == 0)
+    if (!(wd.dt > 0.0f && wd.dt <= CROWD_MAX_DT) ||
+        !(wd.cell_size >= CROWD_MIN_CELL_SIZE && wd.cell_size <= CROWD_MAX_DISTANCE) ||
+        threads < 0 || threads > CROWD_MAX_THREADS || wd.max_agents < 1 ||
+        wd.max_agents > (1 << 30) || wd.capacity < 1 || wd.capacity > wd.max_agents ||
+        wd.world_tag == 0)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     if (wd.capacity > def->max_capacity) return CROWD_ERR_SNAPSHOT_TOO_LARGE;
     wd.threads = def->threads < 0 ? threads : def->threads;
@@ -137,11 +141,15 @@ void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out) {
     }
 }
 
-static bool positive(float v) {
-    return v > 0.0f && isfinite(v);
+// Within (0, hi] and [0, hi]: the valid ranges of crowd/base.h (NaN fails every comparison).
+static bool positive(float v, float hi) {
+    return v > 0.0f && v <= hi;
 }
-static bool non_negative(float v) {
-    return v >= 0.0f && isfinite(v);
+static bool non_negative(float v, float hi) {
+    return v >= 0.0f && v <= hi;
+}
+static bool within(float v, float bound) {
+    return v >= -bound && v <= bound;
 }
 
 // The same rules crowd_agent_add and the setters apply, plus the flag invariant the passes rely
@@ -154,17 +162,23 @@ static bool valid_agent(const crowd_world* w, int s, uint32_t idx, const crowd_g
     }
     const uint32_t f = c->flags[s];
     const bool has_goal = g->mode != CROWD_GOAL_NONE;
-    return positive(c->max_speed[s]) && positive(c->max_force[s]) && positive(c->sep_radius[s]) &&
-           non_negative(c->sep_weight[s]) && positive(w->radius[idx]) &&
-           (unsigned)g->mode < CROWD_GOAL_MODE_COUNT && isfinite(g->target.x) &&
-           isfinite(g->target.y) && positive(g->slow_radius) && non_negative(g->weight) &&
-           (f & ~known_flags()) == 0 && has_goal == ((f & CS_FLAG_GOAL) != 0) &&
-           c->group[s] <= (uint32_t)w->index_count;
+    return within(c->px[s], CROWD_MAX_COORD) && within(c->py[s], CROWD_MAX_COORD) &&
+           within(c->vx[s], CROWD_MAX_SPEED) && within(c->vy[s], CROWD_MAX_SPEED) &&
+           c->max_speed[s] >= CROWD_MIN_SPEED && c->max_speed[s] <= CROWD_MAX_SPEED &&
+           positive(c->max_force[s], CROWD_MAX_FORCE) &&
+           positive(c->sep_radius[s], CROWD_MAX_DISTANCE) &&
+           non_negative(c->sep_weight[s], CROWD_MAX_WEIGHT) &&
+           positive(w->radius[idx], CROWD_MAX_DISTANCE) &&
+           (unsigned)g->mode < CROWD_GOAL_MODE_COUNT && within(g->target.x, CROWD_MAX_COORD) &&
+           within(g->target.y, CROWD_MAX_COORD) && positive(g->slow_radius, CROWD_MAX_DISTANCE) &&
+           non_negative(g->weight, CROWD_MAX_WEIGHT) && (f & ~known_flags()) == 0 &&
+           has_goal == ((f & CS_FLAG_GOAL) != 0) && c->group[s] <= (uint32_t)w->index_count;
 }
 
 crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
     const uint32_t count = cs_snap_get_u32(in);
-    if (in->bad || count != (uint32_t)(w->index_count - w->free_count) ||
+    // Indices neither live nor free are retired (see crowd_agent_remove), checked below.
+    if (in->bad || count > (uint32_t)(w->index_count - w->free_count) ||
         in->left != (size_t)count * AGENT_RECORD_SIZE)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     cs_columns* c = &w->cur;
@@ -204,9 +218,12 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         cs_goal_store(w, idx, &g);
         w->count = s + 1;
     }
-    // count + free_count == index_count and no index was seen twice, so every index is either
-    // live or free; the free marks go back to the ordinary "no slot".
-    for (int i = 0; i < w->index_count; ++i)
+    // No index was seen twice, so every index is live, free or else retired, which only an index
+    // at its last generation can be; the free marks go back to the ordinary "no slot".
+    for (int i = 0; i < w->index_count; ++i) {
+        if (w->slot_of[i] == -1 && w->generation[i] != CS_GENERATION_LAST)
+            return CROWD_ERR_SNAPSHOT_CORRUPT;
         if (w->slot_of[i] == FREE_MARK) w->slot_of[i] = -1;
+    }
     return CROWD_OK;
 }

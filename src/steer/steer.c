@@ -1,8 +1,10 @@
 // The steering primitives. The engine's passes use the same expressions in the same order.
 #include "crowd/steer.h"
 
+#include <float.h>
 #include <math.h>
 
+#include "core/range.h"
 #include "steer/steer_math.h"
 
 static inline crowd_vec2 v2(float x, float y) {
@@ -45,7 +47,7 @@ crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_spee
                                   const crowd_vec2* neighbors, int count, float sep_radius,
                                   float weight) {
     crowd_vec2 f = v2(0.0f, 0.0f);
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; neighbors && i < count; ++i) {
         float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
         float d = sqrtf(ox * ox + oy * oy);
         if (!(d > 0.01f && d < sep_radius)) continue;
@@ -56,8 +58,26 @@ crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_spee
     return f;
 }
 
+// limit for a vector or a length whose square overflows float32 (beyond about 1.8e19): the same
+// comparison on values multiplied by 2^-100 (exact: a power of two), whose squares are finite,
+// and the result as the scaled vector's direction times max_len. Where a scaled square
+// underflows the comparison still decides right: either |v| overflowed and max_len is far below
+// it, or max_len overflowed and |v| is far below it. Never reached by the engine, whose values
+// stay within the ranges of crowd/base.h.
+static crowd_vec2 limit_huge(crowd_vec2 v, float max_len) {
+    const float k = 0x1p-100f;
+    const float x = v.x * k, y = v.y * k, m = max_len * k;
+    const float len2 = x * x + y * y;
+    if (len2 > m * m) {
+        const float len = sqrtf(len2);
+        return v2(x / len * max_len, y / len * max_len);
+    }
+    return v;
+}
+
 crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len) {
     float len2 = v.x * v.x + v.y * v.y;
+    if (!(len2 <= FLT_MAX) || !(max_len * max_len <= FLT_MAX)) return limit_huge(v, max_len);
     if (len2 > max_len * max_len) {
         float s = max_len / sqrtf(len2);
         return v2(v.x * s, v.y * s);
@@ -67,12 +87,13 @@ crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len) {
 
 void crowd_steer_integrate(crowd_vec2* pos, crowd_vec2* vel, crowd_vec2* heading, crowd_vec2 force,
                            float max_speed, float max_force, float dt) {
+    if (!pos || !vel) return;
     crowd_vec2 f = crowd_steer_limit(force, max_force);
     crowd_vec2 v = crowd_steer_limit(v2(vel->x + f.x * dt, vel->y + f.y * dt), max_speed);
     *vel = v;
-    *pos = v2(pos->x + v.x * dt, pos->y + v.y * dt);
+    *pos = v2(cs_clamp_coord(pos->x + v.x * dt), cs_clamp_coord(pos->y + v.y * dt));
     float sp2 = v.x * v.x + v.y * v.y;
-    if (sp2 > 0.01f) {
+    if (heading && sp2 > 0.01f) {
         float len = sqrtf(sp2);
         *heading = v2(v.x / len, v.y / len);
     }

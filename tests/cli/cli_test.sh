@@ -55,7 +55,7 @@ expect_error 2 "crowd run: missing the scenario file (try crowd run --help)" "$c
 expect_error 2 "crowd run: unknown option '--bogus' (try crowd run --help)" "$crowd" run "$crossing" --bogus
 expect_error 2 "crowd run: --ticks: expected an integer in [0, 100000000], got 'abc'" "$crowd" run "$crossing" --ticks abc
 expect_error 2 "crowd run: --ticks needs a value" "$crowd" run "$crossing" --ticks
-expect_error 2 "crowd run: --threads: expected an integer in [0, 1024], got '-1'" "$crowd" run "$crossing" --threads -1
+expect_error 2 "crowd run: --threads: expected an integer in [0, 256], got '-1'" "$crowd" run "$crossing" --threads -1
 expect_error 2 "crowd run: --agents-scale: expected a number > 0 and <= 1e+06, got '0'" "$crowd" run "$crossing" --agents-scale 0
 expect_error 2 "crowd run: --record-every: expected an integer in [1, 100000000], got '0'" "$crowd" run "$crossing" --record-every 0
 expect_error 2 "crowd run: one scenario file at a time (got 'a.json' and 'b.json')" "$crowd" run a.json b.json
@@ -65,7 +65,7 @@ expect_error 2 "crowd view: unknown option '--fast' (try crowd view --help)" "$c
 expect_error 2 "crowd scale: give either a scenario FILE or --agents N (try crowd scale --help)" "$crowd" scale
 expect_error 2 "crowd scale: give either a scenario FILE or --agents N (try crowd scale --help)" "$crowd" scale "$crossing" --agents 100
 expect_error 2 "crowd scale: --threads: expected a comma-separated list of at most 32 integers, got '1,,2'" "$crowd" scale --agents 100 --threads 1,,2
-expect_error 2 "crowd scale: --threads: expected an integer in [1, 1024], got '0'" "$crowd" scale --agents 100 --threads 0,1
+expect_error 2 "crowd scale: --threads: expected an integer in [1, 256], got '0'" "$crowd" scale --agents 100 --threads 0,1
 expect_error 2 "crowd scale: --scene goes with --agents, not with a scenario file" "$crowd" scale "$crossing" --scene mixed
 expect_error 2 "crowd scale: --agents-scale goes with a scenario file, not with --agents" "$crowd" scale --agents 10 --agents-scale 2
 expect_error 2 "crowd demo: unknown argument '--frobnicate' (try crowd demo --help)" "$crowd" demo --frobnicate
@@ -75,11 +75,13 @@ expect_error 2 "crowd hash: unknown option '--fast' (try crowd hash --help)" "$c
 # ---- bad files: exit 1, one line -------------------------------------------------------------
 expect_error 1 "crowd run: $tmp/missing.json: No such file or directory" "$crowd" run "$tmp/missing.json"
 printf '{\n  "world": {\n    "dt": 0\n  },\n  "crowds": []\n}\n' >"$tmp/bad.json"
-expect_error 1 "crowd run: $tmp/bad.json:3:11: world.dt: expected a number > 0, got 0" "$crowd" run "$tmp/bad.json"
+expect_error 1 "crowd run: $tmp/bad.json:3:11: world.dt: expected a number in (0, 10], got 0" "$crowd" run "$tmp/bad.json"
 printf '{"crowds": [{"count": 3, "area": {"kind": "grid", "center": [0, 0]},\n  "colour": "red"}]}\n' >"$tmp/bad2.json"
 expect_error 1 "crowd run: $tmp/bad2.json:2:3: crowds[0]: unknown key \"colour\" in a crowd (expected one of: name, count, area, agent, goal, queue, path, followers)" "$crowd" run "$tmp/bad2.json"
-expect_error 1 "crowd scale: $tmp/bad.json:3:11: world.dt: expected a number > 0, got 0" "$crowd" scale "$tmp/bad.json"
-expect_error 1 "crowd demo: $tmp/bad.json:3:11: world.dt: expected a number > 0, got 0" "$crowd" demo --scenario "$tmp/bad.json" -o "$tmp/d.html"
+printf '{"name": "a\xff", "crowds": []}\n' >"$tmp/bad3.json"
+expect_error 1 "crowd run: $tmp/bad3.json:1:12: invalid UTF-8 (byte 0xff)" "$crowd" run "$tmp/bad3.json"
+expect_error 1 "crowd scale: $tmp/bad.json:3:11: world.dt: expected a number in (0, 10], got 0" "$crowd" scale "$tmp/bad.json"
+expect_error 1 "crowd demo: $tmp/bad.json:3:11: world.dt: expected a number in (0, 10], got 0" "$crowd" demo --scenario "$tmp/bad.json" -o "$tmp/d.html"
 printf 'not a recording at all, no sir' >"$tmp/junk.rec"
 expect_error 1 "crowd view: $tmp/junk.rec: not a crowd recording (bad magic number)" "$crowd" view "$tmp/junk.rec" -o "$tmp/j.html"
 [ ! -e "$tmp/j.html" ] && ok || bad "view left an output behind after a bad recording"

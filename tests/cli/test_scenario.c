@@ -80,11 +80,21 @@ static const bad_case BAD[] = {
      "crowds)"},
     // world
     {"{\"world\": {\"dt\": -0.1}, \"crowds\": []}", "-0.1", 0,
-     "world.dt: expected a number > 0, got -0.1"},
+     "world.dt: expected a number in (0, 10], got -0.1"},
+    {"{\"world\": {\"dt\": 11}, \"crowds\": []}", "11", 0,
+     "world.dt: expected a number in (0, 10], got 11"},
+    {"{\"world\": {\"cell_size\": 0.001}, \"crowds\": []}", "0.001", 0,
+     "world.cell_size: expected a number in [0.01, 10000], got 0.001"},
+    // invalid UTF-8 anywhere, in a string or not, is refused where it starts
+    {"{\"name\": \"ab\xff\", \"crowds\": []}", "\xff", 0, "invalid UTF-8 (byte 0xff)"},
+    {"{\"name\": \"\xc3\xb1\xc0\xaf\", \"crowds\": []}", "\xc0", 0, "invalid UTF-8 (byte 0xc0)"},
+    {"{\"name\": \"\xed\xa0\x80\", \"crowds\": []}", "\xed", 0, "invalid UTF-8 (byte 0xed)"},
+    {"{\"name\": \"x\xe2\x82\", \"crowds\": []}", "\xe2", 0, "invalid UTF-8 (byte 0xe2)"},
+    {"{\"crowds\": []}\xf5", "\xf5", 0, "invalid UTF-8 (byte 0xf5)"},
     {"{\"world\": {\"dt\": 1e39}, \"crowds\": []}", "1e39", 0,
      "world.dt: 1e+39 is out of the float range"},
     {"{\"world\": {\"dt\": 1e-50}, \"crowds\": []}", "1e-50", 0,
-     "world.dt: expected a number > 0, got 1e-50"},
+     "world.dt: expected a number in (0, 10], got 1e-50"},
     {"{\"world\": {\"dtt\": 0.1}, \"crowds\": []}", "\"dtt\"", 0,
      "world: unknown key \"dtt\" in world settings (expected one of: dt, cell_size, seed, ticks, "
      "record_every)"},
@@ -93,7 +103,7 @@ static const bad_case BAD[] = {
     {"{\"world\": {\"ticks\": 0}, \"crowds\": []}", "0}", 0,
      "world.ticks: expected an integer in [1, 100000000], got 0"},
     {"{\"world\": {\"cell_size\": \"big\"}, \"crowds\": []}", "\"big\"", 0,
-     "world.cell_size: expected a number > 0, got \"big\""},
+     "world.cell_size: expected a number in [0.01, 10000], got \"big\""},
     // crowds and areas
     {"{\"crowds\": [{\"count\": 5}]}", "{\"count\"", 0, "crowds[0]: missing key \"area\""},
     {"{\"crowds\": [{\"count\": 2.5, " AREA "}]}", "2.5", 0,
@@ -577,8 +587,25 @@ Test(build, too_many_agents_is_refused_before_allocating) {
     build_options o = {.threads = 1, .agents_scale = 2.0};
     char err[512];
     cr_assert(!scenario_build(&sc, &o, &b, err, sizeof err));
-    cr_assert_str_eq(err, "b.json: the scenario has 33554432 agents at this scale, more than "
-                          "16777216");
+    cr_assert_str_eq(err, "b.json:1:13: crowds[0]: the scenario has 33554432 agents at this "
+                          "scale, more than 16777216");
+    cr_assert_null(b.world);
+    scenario_free(&sc);
+    // 16777216 leaders with 4096 followers each: named at the followers that multiply the count.
+    const char* text = "{\"crowds\": [{\"count\": 1, \"area\": {\"kind\": \"grid\", "
+                       "\"center\": [0, 0]}},\n {\"count\": 16777216, \"area\": {\"kind\": "
+                       "\"grid\", \"center\": [0, 0]}, \"followers\": {\"count\": 4096}}]}";
+    sc = parse_ok(text);
+    o.agents_scale = 1.0;
+    cr_assert(!scenario_build(&sc, &o, &b, err, sizeof err));
+    int line, col;
+    position_of(text, "\"followers\"", 0, &line, &col);
+    char want[256];
+    snprintf(want, sizeof want,
+             "b.json:%d:%d: crowds[1]: the scenario has 68736253953 agents at this scale, more "
+             "than 16777216",
+             line, col);
+    cr_assert_str_eq(err, want);
     cr_assert_null(b.world);
     scenario_free(&sc);
 }

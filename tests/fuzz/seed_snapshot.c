@@ -1,6 +1,6 @@
 // Writes the snapshot fuzz target's seed corpus: snapshots of real worlds of a few shapes (empty,
 // one agent, removals and re-additions, every goal mode, reserved capacity, many agents, queues,
-// paths and follow-leader groups).
+// paths and follow-leader groups, values at the valid ranges with a neighbor cap).
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -82,6 +82,40 @@ static int paths_and_groups(const char* dir) {
     return bad;
 }
 
+// Values at the valid ranges (crowd/base.h) and a neighbor cap, so mutations explore the range
+// checks of the loader on both sides of every bound.
+static int bounds(const char* dir) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    wd.dt = CROWD_MAX_DT;
+    wd.cell_size = CROWD_MIN_CELL_SIZE;
+    wd.max_neighbors = 3;
+    crowd_world* w;
+    if (crowd_world_create(&wd, &w) != CROWD_OK) return 1;
+    int bad = 0;
+    for (int i = 0; i < 6; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        const float s = i % 2 ? 1.0f : -1.0f;
+        a.position = (crowd_vec2){s * CROWD_MAX_COORD, (float)i * 0.2f};
+        a.velocity = (crowd_vec2){s * CROWD_MAX_SPEED, 0.0f};
+        a.radius = CROWD_MAX_DISTANCE;
+        a.max_speed = i < 3 ? CROWD_MAX_SPEED : CROWD_MIN_SPEED;
+        a.max_force = CROWD_MAX_FORCE;
+        a.separation_radius = CROWD_MAX_DISTANCE;
+        a.separation_weight = CROWD_MAX_WEIGHT;
+        a.goal = (crowd_goal){CROWD_GOAL_ARRIVE,
+                              {-s * CROWD_MAX_COORD, CROWD_MAX_COORD},
+                              CROWD_MAX_DISTANCE,
+                              CROWD_MAX_WEIGHT};
+        crowd_agent_id id;
+        bad |= crowd_agent_add(w, &a, &id) != CROWD_OK;
+    }
+    crowd_world_step(w);
+    bad |= write_seed(dir, "bounds", w);
+    crowd_world_destroy(w);
+    return bad;
+}
+
 int main(int argc, char** argv) {
     if (argc != 2) {
         fputs("usage: seed_snapshot DIR\n", stderr);
@@ -126,6 +160,7 @@ int main(int argc, char** argv) {
     bad |= !w || write_seed(dir, "queues", w);
     crowd_world_destroy(w);
     bad |= paths_and_groups(dir);
+    bad |= bounds(dir);
     if (bad) fputs("seed_snapshot: failed\n", stderr);
     return bad;
 }

@@ -131,7 +131,7 @@ def session(threads, seed=7):
                       "y": rng.uniform(-15, 15)})
                 next_ref += 1
             else:
-                bad = rng.randrange(5)
+                bad = rng.randrange(8)
                 if bad == 0 and removed:
                     send({"cmd": "teleport", "id": rng.choice(removed), "x": 0, "y": 0}, True)
                 elif bad == 1:
@@ -140,6 +140,13 @@ def session(threads, seed=7):
                     send({"cmd": "add", "ref": next_ref, "max_speed": -1}, True)
                 elif bad == 3:
                     send({"cmd": "fly"}, True)
+                elif bad == 5:  # an unknown key is an error, not ignored
+                    send({"cmd": "add", "ref": next_ref, "x": 1, "z": 2}, True)
+                elif bad == 6:  # also inside the goal object
+                    send({"cmd": "add", "ref": next_ref, "goal": {"mode": "seek", "speed": 3}},
+                         True)
+                elif bad == 7:  # beyond the valid coordinate range
+                    send({"cmd": "add", "ref": next_ref, "x": 2e6}, True)
                 else:
                     send({"cmd": "set_goal", "id": live[0] if live else 1, "mode": "wander"}, True)
         line += 1
@@ -166,6 +173,10 @@ check(final1["tick"] == dumps[-1][0]["tick"] and final1["hash"] == dumps[-1][0][
 got = [e["line"] for e in c1.errors]
 check(got == expect, f"errors exactly on the failing commands ({len(expect)}): {got[:8]}")
 check(any("stale agent handle" in e["error"] for e in c1.errors), "stale handles are reported")
+check(any(e["error"] == 'add: unknown key "z"' for e in c1.errors), "unknown keys are reported")
+check(any(e["error"] == 'add: unknown key "speed"' for e in c1.errors),
+      "unknown keys inside a goal are reported")
+check(any("valid range" in e["error"] for e in c1.errors), "out-of-range values are reported")
 check(len(c1.state) > 40, f"a crowd remains ({len(c1.state)} agents)")
 
 c2, _, _, final2 = session(2)

@@ -97,7 +97,8 @@ static int parse(int argc, char** argv, demo_args* a) {
                 !cli_int(cmd, f, v, 1, 100000000, &a->ticks))
                 return EXIT_USAGE;
         } else if (!strcmp(f, "--threads")) {
-            if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, f, v, 0, 1024, &a->threads))
+            if (!(v = cli_value(cmd, argc, argv, &i)) ||
+                !cli_int(cmd, f, v, 0, CROWD_MAX_THREADS, &a->threads))
                 return EXIT_USAGE;
         } else if (!strcmp(f, "--record-every")) {
             if (!(v = cli_value(cmd, argc, argv, &i)) ||

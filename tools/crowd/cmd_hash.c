@@ -20,6 +20,7 @@ static void usage(FILE* f) {
           "  --threads T    OpenMP threads, 0 = all cores (default 0)\n"
           "  --seed S       random seed (default 1)\n"
           "  --churn        add, remove and teleport agents between steps\n"
+          "  --max-neighbors K  per-agent neighbor cap, 0 = none (default 0)\n"
           "  -h, --help     show this help\n",
           f);
 }
@@ -63,7 +64,7 @@ int cmd_hash(int argc, char** argv) {
     scene_def def = scene_def_default();
     def.agents = 20000;
     def.kind = SCENE_MIXED;
-    long ticks = 200, n;
+    long ticks = 200, n, max_neighbors = 0;
     bool do_churn = false;
     for (int i = 2; i < argc; ++i) {
         const char* a = argv[i];
@@ -77,7 +78,7 @@ int cmd_hash(int argc, char** argv) {
             continue;
         }
         if (strcmp(a, "--agents") && strcmp(a, "--ticks") && strcmp(a, "--threads") &&
-            strcmp(a, "--seed") && strcmp(a, "--scene")) {
+            strcmp(a, "--seed") && strcmp(a, "--scene") && strcmp(a, "--max-neighbors")) {
             cli_error(cmd, "unknown option '%s' (try crowd hash --help)", a);
             return EXIT_USAGE;
         }
@@ -98,8 +99,10 @@ int cmd_hash(int argc, char** argv) {
         } else if (!strcmp(a, "--ticks")) {
             if (!cli_int(cmd, a, v, 0, 100000000, &ticks)) return EXIT_USAGE;
         } else if (!strcmp(a, "--threads")) {
-            if (!cli_int(cmd, a, v, 0, 1024, &n)) return EXIT_USAGE;
+            if (!cli_int(cmd, a, v, 0, CROWD_MAX_THREADS, &n)) return EXIT_USAGE;
             def.threads = (int)n;
+        } else if (!strcmp(a, "--max-neighbors")) {
+            if (!cli_int(cmd, a, v, 0, CROWD_MAX_NEIGHBORS, &max_neighbors)) return EXIT_USAGE;
         } else {
             if (!cli_int(cmd, a, v, 0, INT32_MAX, &n)) return EXIT_USAGE;
             def.seed = (uint64_t)n;
@@ -107,6 +110,7 @@ int cmd_hash(int argc, char** argv) {
     }
     crowd_world* w;
     crowd_status st = scene_create(&def, &w);
+    if (st == CROWD_OK) st = crowd_world_set_max_neighbors(w, (int)max_neighbors);
     if (st != CROWD_OK) {
         cli_error(cmd, "cannot create the world: %s", crowd_status_string(st));
         return 1;

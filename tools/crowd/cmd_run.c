@@ -44,7 +44,8 @@ int cmd_run(int argc, char** argv) {
             if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, a, v, 0, 100000000, &ticks))
                 return EXIT_USAGE;
         } else if (!strcmp(a, "--threads")) {
-            if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, a, v, 0, 1024, &threads))
+            if (!(v = cli_value(cmd, argc, argv, &i)) ||
+                !cli_int(cmd, a, v, 0, CROWD_MAX_THREADS, &threads))
                 return EXIT_USAGE;
         } else if (!strcmp(a, "--record-every")) {
             if (!(v = cli_value(cmd, argc, argv, &i)) || !cli_int(cmd, a, v, 1, 100000000, &every))

@@ -54,7 +54,8 @@ static int parse(int argc, char** argv, scale_args* a) {
             return -1;
         } else if (!strcmp(f, "--threads")) {
             if (!(v = cli_value(cmd, argc, argv, &i)) ||
-                !cli_int_list(cmd, f, v, 1, 1024, a->threads, SCALE_MAX_THREADS, &a->thread_count))
+                !cli_int_list(cmd, f, v, 1, CROWD_MAX_THREADS, a->threads, SCALE_MAX_THREADS,
+                              &a->thread_count))
                 return EXIT_USAGE;
         } else if (!strcmp(f, "--agents")) {
             if (!(v = cli_value(cmd, argc, argv, &i)) ||

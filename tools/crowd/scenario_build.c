@@ -206,8 +206,22 @@ bool scenario_build(const scenario* sc, const build_options* opt, built_world* o
     const double scale = opt->agents_scale > 0.0 ? opt->agents_scale : 1.0;
     const int64_t total = scenario_agent_total(sc, scale);
     if (total > (int64_t)1 << 24) {
-        snprintf(err, errlen, "%s: the scenario has %lld agents at this scale, more than %d",
-                 sc->file, (long long)total, 1 << 24);
+        // Named at the crowd that takes the running total past the limit (at its followers
+        // when it has them, which multiply its count).
+        int64_t sum = 0;
+        int k = 0;
+        for (; k < sc->crowd_count - 1; ++k) {
+            const sc_crowd* c = &sc->crowds[k];
+            sum += (int64_t)scenario_scaled_count(c->count, scale) *
+                   (1 + (c->has_followers ? c->followers.count : 0));
+            if (sum > (int64_t)1 << 24) break;
+        }
+        const sc_crowd* c = &sc->crowds[k];
+        const json_pos pos = c->has_followers ? c->followers_pos : c->pos;
+        snprintf(err, errlen,
+                 "%s:%d:%d: crowds[%d]: the scenario has %lld agents at this scale, "
+                 "more than %d",
+                 sc->file, pos.line, pos.col, k, (long long)total, 1 << 24);
         return false;
     }
     crowd_world_def wd = crowd_world_def_default();

@@ -400,8 +400,11 @@ static bool parse_path(pctx* c, const cJSON* node, const scenario* sc, int index
 static bool parse_world(pctx* c, const cJSON* node, scenario* sc) {
     static const char* const keys[] = {"dt", "cell_size", "seed", "ticks", "record_every", NULL};
     if (!pc_object(c, node, "world settings", keys)) return false;
-    return pc_float(c, node, "dt", PC_POSITIVE, &sc->dt) &&
-           pc_float(c, node, "cell_size", PC_POSITIVE, &sc->cell_size) &&
+    // The library's ranges (crowd/base.h), so that a bad value is reported where it is written.
+    static const pc_rule dt_rule = {0.0, CROWD_MAX_DT, true};
+    static const pc_rule cell_rule = {CROWD_MIN_CELL_SIZE, CROWD_MAX_DISTANCE, false};
+    return pc_float(c, node, "dt", dt_rule, &sc->dt) &&
+           pc_float(c, node, "cell_size", cell_rule, &sc->cell_size) &&
            pc_u64(c, node, "seed", &sc->seed) &&
            pc_int(c, node, "ticks", 1, MAX_TICKS, &sc->ticks) &&
            pc_int(c, node, "record_every", 1, MAX_TICKS, &sc->record_every);
@@ -466,6 +469,39 @@ static bool parse_document(pctx* c, const cJSON* root, scenario* sc) {
     return true;
 }
 
+// Offset of the first byte that does not start a well-formed UTF-8 sequence (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF), or len when the text is valid.
+static size_t utf8_invalid_at(const char* text, size_t len) {
+    const unsigned char* s = (const unsigned char*)text;
+    size_t i = 0;
+    while (i < len) {
+        const unsigned char b = s[i];
+        size_t n;
+        unsigned char lo = 0x80, hi = 0xbf; // allowed range of the second byte
+        if (b < 0x80) {
+            ++i;
+            continue;
+        } else if (b >= 0xc2 && b <= 0xdf) {
+            n = 2;
+        } else if (b >= 0xe0 && b <= 0xef) {
+            n = 3;
+            if (b == 0xe0) lo = 0xa0; // overlong
+            if (b == 0xed) hi = 0x9f; // surrogates
+        } else if (b >= 0xf0 && b <= 0xf4) {
+            n = 4;
+            if (b == 0xf0) lo = 0x90; // overlong
+            if (b == 0xf4) hi = 0x8f; // above U+10FFFF
+        } else {
+            return i;
+        }
+        if (len - i < n || s[i + 1] < lo || s[i + 1] > hi) return i;
+        for (size_t k = 2; k < n; ++k)
+            if (s[i + k] < 0x80 || s[i + k] > 0xbf) return i;
+        i += n;
+    }
+    return len;
+}
+
 bool scenario_parse(const char* file, const char* text, size_t len, scenario* out, char* err,
                     size_t errlen) {
     crowd_world_def wd = crowd_world_def_default();
@@ -474,6 +510,15 @@ bool scenario_parse(const char* file, const char* text, size_t len, scenario* ou
     out->file = strdup(file);
     if (!out->file) {
         snprintf(err, errlen, "%s: out of memory", file);
+        return false;
+    }
+    // Strings end up in messages, recordings and replay pages: the document must be UTF-8.
+    const size_t bad = utf8_invalid_at(text, len);
+    if (bad < len) {
+        const json_pos p = json_offset_pos(text, len, bad);
+        snprintf(err, errlen, "%s:%d:%d: invalid UTF-8 (byte 0x%02x)", file, p.line, p.col,
+                 (unsigned)(unsigned char)text[bad]);
+        scenario_free(out);
         return false;
     }
     json_index idx;

@@ -16,9 +16,14 @@
 //   {"cmd":"step","n":10}     (--lockstep only: run n ticks now)
 //   {"cmd":"dump"}            (write the full state: {"dump":{"tick","hash","agents"}})
 //   {"cmd":"quit"}
+// The world has a per-agent neighbor cap (--max-neighbors, default 64; see
+// crowd_world_set_max_neighbors), so no client can make a step cost more than that many
+// neighbors per agent by piling agents up.
 // Output lines:
 //   {"tick":T,"added":[[ref,id],...],"removed":[id,...],"changed":[[id,x,y,vx,vy],...]}
-//   {"error":"<status>","line":N}   for a command that failed (the world is unchanged)
+//   {"error":"<status>","line":N}   for a command that failed (the world is unchanged), among
+//                                   them a command with a key it does not know
+//                                   ("add: unknown key \"z\""), as in scenario files
 //   {"final":{"tick":T,"hash":"<16 hex digits>","agents":[[id,x,y,vx,vy],...]}} at the end
 // An agent id is generation * 2^32 + index + 1 (the handle without its world tag).
 #define _POSIX_C_SOURCE 200809L
@@ -45,6 +50,7 @@ typedef struct options {
     int threads;
     float dt;
     int capacity;
+    int max_neighbors;
 } options;
 
 typedef struct sent { // what the clients were last told about an agent index
@@ -227,6 +233,16 @@ static bool parse_id(const cJSON* o, crowd_agent_id* id) {
     return true;
 }
 
+// The first key of object `o` that is not in the NULL-terminated `known`, or NULL.
+static const char* unknown_key(const cJSON* o, const char* const* known) {
+    for (const cJSON* k = o->child; k; k = k->next) {
+        const char* const* n = known;
+        while (*n && strcmp(*n, k->string) != 0) ++n;
+        if (!*n) return k->string;
+    }
+    return NULL;
+}
+
 static bool parse_goal(const cJSON* o, crowd_goal* g) {
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(o, "mode");
     if (m) {
@@ -334,6 +350,11 @@ static void cmd_teleport(server* s, const cJSON* o) {
         report_error(s, CROWD_ERR_NOT_FINITE, "teleport");
         return;
     }
+    if (fabsf(p.x) > CROWD_MAX_COORD || fabsf(p.y) > CROWD_MAX_COORD ||
+        fabsf(v.x) > CROWD_MAX_SPEED || fabsf(v.y) > CROWD_MAX_SPEED) {
+        report_error(s, CROWD_ERR_OUT_OF_RANGE, "teleport");
+        return;
+    }
     st = crowd_agent_set_position(s->world, id, p);
     if (st == CROWD_OK) st = crowd_agent_set_velocity(s->world, id, v);
     if (st != CROWD_OK) report_error(s, st, "teleport");
@@ -349,16 +370,52 @@ static void cmd_step(server* s, const cJSON* o) {
         if (!tick(s)) s->quit = true;
 }
 
-static void command(server* s, const char* line, size_t len) {
-    s->line_no++;
-    while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ')) --len;
-    if (len == 0) return;
-    cJSON* o = cJSON_ParseWithLength(line, len);
-    const cJSON* c = cJSON_GetObjectItemCaseSensitive(o, "cmd");
-    const char* name = cJSON_IsString(c) ? c->valuestring : "";
-    if (!cJSON_IsObject(o) || !cJSON_IsString(c))
-        report_error(s, CROWD_OK, "not a JSON command object");
-    else if (!strcmp(name, "add"))
+// The keys each command takes ("cmd" included); a goal object inside "add" takes goal_keys.
+typedef struct command_keys {
+    const char* name;
+    const char* keys[16];
+} command_keys;
+
+static const command_keys known_keys[] = {
+    {"add",
+     {"cmd", "ref", "x", "y", "vx", "vy", "max_speed", "max_force", "radius", "separation_radius",
+      "separation_weight", "user_data", "goal", NULL}},
+    {"remove", {"cmd", "id", NULL}},
+    {"set_goal", {"cmd", "id", "mode", "x", "y", "slow_radius", "weight", NULL}},
+    {"teleport", {"cmd", "id", "x", "y", "vx", "vy", NULL}},
+    {"step", {"cmd", "n", NULL}},
+    {"dump", {"cmd", NULL}},
+    {"quit", {"cmd", NULL}},
+};
+static const char* const goal_keys[] = {"mode", "x", "y", "slow_radius", "weight", NULL};
+
+// Reports the first key the command does not take (also inside an add's goal); true when all
+// are known or the command itself is unknown.
+static bool keys_known(server* s, const cJSON* o, const char* name) {
+    for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; ++i) {
+        if (strcmp(known_keys[i].name, name) != 0) continue;
+        const char* bad = unknown_key(o, known_keys[i].keys);
+        const cJSON* goal = cJSON_GetObjectItemCaseSensitive(o, "goal");
+        if (!bad && !strcmp(name, "add") && cJSON_IsObject(goal))
+            bad = unknown_key(goal, goal_keys);
+        if (!bad) return true;
+        char what[96];
+        // The key is the client's text: only a short printable-ASCII prefix is echoed, other
+        // bytes (quotes, backslashes, controls, UTF-8) as '?'.
+        int n = 0;
+        char shown[33];
+        for (const unsigned char* c = (const unsigned char*)bad; *c && n < 32; ++c)
+            shown[n++] = (*c == '"' || *c == '\\' || *c < 0x20 || *c > 0x7e) ? '?' : (char)*c;
+        shown[n] = '\0';
+        snprintf(what, sizeof what, "%s: unknown key \\\"%s\\\"", name, shown);
+        report_error(s, CROWD_OK, what);
+        return false;
+    }
+    return true;
+}
+
+static void dispatch(server* s, const cJSON* o, const char* name) {
+    if (!strcmp(name, "add"))
         cmd_add(s, o);
     else if (!strcmp(name, "remove"))
         cmd_remove(s, o);
@@ -374,6 +431,19 @@ static void command(server* s, const char* line, size_t len) {
         s->quit = true;
     else
         report_error(s, CROWD_OK, "unknown command");
+}
+
+static void command(server* s, const char* line, size_t len) {
+    s->line_no++;
+    while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ')) --len;
+    if (len == 0) return;
+    cJSON* o = cJSON_ParseWithLength(line, len);
+    const cJSON* c = cJSON_GetObjectItemCaseSensitive(o, "cmd");
+    const char* name = cJSON_IsString(c) ? c->valuestring : "";
+    if (!cJSON_IsObject(o) || !cJSON_IsString(c))
+        report_error(s, CROWD_OK, "not a JSON command object");
+    else if (keys_known(s, o, name))
+        dispatch(s, o, name);
     cJSON_Delete(o);
 }
 
@@ -456,7 +526,9 @@ static void usage(FILE* f) {
           "  --ticks N       stop after N ticks (default: when stdin closes)\n"
           "  --threads T     OpenMP threads of the step; 1 = the server's thread (default 1)\n"
           "  --dt S          tick length in seconds (default 0.1)\n"
-          "  --capacity N    agents to reserve storage for (default 1024)\n",
+          "  --capacity N    agents to reserve storage for (default 1024)\n"
+          "  --max-neighbors K  per-agent neighbor cap, 0 = none (default 64): bounds the cost\n"
+          "                  of a step however densely clients pile agents up\n",
           f);
 }
 
@@ -485,6 +557,9 @@ static bool parse_args(int argc, char** argv, options* o) {
             o->dt = (float)v;
         else if (!strcmp(a, "--capacity") && v >= 0 && v <= 1 << 24)
             o->capacity = (int)v;
+        else if (!strcmp(a, "--max-neighbors") && v >= 0 && v <= CROWD_MAX_NEIGHBORS &&
+                 v == floor(v))
+            o->max_neighbors = (int)v;
         else
             return false;
     }
@@ -492,7 +567,13 @@ static bool parse_args(int argc, char** argv, options* o) {
 }
 
 int main(int argc, char** argv) {
-    server s = {.opt = {.rate = 20, .max_ticks = -1, .threads = 1, .dt = 0.1f, .capacity = 1024},
+    // Clients may add any number of agents anywhere: the server caps neighbors by default.
+    server s = {.opt = {.rate = 20,
+                        .max_ticks = -1,
+                        .threads = 1,
+                        .dt = 0.1f,
+                        .capacity = 1024,
+                        .max_neighbors = 64},
                 .out = stdout};
     if (!parse_args(argc, argv, &s.opt)) {
         usage(stderr);
@@ -502,6 +583,7 @@ int main(int argc, char** argv) {
     wd.threads = s.opt.threads;
     wd.dt = s.opt.dt;
     wd.capacity = s.opt.capacity;
+    wd.max_neighbors = s.opt.max_neighbors;
     wd.world_tag = 1;
     crowd_status st = crowd_world_create(&wd, &s.world);
     s.buf = malloc(MAX_LINE);

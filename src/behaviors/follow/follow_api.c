@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "behaviors/follow/follow_internal.h"
+#include "core/range.h"
 
 // ---- validation ---------------------------------------------------------------------------------
 
@@ -22,21 +23,25 @@ crowd_status cs_follow_check_def(const crowd_follow_def* d) {
         return CROWD_ERR_BAD_RADIUS;
     if (d->evade_weight < 0.0f || d->separation_weight < 0.0f || d->weight < 0.0f)
         return CROWD_ERR_BAD_WEIGHT;
-    return CROWD_OK;
+    crowd_status st = cs_range_upper(v, 4, CROWD_MAX_DISTANCE);
+    return st != CROWD_OK ? st : cs_range_upper(v + 4, 3, CROWD_MAX_WEIGHT);
 }
 
 crowd_status cs_formation_check_def(const crowd_formation_def* d) {
     if ((unsigned)d->shape >= CROWD_FORMATION_SHAPE_COUNT) return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->spacing) || !isfinite(d->distance)) return CROWD_ERR_NOT_FINITE;
     if (d->spacing <= 0.0f || d->distance <= 0.0f) return CROWD_ERR_BAD_RADIUS;
+    const float v[] = {d->spacing, d->distance};
+    if (cs_range_upper(v, 2, CROWD_MAX_DISTANCE) != CROWD_OK) return CROWD_ERR_OUT_OF_RANGE;
     if (d->shape == CROWD_FORMATION_BLOCK && d->columns < 1) return CROWD_ERR_BAD_COUNT;
     if (d->shape == CROWD_FORMATION_CUSTOM) {
         if (!d->offsets) return CROWD_ERR_NULL_ARGUMENT;
         if (d->offset_count < 1 || d->offset_count > CROWD_FORMATION_MAX_OFFSETS)
             return CROWD_ERR_BAD_COUNT;
-        for (int k = 0; k < d->offset_count; ++k)
-            if (!isfinite(d->offsets[k].x) || !isfinite(d->offsets[k].y))
-                return CROWD_ERR_NOT_FINITE;
+        for (int k = 0; k < d->offset_count; ++k) {
+            const crowd_status st = cs_range_offset(d->offsets[k]);
+            if (st != CROWD_OK) return st;
+        }
     }
     return CROWD_OK;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "behaviors/goal/goal_internal.h"
+#include "core/range.h"
 
 crowd_goal crowd_goal_default(void) {
     return (crowd_goal){.mode = CROWD_GOAL_NONE, .slow_radius = 1.0f, .weight = 1.0f};
@@ -15,7 +16,9 @@ static crowd_status check_goal(const crowd_goal* g) {
         return CROWD_ERR_NOT_FINITE;
     if (g->slow_radius <= 0.0f) return CROWD_ERR_BAD_RADIUS;
     if (g->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
-    return CROWD_OK;
+    if (g->slow_radius > CROWD_MAX_DISTANCE || g->weight > CROWD_MAX_WEIGHT)
+        return CROWD_ERR_OUT_OF_RANGE;
+    return cs_range_point(g->target);
 }
 
 // Agents keep a goal record only for a goal other than crowd_goal_default(), compared bit for bit

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "behaviors/path/path_internal.h"
+#include "core/range.h"
 
 crowd_path_follow_def crowd_path_follow_def_default(void) {
     return (crowd_path_follow_def){
@@ -27,7 +28,10 @@ crowd_status cs_path_check_follow(const crowd_path_follow_def* d) {
         d->predict_ahead < 0.0f)
         return CROWD_ERR_BAD_RADIUS;
     if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
-    return CROWD_OK;
+    const float dist[] = {d->arrive_radius, d->slow_radius, d->tube_radius};
+    crowd_status st = cs_range_upper(dist, 3, CROWD_MAX_DISTANCE);
+    if (st == CROWD_OK) st = cs_range_upper(&d->predict_ahead, 1, CROWD_MAX_TIME);
+    return st != CROWD_OK ? st : cs_range_upper(&d->weight, 1, CROWD_MAX_WEIGHT);
 }
 
 crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,

@@ -33,6 +33,7 @@ int crowd_path_closest_segment(const crowd_vec2* points, int count, crowd_path_m
 }
 
 crowd_path_cursor crowd_path_cursor_start(int count, const crowd_path_follow_def* def) {
+    if (!def) return (crowd_path_cursor){.state = CROWD_PATH_STATE_NONE, .segment = -1};
     crowd_path_cursor c = {.state = CROWD_PATH_STATE_FOLLOWING,
                            .index = def->start_index,
                            .direction = def->reverse ? -1 : 1,
@@ -66,6 +67,10 @@ crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
                                 const crowd_path_follow_def* def, crowd_path_cursor* cursor,
                                 int segment, crowd_vec2 pos, crowd_vec2 vel, float max_speed) {
     if (!usable(points, count, def, cursor)) return (crowd_vec2){0.0f, 0.0f};
+    // A cursor FINISHED before the call never uses the segment, whatever its value.
+    const bool finished =
+        def->mode == CROWD_PATH_ONE_SHOT && cursor->state == CROWD_PATH_STATE_FINISHED;
+    if (finished) segment = 0;
     if (segment < 0 || segment >= crowd_path_segment_count(count, def->mode))
         return (crowd_vec2){0.0f, 0.0f};
     // The engine keeps segments precomputed; the one used is built on the spot here.

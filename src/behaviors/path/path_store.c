@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "behaviors/path/path_internal.h"
+#include "core/range.h"
 
 // ---- validation ---------------------------------------------------------------------------------
 
@@ -13,8 +14,12 @@ static crowd_status check_points(const crowd_vec2* pts, int count) {
     if (!pts) return CROWD_ERR_NULL_ARGUMENT;
     if (count < 2) return CROWD_ERR_PATH_TOO_SHORT;
     if (count > CROWD_PATH_MAX_POINTS) return CROWD_ERR_PATH_TOO_LONG;
+    // Every point is checked for NaN and infinities before any for its range, so a path with
+    // both reports CROWD_ERR_NOT_FINITE.
     for (int i = 0; i < count; ++i)
         if (!isfinite(pts[i].x) || !isfinite(pts[i].y)) return CROWD_ERR_NOT_FINITE;
+    for (int i = 0; i < count; ++i)
+        if (cs_range_point(pts[i]) != CROWD_OK) return CROWD_ERR_OUT_OF_RANGE;
     for (int i = 1; i < count; ++i)
         if (pts[i].x == pts[i - 1].x && pts[i].y == pts[i - 1].y)
             return CROWD_ERR_PATH_REPEATED_POINT;

@@ -9,6 +9,7 @@
 
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/queue/queue_internal.h"
+#include "core/range.h"
 
 crowd_queue_def crowd_queue_def_default(void) {
     return (crowd_queue_def){
@@ -75,7 +76,13 @@ crowd_status cs_queue_check_def(const crowd_queue_def* d) {
     if (d->weight < 0.0f) return CROWD_ERR_BAD_WEIGHT;
     if (d->start_min.x > d->start_max.x || d->start_min.y > d->start_max.y)
         return CROWD_ERR_BAD_AREA;
-    return CROWD_OK;
+    const float dist[] = {d->cone_length, d->cone_width, d->slow_radius, d->arrival_radius};
+    crowd_status st = cs_range_upper(dist, 4, CROWD_MAX_DISTANCE);
+    if (st == CROWD_OK) st = cs_range_upper(&d->weight, 1, CROWD_MAX_WEIGHT);
+    if (st == CROWD_OK) st = cs_range_point(d->goal);
+    if (st == CROWD_OK) st = cs_range_point(d->start_min);
+    if (st == CROWD_OK) st = cs_range_point(d->start_max);
+    return st;
 }
 
 crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crowd_queue_def* def) {

@@ -1,0 +1,232 @@
+// Neighbor pass with a per-agent neighbor cap (crowd_world_set_max_neighbors): the bounded-cost
+// alternative to neighbor.c for worlds where a client may pile agents up.
+//
+// Each agent examines at most max_neighbors * CROWD_NEIGHBOR_SCAN candidates of its query box,
+// visiting the box's rows from its own row outward (own, below, above, two below, ...) and each
+// row's agents in sorted-slot order. Of the candidates examined it keeps the max_neighbors
+// nearest within its separation radius (ties: the lower agent index first) and sums separation and
+// group separation over them nearest first; the queue cone takes the closest agent ahead among all
+// candidates examined. Per agent the work is therefore at most max_neighbors * CROWD_NEIGHBOR_SCAN
+// candidates, plus the rows of its query box, however many agents share a cell. Everything is
+// per agent and in a fixed order, so results do not depend on the thread count.
+//
+// Scalar code: the cap is for hostile or pathological worlds; the default (no cap) is neighbor.c.
+#include <math.h>
+
+#include "core/internal.h"
+
+typedef struct kept {
+    float d;
+    uint32_t id;
+    float ux, uy; // offset * (1 / d - 1 / r)
+    uint32_t group;
+} kept;
+
+typedef struct cap_query {
+    float px, py, r, inv_r;
+    float hx, hy, cone_l, cone_w, cone_w2;
+    uint32_t self, group;
+    bool cone;
+    int k, scan;     // neighbors kept at most, candidates examined at most
+    int examined, n; // candidates examined so far, neighbors kept
+    float along;     // closest along in the cone
+    kept* best;      // n entries, nearest first
+    const cs_grid* g;
+    const crowd_world* w;
+} cap_query;
+
+static inline bool before(float d, uint32_t id, const kept* b) {
+    return d < b->d || (d == b->d && id < b->id);
+}
+
+// Examines slots [b, e) until the scan budget is spent. With `sparse`, agents of other rows that
+// share the row's keys are skipped, and count against the budget like every slot looked at.
+static void examine(cap_query* q, uint32_t b, uint32_t e, bool sparse, int32_t row) {
+    const cs_columns* c = &q->w->cur;
+    for (uint32_t j = b; j < e && q->examined < q->scan; ++j) {
+        q->examined++;
+        if (sparse && cs_cell_coord(c->py[j], q->g->inv_cell) != row) continue;
+        if (j == q->self) continue;
+        const float dx = q->px - c->px[j], dy = q->py - c->py[j];
+        const float d = sqrtf(dx * dx + dy * dy);
+        if (q->cone) {
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float ox = -dx - q->hx * along, oy = -dy - q->hy * along;
+            if (along >= 0.0f && along <= q->cone_l && ox * ox + oy * oy <= q->cone_w2 &&
+                along < q->along)
+                q->along = along;
+        }
+        if (!(d > 0.01f && d < q->r)) continue;
+        const uint32_t id = c->id[j];
+        if (q->n == q->k && !before(d, id, &q->best[q->n - 1])) continue;
+        int at = q->n < q->k ? q->n++ : q->k - 1;
+        while (at > 0 && before(d, id, &q->best[at - 1])) {
+            q->best[at] = q->best[at - 1];
+            --at;
+        }
+        const float k = 1.0f / d - q->inv_r;
+        q->best[at] = (kept){.d = d, .id = id, .ux = dx * k, .uy = dy * k, .group = c->group[j]};
+    }
+}
+
+static inline float minf(float a, float b) {
+    return a < b ? a : b;
+}
+static inline float maxf(float a, float b) {
+    return a > b ? a : b;
+}
+
+// The agent's query box (the separation disc, grown to the cone's bounding box), widened by the
+// same relative margin as neighbor.c's boxes.
+static bool query_box(const cap_query* q, float reach_r, cs_cell_box* box) {
+    float x0 = q->px - reach_r, x1 = q->px + reach_r, y0 = q->py - reach_r, y1 = q->py + reach_r;
+    float reach = reach_r;
+    if (q->cone) {
+        const float cw = q->cone_w;
+        const float ex = fabsf(q->hy) * cw, ey = fabsf(q->hx) * cw;
+        const float tx = q->hx * q->cone_l, ty = q->hy * q->cone_l;
+        x0 = minf(x0, q->px + minf(0.0f, tx) - ex);
+        x1 = maxf(x1, q->px + maxf(0.0f, tx) + ex);
+        y0 = minf(y0, q->py + minf(0.0f, ty) - ey);
+        y1 = maxf(y1, q->py + maxf(0.0f, ty) + ey);
+        reach = maxf(reach, q->cone_l + cw);
+    }
+    const float m = (fabsf(q->px) + fabsf(q->py) + reach) * 1e-6f + 1e-6f;
+    return cs_grid_box(q->g, x0 - m, y0 - m, x1 + m, y1 + m, box);
+}
+
+static void visit_rows(cap_query* q, const cs_cell_box* box) {
+    const cs_grid* g = q->g;
+    const uint32_t n = (uint32_t)q->w->count;
+    const bool sparse = !g->dense;
+    if (sparse && (int64_t)box->cy1 - box->cy0 >= (int64_t)n) {
+        examine(q, 0, n, false, 0); // as neighbor.c: one walk over all agents
+        return;
+    }
+    int32_t own = cs_cell_coord(q->py, g->inv_cell);
+    own = own < box->cy0 ? box->cy0 : (own > box->cy1 ? box->cy1 : own);
+    // Rows own, own - 1, own + 1, own - 2, own + 2, ... while the budget lasts.
+    for (int64_t d = 0; q->examined < q->scan; ++d) {
+        const bool below = own - d >= box->cy0, above = own + d <= box->cy1;
+        if (!below && !above) return;
+        for (int side = 0; side < 2; ++side) {
+            if (side == 0 ? !below : (d == 0 || !above)) continue;
+            const int32_t cy = (int32_t)(side == 0 ? own - d : own + d);
+            uint32_t b[2], e[2];
+            const int ranges = cs_grid_row_ranges(g, box, cy, b, e);
+            for (int k = 0; k < ranges; ++k) examine(q, b[k], e[k], sparse, cy);
+        }
+    }
+}
+
+// A query's subscribers (core/behavior.h), resolved for one pass: agents with `flag` read their
+// inputs from and write their outputs to float fields of their records of one kind.
+typedef struct cap_use {
+    uint32_t flag; // 0: nobody
+    const cs_pool* pool;
+    const int32_t* rec_of;
+    uint16_t in[3], out[2];
+} cap_use;
+
+static cap_use resolve(const crowd_world* w, cs_neighbor_query query) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
+        if (u->flag)
+            return (cap_use){u->flag,
+                             &w->pools[u->kind],
+                             w->rec_of[u->kind],
+                             {u->in[0], u->in[1], u->in[2]},
+                             {u->out[0], u->out[1]}};
+    }
+    return (cap_use){0};
+}
+
+static inline float* field(unsigned char* rec, uint16_t offset) {
+    return (float*)(void*)(rec + offset);
+}
+
+static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_use* group_use,
+                             int s, kept* scratch) {
+    const cs_columns* c = &w->cur;
+    const uint32_t flags = c->flags[s], idx = c->id[s];
+    unsigned char* grec =
+        flags & group_use->flag ? cs_pool_find(group_use->pool, group_use->rec_of, idx) : NULL;
+    unsigned char* crec =
+        flags & cone_use->flag ? cs_pool_find(cone_use->pool, cone_use->rec_of, idx) : NULL;
+    const float vx = c->vx[s], vy = c->vy[s], sep_w = c->sep_weight[s];
+    cap_query q = {.px = c->px[s],
+                   .py = c->py[s],
+                   .r = c->sep_radius[s],
+                   .inv_r = 1.0f / c->sep_radius[s],
+                   .self = (uint32_t)s,
+                   .group = c->group[s],
+                   .k = w->max_neighbors,
+                   .scan = w->max_neighbors * CROWD_NEIGHBOR_SCAN,
+                   .along = INFINITY,
+                   .best = scratch,
+                   .g = &w->grid,
+                   .w = w};
+    const bool sep = sep_w > 0.0f, grp = q.group != 0;
+    if (crec) {
+        const float speed = sqrtf(vx * vx + vy * vy);
+        q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
+        q.hx = q.cone ? vx / speed : 0.0f;
+        q.hy = q.cone ? vy / speed : 0.0f;
+        q.cone_l = *field(crec, cone_use->in[0]);
+        q.cone_w = *field(crec, cone_use->in[1]);
+        q.cone_w2 = *field(crec, cone_use->in[2]);
+    }
+    w->force_x[s] = 0.0f;
+    w->force_y[s] = 0.0f;
+    cs_cell_box box;
+    if ((sep || grp || q.cone) && query_box(&q, (sep || grp) ? q.r : 0.0f, &box))
+        visit_rows(&q, &box);
+
+    const float ms = c->max_speed[s];
+    float sx = 0.0f, sy = 0.0f, gx = 0.0f, gy = 0.0f;
+    int gn = 0;
+    for (int i = 0; i < q.n; ++i) {
+        sx += q.best[i].ux;
+        sy += q.best[i].uy;
+        if (q.best[i].group == q.group) {
+            gx += q.best[i].ux;
+            gy += q.best[i].uy;
+            gn++;
+        }
+    }
+    if (sep) {
+        w->force_x[s] = (ms * sx - (float)q.n * vx) * sep_w;
+        w->force_y[s] = (ms * sy - (float)q.n * vy) * sep_w;
+    }
+    if (grec) {
+        *field(grec, group_use->out[0]) = grp ? ms * gx - (float)gn * vx : 0.0f;
+        *field(grec, group_use->out[1]) = grp ? ms * gy - (float)gn * vy : 0.0f;
+    }
+    if (crec) *field(crec, cone_use->out[0]) = q.cone ? q.along : INFINITY;
+    return (uint64_t)q.examined;
+}
+
+typedef struct cap_ctx {
+    crowd_world* w;
+    cap_use cone, group;
+    uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
+} cap_ctx;
+
+static void cap_team(void* arg, int t, int nt) {
+    cap_ctx* x = arg;
+    crowd_world* w = x->w;
+    kept scratch[CROWD_MAX_NEIGHBORS];
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    uint64_t total = 0;
+    for (int s = lo; s < hi; ++s) total += agent_capped(w, &x->cone, &x->group, s, scratch);
+    x->candidates[t] = total;
+}
+
+void cs_pass_neighbor_capped(crowd_world* w) {
+    cap_ctx x = {.w = w, .cone = resolve(w, CS_NB_CONE), .group = resolve(w, CS_NB_GROUP)};
+    cs_team_run(w->threads, cap_team, &x);
+    uint64_t total = 0;
+    for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];
+    w->profile.candidates = total;
+}
