@@ -86,7 +86,7 @@ static void heap_sort_cell(cell_order* c, int b, int e) {
 static void insert_back(cell_order* c, int j) {
     const uint32_t k = c->ids[j], o = c->order[j], key = c->skey[j];
     int i = j;
-    for (; c->skey[i - 1] == key && c->ids[i - 1] > k; --i)
+    for (; i > 0 && c->skey[i - 1] == key && c->ids[i - 1] > k; --i)
         c->ids[i] = c->ids[i - 1], c->order[i] = c->order[i - 1];
     c->ids[i] = k, c->order[i] = o;
 }
@@ -102,6 +102,7 @@ static inline uint64_t out_of_place(const uint32_t* skey, const uint32_t* ids, i
 // Thread t orders the cells that start in its slots [lo, hi), reading on past hi to their end.
 static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict id,
                         uint32_t* restrict order, uint32_t* restrict ids, int n, int lo, int hi) {
+    if (lo >= hi) return;
     int s = lo;
     while (s > 0 && s < hi && skey[s] == skey[s - 1]) ++s; // a cell that straddles lo is t - 1's
     int e = hi;
