@@ -5,10 +5,27 @@
 // a solid (its inside is not walkable). Obstacles change between steps only.
 //
 // The guarantee: no agent's disc overlaps or crosses a wall segment after any step, at any speed
-// and any dt. The integration clamps each move against the segments it sweeps and slides along
-// them in a fixed order, so separation and crowd pressure cannot push an agent into or through a
-// wall. The steering force (Reynolds' containment) only keeps agents from reaching walls in the
-// first place; the clamp is what makes the guarantee.
+// and any dt (an agent's centre stays at least its radius from every segment, so it never gets
+// inside a solid either). After the integration every move is swept against the segments it
+// could reach (CROWD_PHASE_CLAMP): it stops at the first contact, keeping a skin of 0.1 mm (more
+// far from the origin, where float positions are coarser) and slides along the wall with what is
+// left, at most 4 times; a move still blocked then ends at its last contact. Ties between walls
+// go to the lowest (obstacle index, segment) pair, so the result depends on no order and no
+// thread count. An agent that met a wall gets the velocity of the move it made and a heading from
+// it. So separation and crowd pressure cannot push an agent into or through a wall. The steering
+// force (Reynolds' containment) only keeps agents from reaching walls in the first place; the
+// clamp is what makes the guarantee.
+//
+// What would break it is refused: crowd_agent_add, crowd_agent_set_position (a teleport; it may
+// jump across walls, but not land in one) and crowd_agent_set_radius refuse a disc that overlaps a
+// wall or a centre inside a solid with CROWD_ERR_INSIDE_OBSTACLE, crowd_obstacle_add refuses an
+// obstacle over an agent the same way, and a snapshot that holds one does not load.
+//
+// Line of sight: separation (also among a follower group) and the queue's cone ignore an agent
+// when the segment between the two centres touches a wall. Agents whose neighborhood holds no
+// wall take the usual path at the cost of one comparison. A world with a neighbor cap
+// (crowd_world_set_max_neighbors) runs the capped neighbor pass, which applies no line of sight;
+// the clamp and the wall force work the same there.
 #ifndef CROWD_OBSTACLE_H
 #define CROWD_OBSTACLE_H
 
@@ -36,6 +53,9 @@ static inline bool crowd_obstacle_id_equal(crowd_obstacle_id a, crowd_obstacle_i
 // Most points one obstacle may have.
 #define CROWD_OBSTACLE_MAX_POINTS (1 << 16)
 
+// Most obstacles one world holds at a time; one more is refused with CROWD_ERR_CAPACITY.
+#define CROWD_OBSTACLE_MAX_COUNT 65535
+
 typedef enum crowd_obstacle_kind {
     CROWD_OBSTACLE_WALL,    // open polyline: points[0] .. points[count-1]
     CROWD_OBSTACLE_POLYGON, // closed polygon (the last point joins the first), solid inside
@@ -47,14 +67,19 @@ typedef enum crowd_obstacle_kind {
 // Copies `count` points into a new obstacle. Rejected without changing anything: fewer than 2
 // points for a wall or 3 for a polygon (CROWD_ERR_OBSTACLE_TOO_SHORT), more than
 // CROWD_OBSTACLE_MAX_POINTS (CROWD_ERR_OBSTACLE_TOO_LONG), a NaN or infinite coordinate
-// (CROWD_ERR_NOT_FINITE), two consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
+// (CROWD_ERR_NOT_FINITE), a coordinate beyond CROWD_MAX_COORD (CROWD_ERR_OUT_OF_RANGE), two
+// consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
 // polygon whose edges cross (CROWD_ERR_OBSTACLE_SELF_INTERSECTING), an obstacle that a live agent
-// would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE).
+// would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE), more than CROWD_OBSTACLE_MAX_COUNT
+// obstacles (CROWD_ERR_CAPACITY). Open walls may cross themselves and each other; obstacles may
+// overlap. Cost: the cells the obstacle's segments pass through (amortized: the segment grid
+// grows by doubling), its point count squared within each cell for a polygon's crossing test,
+// and, when the world holds agents, one pass over the agents' positions for the overlap test.
 CROWD_API crowd_status crowd_obstacle_add(crowd_world* world, crowd_obstacle_kind kind,
                                           const crowd_vec2* points, int count,
                                           crowd_obstacle_id* out);
 
-// Removes an obstacle; its handle becomes stale.
+// Removes an obstacle; its handle becomes stale. Cost: the cells its segments pass through.
 CROWD_API crowd_status crowd_obstacle_remove(crowd_world* world, crowd_obstacle_id id);
 
 // CROWD_OK when the handle names a live obstacle of this world, else why not
@@ -71,24 +96,21 @@ CROWD_API crowd_status crowd_obstacle_get_points(const crowd_world* world, crowd
 // Live obstacles in the world.
 CROWD_API int crowd_world_obstacle_count(const crowd_world* world);
 
-// The handles of the live obstacles, oldest first, with the same capacity rule as
+// The handles of the live obstacles, in handle-index order, with the same capacity rule as
 // crowd_obstacle_get_points.
 CROWD_API crowd_status crowd_world_get_obstacles(const crowd_world* world, crowd_obstacle_id* ids,
                                                  int capacity, int* count);
 
-// ---- wall avoidance
-// ------------------------------------------------------------------------------
+// ---- wall avoidance ----------------------------------------------------------------------------
 
-// Each agent's steering away from walls before contact (Reynolds' containment): it looks
-// `look_ahead` seconds along its velocity and is pushed away from the walls that look-ahead
-// reaches, with `weight`. Every agent has it (crowd_agent_def.walls); a weight of 0 switches the
-// force off, never the clamp.
-typedef struct crowd_wall_def {
-    float weight;     // >= 0
-    float look_ahead; // >= 0, seconds
-} crowd_wall_def;
-
-CROWD_API crowd_wall_def crowd_wall_def_default(void);
+// Each agent's steering away from walls before contact (Reynolds' containment). crowd_wall_def is
+// declared in crowd/world.h because crowd_agent_def holds one (.walls): the agent probes
+// `look_ahead` seconds along its velocity and, when that probe (a segment from its centre) comes
+// within one body radius of clearance of a wall it is heading toward, it is pushed away from the
+// nearest such wall with up to max_force * weight, more as the clearance shrinks and the more
+// squarely it heads into the wall: it sheds its speed into the wall and keeps its speed along it.
+// A weight of 0 switches the force off, never the clamp.
+// crowd_wall_def_default() is declared in crowd/world.h with the def.
 
 CROWD_API crowd_status crowd_agent_set_walls(crowd_world* world, crowd_agent_id id,
                                              const crowd_wall_def* def);

@@ -4,7 +4,8 @@
 // live agent in its current storage order with all parameters and state, every handle
 // generation and the free list (so saved handles stay valid and stale ones stay stale in the
 // loaded world), the tick count, and the behaviors' state: queues, paths (with their handle
-// generations) and path cursors, follow-leader groups and formations. The format is versioned and
+// generations) and path cursors, follow-leader groups and formations, the obstacles (with their
+// handle generations) and the agents' wall defs. The format is versioned and
 // little-endian, with a magic number, a section table and a CRC-64 checksum; see src/snapshot.c for
 // the layout.
 #ifndef CROWD_SNAPSHOT_H
@@ -19,8 +20,11 @@
 extern "C" {
 #endif
 
-// The format version this build writes and the only one it reads.
-#define CROWD_SNAPSHOT_VERSION 3
+// The format version this build writes, and the oldest it reads. Version 4 added the obstacles and
+// the agents' wall defs; a version 3 snapshot loads as a world without obstacles, every agent with
+// crowd_wall_def_default().
+#define CROWD_SNAPSHOT_VERSION 4
+#define CROWD_SNAPSHOT_MIN_VERSION 3
 
 // Receives the snapshot in pieces, in order; returns false to abort the save.
 typedef bool crowd_write_fn(const void* data, size_t size, void* user);

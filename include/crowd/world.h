@@ -44,9 +44,9 @@ CROWD_API void crowd_world_destroy(crowd_world* world);
 // Advances the world by one tick of def.dt seconds. Performs no allocation.
 CROWD_API crowd_status crowd_world_step(crowd_world* world);
 
-// Sizes every buffer for `agents` agents so that adding up to that many (with their goals) and
-// stepping allocate nothing more. Queues, paths and following get their storage from the calls
-// that start them.
+// Sizes every buffer for `agents` agents so that adding up to that many (with their goals and wall
+// defs) and stepping allocate nothing more. Queues, paths and following get their storage from the
+// calls that start them.
 CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
 
 // Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).
@@ -79,7 +79,8 @@ CROWD_API float crowd_world_get_dt(const crowd_world* world);
 CROWD_API uint64_t crowd_world_tick(const crowd_world* world);
 
 // A 64-bit hash of every agent's state (handle, position, velocity, heading and behavior state)
-// in handle order. Equal hashes after equal inputs are the engine's determinism contract.
+// in handle order, and of the obstacles (handles and points). Equal hashes after equal inputs are
+// the engine's determinism contract.
 CROWD_API uint64_t crowd_world_state_hash(const crowd_world* world);
 
 // Copies every live agent's handle, position and velocity, in handle order, into the caller's
@@ -97,7 +98,9 @@ typedef enum crowd_phase {
     CROWD_PHASE_LEADER,    // follow-leader pass
     CROWD_PHASE_PATH,      // path-following pass
     CROWD_PHASE_GOAL,      // goal seek / arrive / flee and queue braking
+    CROWD_PHASE_WALLS,     // wall avoidance force (nothing without obstacles)
     CROWD_PHASE_INTEGRATE, // controller limit and double-buffered integration
+    CROWD_PHASE_CLAMP,     // moves cut and slid along the walls they meet (nothing without walls)
     CROWD_PHASE_ARRIVAL,   // queue arrivals: stop, remove or respawn
     CROWD_PHASE_COUNT
 } crowd_phase;
@@ -131,6 +134,14 @@ typedef struct crowd_goal {
     float weight;      // >= 0 (default 1)
 } crowd_goal;
 
+// Steering away from walls before contact (Reynolds' containment), see crowd/obstacle.h. Every
+// agent has one; a weight of 0 switches the force off, never the clamp that keeps agents out of
+// walls.
+typedef struct crowd_wall_def {
+    float weight;     // in [0, CROWD_MAX_WEIGHT] (default 1)
+    float look_ahead; // in [0, CROWD_MAX_TIME] seconds of velocity looked ahead (default 1)
+} crowd_wall_def;
+
 // Every float below also has its valid range (crowd/base.h): positions within CROWD_MAX_COORD,
 // velocity components within CROWD_MAX_SPEED, radii within CROWD_MAX_DISTANCE, max_speed in
 // [CROWD_MIN_SPEED, CROWD_MAX_SPEED], max_force up to CROWD_MAX_FORCE, weights up to
@@ -145,12 +156,16 @@ typedef struct crowd_agent_def {
     float separation_radius; // > 0 (default 1.2)
     float separation_weight; // >= 0, 0 turns separation off (default 1)
     crowd_goal goal;         // default: none
+    crowd_wall_def walls;    // default: crowd_wall_def_default()
     uint64_t user_data;      // opaque to the engine
 } crowd_agent_def;
 
 CROWD_API crowd_agent_def crowd_agent_def_default(void);
 CROWD_API crowd_goal crowd_goal_default(void);
+CROWD_API crowd_wall_def crowd_wall_def_default(void);
 
+// An agent whose disc would overlap a wall segment (centre closer than its radius) or whose centre
+// is inside a solid obstacle is refused with CROWD_ERR_INSIDE_OBSTACLE.
 CROWD_API crowd_status crowd_agent_add(crowd_world* world, const crowd_agent_def* def,
                                        crowd_agent_id* out);
 // Removes the agent; its handle (and every copy) is stale from now on. Its storage index is
@@ -172,13 +187,16 @@ CROWD_API crowd_status crowd_agent_get_velocity(const crowd_world* world, crowd_
 CROWD_API crowd_status crowd_agent_get_heading(const crowd_world* world, crowd_agent_id id,
                                                crowd_vec2* out);
 
-// Teleport / server correction; takes effect from the next step.
+// Teleport / server correction; takes effect from the next step. A position where the agent's
+// disc would overlap a wall or whose centre is inside a solid obstacle is refused with
+// CROWD_ERR_INSIDE_OBSTACLE (the agent stays where it was); a teleport may jump across walls.
 CROWD_API crowd_status crowd_agent_set_position(crowd_world* world, crowd_agent_id id,
                                                 crowd_vec2 position);
 CROWD_API crowd_status crowd_agent_set_velocity(crowd_world* world, crowd_agent_id id,
                                                 crowd_vec2 velocity);
 CROWD_API crowd_status crowd_agent_set_limits(crowd_world* world, crowd_agent_id id,
                                               float max_speed, float max_force);
+// A radius that would make the disc overlap a wall is refused with CROWD_ERR_INSIDE_OBSTACLE.
 CROWD_API crowd_status crowd_agent_set_radius(crowd_world* world, crowd_agent_id id, float radius);
 CROWD_API crowd_status crowd_agent_set_separation(crowd_world* world, crowd_agent_id id,
                                                   float radius, float weight);

@@ -9,15 +9,18 @@
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/path/path_internal.h"
 #include "behaviors/queue/queue_internal.h"
+#include "behaviors/walls/walls_internal.h"
 #include "core/behavior.h"
 #include "snapshot/snapshot_internal.h"
 
 static const cs_snap_section queue_section = {CS_SNAP_ID('Q', 'U', 'E', 'U'), cs_snap_queue_size,
-                                              cs_snap_save_queue, cs_snap_load_queue};
+                                              cs_snap_save_queue, cs_snap_load_queue, 0};
 static const cs_snap_section path_section = {CS_SNAP_ID('P', 'A', 'T', 'H'), cs_snap_path_size,
-                                             cs_snap_save_path, cs_snap_load_path};
+                                             cs_snap_save_path, cs_snap_load_path, 0};
+static const cs_snap_section walls_section = {CS_SNAP_ID('W', 'A', 'L', 'L'), cs_snap_walls_size,
+                                              cs_snap_save_walls, cs_snap_load_walls, 4};
 static const cs_snap_section follow_section = {CS_SNAP_ID('F', 'L', 'L', 'W'), cs_snap_follow_size,
-                                               cs_snap_save_follow, cs_snap_load_follow};
+                                               cs_snap_save_follow, cs_snap_load_follow, 0};
 
 const cs_behavior cs_behaviors[CS_BEH_COUNT] =
     {
@@ -85,5 +88,23 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .hash = cs_follow_hash,
                 .destroy = cs_follow_destroy,
                 .snapshot = &follow_section,
+            },
+        [CS_BEH_WALLS] =
+            {
+                .name = "walls",
+                // Every agent is kept out of the walls; only a def other than the default has a
+                // record. The obstacles are world geometry (src/walls/), saved in the walls
+                // section.
+                .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0}},
+                .state_bytes = sizeof(cs_walls_world),
+                .passes = {{CROWD_PHASE_WALLS, cs_pass_walls}, {CROWD_PHASE_CLAMP, cs_pass_clamp}},
+                .check_def = cs_walls_check_def,
+                .add_reserve = cs_walls_add_reserve,
+                .add = cs_walls_add,
+                .get_def = cs_walls_get_def,
+                .reserve = cs_walls_world_reserve,
+                .on_remove = cs_walls_on_remove,
+                .hash = cs_walls_hash,
+                .snapshot = &walls_section,
             },
 };

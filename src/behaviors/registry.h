@@ -20,6 +20,7 @@ typedef enum cs_record_kind {
     CS_REC_PATH,     // cs_path_rec (behaviors/path)
     CS_REC_FOLLOWER, // cs_follower (behaviors/follow)
     CS_REC_LEADER,   // cs_leader (behaviors/follow)
+    CS_REC_WALL,     // crowd_wall_def (behaviors/walls)
     CS_REC_COUNT
 } cs_record_kind;
 
@@ -30,6 +31,7 @@ typedef enum cs_behavior_id {
     CS_BEH_QUEUE,
     CS_BEH_PATH,
     CS_BEH_FOLLOW,
+    CS_BEH_WALLS,
     CS_BEH_COUNT
 } cs_behavior_id;
 

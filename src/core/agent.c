@@ -14,6 +14,7 @@ crowd_agent_def crowd_agent_def_default(void) {
         .separation_radius = 1.2f,
         .separation_weight = 1.0f,
         .goal = crowd_goal_default(),
+        .walls = crowd_wall_def_default(),
     };
 }
 
@@ -101,6 +102,8 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
         want = (int64_t)w->capacity * 2;
         if (want > w->max_agents) want = w->max_agents;
     }
+    if (cs_walls_blocked(w, def->position.x, def->position.y, def->radius))
+        return CROWD_ERR_INSIDE_OBSTACLE;
     st = cs_world_grow(w, (int)want, add_reserves, (void*)def);
     if (st != CROWD_OK) return st;
 
@@ -126,6 +129,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->group[s] = 0;
     c->flags[s] = 0;
     w->radius[idx] = def->radius;
+    if (def->radius > w->radius_max) w->radius_max = def->radius;
     w->user_data[idx] = def->user_data;
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].add) cs_behaviors[b].add(w, idx, s, def);
@@ -217,6 +221,7 @@ crowd_status crowd_agent_set_position(crowd_world* w, crowd_agent_id id, crowd_v
     if (st != CROWD_OK) return st;
     st = cs_range_point(p);
     if (st != CROWD_OK) return st;
+    if (cs_walls_blocked(w, p.x, p.y, w->radius[id.index1 - 1])) return CROWD_ERR_INSIDE_OBSTACLE;
     w->cur.px[s] = p.x;
     w->cur.py[s] = p.y;
     return CROWD_OK;
@@ -250,7 +255,9 @@ crowd_status crowd_agent_set_radius(crowd_world* w, crowd_agent_id id, float rad
     if (st != CROWD_OK) return st;
     st = check_radius(radius);
     if (st != CROWD_OK) return st;
+    if (cs_walls_blocked(w, w->cur.px[s], w->cur.py[s], radius)) return CROWD_ERR_INSIDE_OBSTACLE;
     w->radius[id.index1 - 1] = radius;
+    if (radius > w->radius_max) w->radius_max = radius;
     return CROWD_OK;
 }
 

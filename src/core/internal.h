@@ -12,6 +12,7 @@
 #include "core/pool.h"
 #include "core/team.h"
 #include "crowd/crowd.h"
+#include "walls/walls_store.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
 // lanes and reduced in one fixed order, whatever vector width the compiler picks, so a build for
@@ -86,6 +87,10 @@ struct crowd_world {
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
     uint32_t* skey;           // cell key of each sorted slot
+    // With obstacles, each agent's clearance and wall list (cs_walls_clearance), written by the
+    // neighbor pass and read by the walls behavior's passes of the same step.
+    float* wall_clear;
+    uint32_t* wall_slot;
 
     // Spatial hash built by the last sort.
     cs_grid grid;
@@ -101,6 +106,7 @@ struct crowd_world {
     int32_t* free_list;   // LIFO stack of free indices
     int free_count;
     float* radius;
+    float radius_max; // the largest radius any agent has had: bounds the walls' queries
     uint64_t* user_data;
 
     // Behavior state (see core/behavior.h): per agent index only a record number per record kind
@@ -109,6 +115,8 @@ struct crowd_world {
     cs_pool pools[CS_REC_COUNT];
     void* state[CS_BEH_COUNT];
     uint64_t seed; // the def's seed: every random draw is keyed by it (queue respawn points)
+
+    cs_walls walls; // static obstacles and their segment grid (src/walls/)
 
     crowd_profile profile;
 };
@@ -181,7 +189,8 @@ void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 
 // ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
 void cs_pass_sort(crowd_world* w);
-void cs_pass_neighbor(crowd_world* w);        // sets profile.candidates
+void cs_pass_neighbor(crowd_world* w);  // sets profile.candidates
+void cs_pass_clearance(crowd_world* w); // with obstacles: wall_clear and wall_slot of every agent
 void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
 

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "walls/walls_math.h"
 
 typedef struct query {
     float px, py, vx, vy;
@@ -30,6 +31,7 @@ typedef struct query {
     uint32_t self;                 // own sorted slot
     uint32_t group;
     bool sep, grp, cone;
+    const cs_sight* sight; // the walls around the query, when it has any (line of sight)
 } query;
 
 typedef struct sums {
@@ -94,10 +96,12 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 // Everything: separation, separation within the agent's group (none unless `grp`), and the
 // forward cone, over candidates [b, e) of xs / ys / groups; `self` is the agent's own position in
 // them (or -1). The group sums stay unconditional: a branch around them, even on a constant, keeps
-// gcc from vectorizing the loop.
+// gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate behind a
+// wall counts for nothing: each one that would count is tested against q->sight, one lane at a
+// time; without it that test is compiled out.
 static inline __attribute__((always_inline)) void
 chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
-          const query* q, sums* acc, uint32_t b, uint32_t e, int64_t self, bool grp) {
+          const query* q, sums* acc, uint32_t b, uint32_t e, int64_t self, bool grp, bool los) {
     const float r = q->sep_r, inv_r = q->inv_r;
     for (uint32_t j = b; j < e; j += CS_LANES) {
         const float* restrict xc = xs + j;
@@ -109,7 +113,14 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
             const float dx = q->px - xc[l], dy = q->py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
             const bool valid = l < live;
-            const bool near = valid & (d > 0.01f) & (d < r);
+            bool near = valid & (d > 0.01f) & (d < r);
+            // The cone uses offset = other - agent, the opposite sign of dx, dy.
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
+            bool in_cone = valid & q->cone & (l != self_lane) & (along >= 0.0f) &
+                           (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
+            if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
+                near = in_cone = false;
             const bool in_sep = near & q->sep;
             const bool in_grp = near & grp & (gc[l] == q->group);
             const float k = 1.0f / (near ? d : 1.0f) - inv_r;
@@ -120,23 +131,18 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
             acc->gx[l] += in_grp ? ux : 0.0f;
             acc->gy[l] += in_grp ? uy : 0.0f;
             acc->gn[l] += in_grp ? 1.0f : 0.0f;
-            // The cone uses offset = other - agent, the opposite sign of dx, dy.
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const bool in_cone = valid & q->cone & (l != self_lane) & (along >= 0.0f) &
-                                 (along <= q->cone_l) & (qx * qx + qy * qy <= q->cone_w2);
             acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
         }
     }
 }
 
-// One range of candidates: chunk_all (with group sums when `grp`) when `general`, else the
-// separation loop.
+// One range of candidates: chunk_all (with group sums when `grp`, line of sight when `los`) when
+// `general`, else the separation loop.
 static inline __attribute__((always_inline)) void
 visit_range(const float* xs, const float* ys, const uint32_t* groups, const query* q, sums* acc,
-            uint32_t b, uint32_t e, int64_t self, bool general, bool grp) {
+            uint32_t b, uint32_t e, int64_t self, bool general, bool grp, bool los) {
     if (general)
-        chunk_all(xs, ys, groups, q, acc, b, e, self, grp);
+        chunk_all(xs, ys, groups, q, acc, b, e, self, grp, los);
     else
         sep_range(xs, ys, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy, acc->sn);
 }
@@ -152,9 +158,10 @@ typedef struct row_block {
 
 static inline __attribute__((always_inline)) void flush_block(row_block* blk, uint32_t m,
                                                               int64_t self, const query* q,
-                                                              sums* acc, bool general, bool grp) {
+                                                              sums* acc, bool general, bool grp,
+                                                              bool los) {
     for (int l = 0; l < CS_LANES; ++l) blk->x[m + l] = blk->y[m + l] = 0.0f, blk->group[m + l] = 0;
-    visit_range(blk->x, blk->y, blk->group, q, acc, 0, m, self, general, grp);
+    visit_range(blk->x, blk->y, blk->group, q, acc, 0, m, self, general, grp, los);
 }
 
 // Row cy of a sparse layout: its ranges also hold agents of rows (and, in a row wider than the
@@ -164,7 +171,7 @@ static inline __attribute__((always_inline)) void flush_block(row_block* blk, ui
 static inline __attribute__((always_inline)) void
 visit_sparse_row(const crowd_world* w, const query* q, sums* acc, const cs_cell_box* box,
                  int32_t cy, const uint32_t b[2], const uint32_t e[2], int ranges, bool general,
-                 bool grp) {
+                 bool grp, bool los) {
     const cs_columns* c = &w->cur;
     const float inv_cell = w->grid.inv_cell;
     row_block blk;
@@ -178,11 +185,11 @@ visit_sparse_row(const crowd_world* w, const query* q, sums* acc, const cs_cell_
             if (j == q->self) self = m;
             blk.x[m] = x, blk.y[m] = y, blk.group[m] = c->group[j];
             if (++m == CS_ROW_BLOCK) {
-                flush_block(&blk, m, self, q, acc, general, grp);
+                flush_block(&blk, m, self, q, acc, general, grp, los);
                 m = 0, self = -1;
             }
         }
-    if (m) flush_block(&blk, m, self, q, acc, general, grp);
+    if (m) flush_block(&blk, m, self, q, acc, general, grp, los);
 }
 
 // Visits every row of the cell box (clipped to the occupied cells); returns the candidates
@@ -192,13 +199,14 @@ visit_sparse_row(const crowd_world* w, const query* q, sums* acc, const cs_cell_
 // exactly once, and the exact tests decide as always.
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, cs_cell_box box,
-                                                            bool general, bool grp, bool sparse) {
+                                                            bool general, bool grp, bool sparse,
+                                                            bool los) {
     const cs_grid* g = &w->grid;
     const cs_columns* c = &w->cur;
     const uint32_t n = (uint32_t)w->count;
     if (!cs_grid_clip(g, &box)) return 0;
     if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
-        visit_range(c->px, c->py, c->group, q, acc, 0, n, q->self, general, grp);
+        visit_range(c->px, c->py, c->group, q, acc, 0, n, q->self, general, grp, los);
         return n;
     }
     uint64_t candidates = 0;
@@ -207,10 +215,10 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
         const int ranges = cs_grid_row_ranges(g, &box, cy, b, e);
         for (int k = 0; k < ranges; ++k) candidates += e[k] - b[k];
         if (sparse)
-            visit_sparse_row(w, q, acc, &box, cy, b, e, ranges, general, grp);
+            visit_sparse_row(w, q, acc, &box, cy, b, e, ranges, general, grp, los);
         else
             for (int k = 0; k < ranges; ++k)
-                visit_range(c->px, c->py, c->group, q, acc, b[k], e[k], q->self, general, grp);
+                visit_range(c->px, c->py, c->group, q, acc, b[k], e[k], q->self, general, grp, los);
     }
     return candidates;
 }
@@ -273,8 +281,9 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
     if (crec) *field(crec, nb->cone.out[0]) = along;
 }
 
-// Agents subscribed to a query: out of line (agent_neighbors_dense / _sparse below) so the
-// separation-only loop stays small and keeps its values in registers.
+// Agents subscribed to a query, and agents with a wall within their query: out of line
+// (agent_neighbors_dense / _sparse below) so the separation-only loop stays small and keeps its
+// values in registers.
 static inline __attribute__((always_inline)) uint64_t
 agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const cs_columns* c = &w->cur;
@@ -330,8 +339,8 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         reach = maxf(reach, q.cone_l + q.cone_w);
     }
     const float m = margin(q.px, q.py, reach);
-    const cs_grid* g = &w->grid;
-    const cs_cell_box box = cs_grid_cells(g, x0 - m, y0 - m, x1 + m, y1 + m);
+    x0 -= m, y0 -= m, x1 += m, y1 += m;
+    const cs_cell_box box = cs_grid_cells(&w->grid, x0, y0, x1, y1);
 
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) {
@@ -339,10 +348,24 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
     }
-    // One instance per combination, each with its constant flags inlined.
-    uint64_t cand = q.grp    ? visit(w, &q, &acc, box, true, true, sparse)
-                    : q.cone ? visit(w, &q, &acc, box, true, false, sparse)
-                             : visit(w, &q, &acc, box, false, false, sparse);
+    // A wall within reach: every candidate that counts is checked for line of sight (one scalar
+    // instance for all combinations), against the agent's own cell list when the query fits in
+    // its reach. Otherwise one instance per combination, each with its constant flags inlined.
+    cs_sight sight;
+    bool los = false;
+    if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
+        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py)) {
+            los = w->wall_slot[s] != UINT32_MAX;
+            if (los) cs_sight_slot(&w->walls, w->wall_slot[s], &sight);
+        } else {
+            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
+        }
+    }
+    q.sight = &sight;
+    uint64_t cand = los      ? visit(w, &q, &acc, box, true, q.grp, sparse, true)
+                    : q.grp  ? visit(w, &q, &acc, box, true, true, sparse, false)
+                    : q.cone ? visit(w, &q, &acc, box, true, false, sparse, false)
+                             : visit(w, &q, &acc, box, false, false, sparse, false);
 
     const float ms = c->max_speed[s];
     if (q.sep) {
@@ -438,10 +461,41 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
     const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, margin(q.px, q.py, r));
-    const uint64_t candidates = visit(w, &q, &acc, box, false, false, true);
+    const uint64_t candidates = visit(w, &q, &acc, box, false, false, true, false);
     sep_force(c->max_speed[s], c->sep_weight[s], c->vx[s], c->vy[s], acc.sx, acc.sy, acc.sn,
               &w->force_x[s], &w->force_y[s]);
     return candidates;
+}
+
+// Agents whose wall lists are looked up together (see clearances).
+#define CS_WALL_BLOCK 32
+
+// With obstacles, every agent's clearance and cell list (cs_walls_clearance), for the neighbor pass
+// and the walls behavior's passes, in a pass of its own before the neighbor pass, whose loop then
+// reads one float per agent and keeps its accumulators in registers. The cell lists of a block of
+// agents are looked up and fetched first: the lookups are independent and overlap, where one at a
+// time each would wait on memory.
+static void clearance_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const cs_walls* walls = &w->walls;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    const float* restrict px = w->cur.px;
+    const float* restrict py = w->cur.py;
+    for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
+        const int end = s + CS_WALL_BLOCK < hi ? s + CS_WALL_BLOCK : hi;
+        for (int k = s; k < end; ++k) {
+            const uint32_t h = cs_walls_point_slot(walls, px[k], py[k]);
+            w->wall_slot[k] = h;
+            if (h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
+        }
+        for (int k = s; k < end; ++k)
+            w->wall_clear[k] = cs_walls_clearance(walls, px[k], py[k], w->wall_slot[k]);
+    }
+}
+
+void cs_pass_clearance(crowd_world* w) {
+    cs_team_run(w->threads, clearance_team, w);
 }
 
 static inline __attribute__((always_inline)) uint64_t
@@ -452,6 +506,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     float* restrict fy = w->force_y;
     const uint32_t* restrict skey = w->skey;
     const uint32_t general = nb->flags;
+    const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
         // Subscribed agents write their records besides the force.
@@ -463,6 +518,14 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         const float weight = c.sep_weight[s];
         if (!(weight > 0.0f)) {
             fx[s] = fy[s] = 0.0f;
+            continue;
+        }
+        // An agent with a wall closer than its separation radius takes the general path, which
+        // tests line of sight.
+        if (walls &&
+            w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
+            candidates +=
+                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;
         }
         if (sparse)

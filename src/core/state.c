@@ -2,7 +2,8 @@
 #include "core/internal.h"
 
 // Every agent in handle order: its index, generation, kinematic state and flags, then each
-// behavior's state of it in table order.
+// behavior's state of it in table order; then, once the world has had obstacles, their slot count
+// and every slot in index order: its generation, and for a live one its kind and points.
 uint64_t crowd_world_state_hash(const crowd_world* w) {
     if (!w) return 0;
     uint64_t h = 0xcbf29ce484222325ull;
@@ -22,6 +23,20 @@ uint64_t crowd_world_state_hash(const crowd_world* w) {
         h = cs_hash_word(h, c->flags[s]);
         for (int b = 0; b < CS_BEH_COUNT; ++b)
             if (cs_behaviors[b].hash) h = cs_behaviors[b].hash(w, (uint32_t)idx, h);
+    }
+    // A world that never had an obstacle hashes as it did before obstacles existed.
+    const cs_walls* g = &w->walls;
+    if (g->obs_used > 0) h = cs_hash_word(h, (uint32_t)g->obs_used);
+    for (int32_t i = 0; i < g->obs_used; ++i) {
+        const cs_obstacle* o = &g->obs[i];
+        h = cs_hash_word(h, o->generation);
+        if (!o->points) continue;
+        h = cs_hash_word(h, o->kind);
+        h = cs_hash_word(h, (uint32_t)o->count);
+        for (int32_t k = 0; k < o->count; ++k) {
+            h = cs_hash_float(h, o->points[k].x);
+            h = cs_hash_float(h, o->points[k].y);
+        }
     }
     return h;
 }

@@ -117,8 +117,12 @@ const char* crowd_phase_name(crowd_phase phase) {
         return "path";
     case CROWD_PHASE_GOAL:
         return "goal";
+    case CROWD_PHASE_WALLS:
+        return "walls";
     case CROWD_PHASE_INTEGRATE:
         return "integrate";
+    case CROWD_PHASE_CLAMP:
+        return "clamp";
     case CROWD_PHASE_ARRIVAL:
         return "arrival";
     case CROWD_PHASE_COUNT:

@@ -1,10 +1,11 @@
 // The tick: phases in a fixed order, each timed.
 //
-//   sort -> neighbor -> leader -> path -> goal -> integrate -> arrival
+//   sort -> neighbor -> leader -> path -> goal -> walls -> integrate -> clamp -> arrival
 //
 // A phase runs the core's own pass for it (sort, neighbor, integrate), then the passes the
 // behavior table (core/behavior.h) registers for it, in table order: leader (follow), path, goal,
-// arrival (queue). Every pass is parallel over agents and writes only its own agents' slots, so
+// walls (the wall force), clamp (walls: moves cut at the walls, after the integration), arrival
+// (queue). Every pass is parallel over agents and writes only its own agents' slots, so
 // the order of the passes is the only order there is. The arrival phase tests in parallel but
 // applies removals and respawns serially, in handle order.
 #include <omp.h>
@@ -19,7 +20,10 @@ typedef struct phase_entry {
 // In tick order. The follow-leader forces come after the neighbor pass because they consume the
 // group separation it computes.
 // The neighbor phase: the capped pass when the world has a neighbor cap.
+// With obstacles, the agents' wall clearances first (line of sight in the neighbor pass, the walls
+// behavior's passes).
 static void pass_neighbor(crowd_world* w) {
+    if (w->walls.live > 0) cs_pass_clearance(w);
     if (w->max_neighbors > 0)
         cs_pass_neighbor_capped(w);
     else
@@ -27,9 +31,14 @@ static void pass_neighbor(crowd_world* w) {
 }
 
 static const phase_entry phases[CROWD_PHASE_COUNT] = {
-    {CROWD_PHASE_SORT, cs_pass_sort}, {CROWD_PHASE_NEIGHBOR, pass_neighbor},
-    {CROWD_PHASE_LEADER, NULL},       {CROWD_PHASE_PATH, NULL},
-    {CROWD_PHASE_GOAL, NULL},         {CROWD_PHASE_INTEGRATE, cs_pass_integrate},
+    {CROWD_PHASE_SORT, cs_pass_sort},
+    {CROWD_PHASE_NEIGHBOR, pass_neighbor},
+    {CROWD_PHASE_LEADER, NULL},
+    {CROWD_PHASE_PATH, NULL},
+    {CROWD_PHASE_GOAL, NULL},
+    {CROWD_PHASE_WALLS, NULL},
+    {CROWD_PHASE_INTEGRATE, cs_pass_integrate},
+    {CROWD_PHASE_CLAMP, NULL},
     {CROWD_PHASE_ARRIVAL, NULL},
 };
 

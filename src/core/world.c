@@ -70,6 +70,8 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
     out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
+    out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
+    out[n++] = (array_ref){&w->wall_slot, sizeof(uint32_t), true};
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
@@ -223,6 +225,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
     w->seed = def->seed;
+    cs_walls_init(&w->walls, w->cell_size);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {
             const cs_record_def* d = &cs_behaviors[b].records[r];
@@ -262,6 +265,7 @@ void crowd_world_destroy(crowd_world* w) {
         w->state[b] = NULL;
     }
     for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
+    cs_walls_free(w, &w->walls);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
     for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));

@@ -4,7 +4,8 @@
 //
 //   offset     size    field
 //   0          8       magic "CRWDSNAP"
-//   8          4       u32 format version (CROWD_SNAPSHOT_VERSION)
+//   8          4       u32 format version (CROWD_SNAPSHOT_VERSION; CROWD_SNAPSHOT_MIN_VERSION and
+//                      later load)
 //   12         4       u32 section count S, the world settings section included
 //   16         8       u64 total length in bytes, this header and the checksum included
 //   24         24 * S  section table, per section: u32 id, u32 reserved (0), u64 offset,
@@ -12,9 +13,10 @@
 //   24 + 24 S  ...     payloads in table order, back to back
 //   total - 8  8       u64 CRC-64/XZ of bytes [0, total - 8)
 //
-// The sections are the world settings ('WRLD') followed by the sections of cs_snap_section_at() in
-// order; each must appear exactly once and in that order. There is one valid encoding of a world,
-// so a loaded world saves back to the same bytes.
+// The sections are the world settings ('WRLD') followed by the sections of cs_snap_section_at() for
+// the file's version, in order; each must appear exactly once and in that order. There is one valid
+// encoding of a world in the current version, so a loaded world saves back to the same bytes; a
+// world loaded from an older version saves in the current one.
 #include "snapshot/snapshot_internal.h"
 
 #include <string.h>
@@ -130,11 +132,11 @@ float cs_snap_get_f32(cs_snap_reader* r) {
 // ---- save ---------------------------------------------------------------------------------------
 
 static uint64_t section_size(const crowd_world* w, int k) {
-    return k == 0 ? CS_SNAP_WORLD_SIZE : cs_snap_section_at(k - 1)->size(w);
+    return k == 0 ? CS_SNAP_WORLD_SIZE : cs_snap_section_at(CROWD_SNAPSHOT_VERSION, k - 1)->size(w);
 }
 
 static uint64_t total_size(const crowd_world* w) {
-    const int sections = 1 + cs_snap_section_count();
+    const int sections = 1 + cs_snap_section_count(CROWD_SNAPSHOT_VERSION);
     uint64_t total = HEADER_SIZE + (uint64_t)ENTRY_SIZE * sections + CHECKSUM_SIZE;
     for (int k = 0; k < sections; ++k) total += section_size(w, k);
     return total;
@@ -146,7 +148,7 @@ static crowd_status save(const crowd_world* w, cs_snap_writer* out) {
     out->crc = &crc;
     out->crc_state = ~0ull;
 
-    const int sections = 1 + cs_snap_section_count();
+    const int sections = 1 + cs_snap_section_count(CROWD_SNAPSHOT_VERSION);
     cs_snap_put_bytes(out, magic, sizeof magic);
     cs_snap_put_u32(out, CROWD_SNAPSHOT_VERSION);
     cs_snap_put_u32(out, (uint32_t)sections);
@@ -154,14 +156,16 @@ static crowd_status save(const crowd_world* w, cs_snap_writer* out) {
     uint64_t offset = HEADER_SIZE + (uint64_t)ENTRY_SIZE * sections;
     for (int k = 0; k < sections; ++k) {
         const uint64_t size = section_size(w, k);
-        cs_snap_put_u32(out, k == 0 ? CS_SNAP_WORLD : cs_snap_section_at(k - 1)->id);
+        cs_snap_put_u32(out, k == 0 ? CS_SNAP_WORLD
+                                    : cs_snap_section_at(CROWD_SNAPSHOT_VERSION, k - 1)->id);
         cs_snap_put_u32(out, 0);
         cs_snap_put_u64(out, offset);
         cs_snap_put_u64(out, size);
         offset += size;
     }
     cs_snap_save_world(w, out);
-    for (int k = 0; k < cs_snap_section_count(); ++k) cs_snap_section_at(k)->save(w, out);
+    for (int k = 0; k < cs_snap_section_count(CROWD_SNAPSHOT_VERSION); ++k)
+        cs_snap_section_at(CROWD_SNAPSHOT_VERSION, k)->save(w, out);
     flush(out);
     // The checksum covers everything flushed so far and is not part of itself.
     const uint64_t sum = ~out->crc_state;
@@ -198,13 +202,15 @@ crowd_load_def crowd_load_def_default(void) {
 }
 
 // Header, length and checksum: everything that can be checked before trusting any field.
-static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* sections) {
+static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* version,
+                                    uint32_t* sections) {
     const size_t m = size < sizeof magic ? size : sizeof magic;
     if (memcmp(p, magic, m) != 0) return CROWD_ERR_SNAPSHOT_MAGIC;
     cs_snap_reader r = {p + m, size - m, false};
-    const uint32_t version = cs_snap_get_u32(&r);
+    *version = cs_snap_get_u32(&r);
     if (r.bad) return CROWD_ERR_SNAPSHOT_TRUNCATED;
-    if (version != CROWD_SNAPSHOT_VERSION) return CROWD_ERR_SNAPSHOT_VERSION;
+    if (*version < CROWD_SNAPSHOT_MIN_VERSION || *version > CROWD_SNAPSHOT_VERSION)
+        return CROWD_ERR_SNAPSHOT_VERSION;
     *sections = cs_snap_get_u32(&r);
     const uint64_t total = cs_snap_get_u64(&r);
     if (r.bad) return CROWD_ERR_SNAPSHOT_TRUNCATED;
@@ -218,12 +224,12 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* sec
 }
 
 // The payload of table entry k, after checking the entry's id and place.
-static crowd_status section_at(const uint8_t* p, size_t size, uint32_t sections, uint32_t k,
-                               uint64_t* expect_offset, cs_snap_reader* payload) {
+static crowd_status section_at(const uint8_t* p, size_t size, uint32_t version, uint32_t sections,
+                               uint32_t k, uint64_t* expect_offset, cs_snap_reader* payload) {
     cs_snap_reader e = {p + HEADER_SIZE + (size_t)k * ENTRY_SIZE, ENTRY_SIZE, false};
     const uint32_t id = cs_snap_get_u32(&e), reserved = cs_snap_get_u32(&e);
     const uint64_t offset = cs_snap_get_u64(&e), length = cs_snap_get_u64(&e);
-    const uint32_t want = k == 0 ? CS_SNAP_WORLD : cs_snap_section_at(k - 1)->id;
+    const uint32_t want = k == 0 ? CS_SNAP_WORLD : cs_snap_section_at(version, (int)k - 1)->id;
     if (id != want) return CROWD_ERR_SNAPSHOT_SECTION;
     const uint64_t end = size - CHECKSUM_SIZE;
     if (reserved != 0 || offset != *expect_offset || length > end - offset)
@@ -252,24 +258,24 @@ crowd_status crowd_world_load(const void* data, size_t size, const crowd_load_de
     if (st != CROWD_OK) return st;
 
     const uint8_t* p = data ? data : magic; // an empty input is a truncated one
-    uint32_t sections = 0;
-    st = check_container(p, size, &sections);
+    uint32_t version = 0, sections = 0;
+    st = check_container(p, size, &version, &sections);
     if (st != CROWD_OK) return st;
-    const uint32_t want = 1 + (uint32_t)cs_snap_section_count();
+    const uint32_t want = 1 + (uint32_t)cs_snap_section_count(version);
     if (sections != want) return CROWD_ERR_SNAPSHOT_SECTION;
     if ((size - HEADER_SIZE - CHECKSUM_SIZE) / ENTRY_SIZE < sections)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
 
     uint64_t offset = HEADER_SIZE + (uint64_t)ENTRY_SIZE * sections;
     cs_snap_reader in;
-    st = section_at(p, size, sections, 0, &offset, &in);
+    st = section_at(p, size, version, sections, 0, &offset, &in);
     if (st != CROWD_OK) return st;
     crowd_world* w = NULL;
     st = cs_snap_load_world(&in, def, &w);
     if (st == CROWD_OK && (in.bad || in.left != 0)) st = CROWD_ERR_SNAPSHOT_CORRUPT;
     for (uint32_t k = 1; st == CROWD_OK && k < sections; ++k) {
-        st = section_at(p, size, sections, k, &offset, &in);
-        if (st == CROWD_OK) st = cs_snap_section_at(k - 1)->load(w, &in);
+        st = section_at(p, size, version, sections, k, &offset, &in);
+        if (st == CROWD_OK) st = cs_snap_section_at(version, (int)k - 1)->load(w, &in);
         if (st == CROWD_OK && (in.bad || in.left != 0)) st = CROWD_ERR_SNAPSHOT_CORRUPT;
     }
     if (st != CROWD_OK) {

@@ -203,6 +203,7 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         c->flags[s] = cs_snap_get_u32(in);
         c->group[s] = cs_snap_get_u32(in);
         w->radius[idx] = cs_snap_get_f32(in);
+        if (w->radius[idx] > w->radius_max) w->radius_max = w->radius[idx];
         crowd_goal g;
         const uint32_t mode = cs_snap_get_u32(in);
         g.mode = mode < CROWD_GOAL_MODE_COUNT ? (crowd_goal_mode)mode : CROWD_GOAL_MODE_COUNT;

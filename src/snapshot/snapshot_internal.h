@@ -2,8 +2,10 @@
 //
 // A behavior that keeps state of its own (paths, cursors, queues, leaders, random generators)
 // adds one section: a cs_snap_section with an id, a size function, a save function and a load
-// function, named by its entry in the behavior table (behaviors/registry.c), and bumps
-// CROWD_SNAPSHOT_VERSION.
+// function, named by its entry in the behavior table (behaviors/registry.c), bumps
+// CROWD_SNAPSHOT_VERSION and sets the section's `since` to the new version: a snapshot of an
+// older version (down to CROWD_SNAPSHOT_MIN_VERSION) has no such section and still loads, the
+// behavior's state then being what a world without it holds.
 //  - size(w) returns the exact payload length save(w, out) writes.
 //  - load(w, in) runs on a world that already holds every agent (the core sections come first,
 //    sections load in table order) and must read exactly its payload, validate every value it
@@ -75,12 +77,13 @@ typedef struct cs_snap_section {
     uint64_t (*size)(const crowd_world* w);
     void (*save)(const crowd_world* w, cs_snap_writer* out);
     crowd_status (*load)(crowd_world* w, cs_snap_reader* in);
+    uint32_t since; // the first format version with this section (0: every version)
 } cs_snap_section;
 
-// Every section after the world settings, in file order: the core's (snapshot_sections.c), then
-// each behavior's, in behavior table order.
-int cs_snap_section_count(void);
-const cs_snap_section* cs_snap_section_at(int k);
+// Every section of format `version` after the world settings, in file order: the core's
+// (snapshot_sections.c), then each behavior's, in behavior table order.
+int cs_snap_section_count(uint32_t version);
+const cs_snap_section* cs_snap_section_at(uint32_t version, int k);
 
 // The world settings section, which comes first and creates the world (snapshot_core.c).
 #define CS_SNAP_WORLD CS_SNAP_ID('W', 'R', 'L', 'D')
@@ -107,6 +110,11 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in);
 uint64_t cs_snap_path_size(const crowd_world* w);
 void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out);
 crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in);
+
+// Obstacles and wall defs (behaviors/walls/walls_snapshot.c).
+uint64_t cs_snap_walls_size(const crowd_world* w);
+void cs_snap_save_walls(const crowd_world* w, cs_snap_writer* out);
+crowd_status cs_snap_load_walls(crowd_world* w, cs_snap_reader* in);
 
 // Follow-leader groups (behaviors/follow/follow_snapshot.c).
 uint64_t cs_snap_follow_size(const crowd_world* w);

@@ -3,24 +3,31 @@
 #include "snapshot/snapshot_internal.h"
 
 static const cs_snap_section core_sections[] = {
-    {CS_SNAP_ID('I', 'N', 'D', 'X'), cs_snap_index_size, cs_snap_save_index, cs_snap_load_index},
-    {CS_SNAP_ID('A', 'G', 'N', 'T'), cs_snap_agents_size, cs_snap_save_agents, cs_snap_load_agents},
+    {CS_SNAP_ID('I', 'N', 'D', 'X'), cs_snap_index_size, cs_snap_save_index, cs_snap_load_index, 0},
+    {CS_SNAP_ID('A', 'G', 'N', 'T'), cs_snap_agents_size, cs_snap_save_agents, cs_snap_load_agents,
+     0},
 };
 
 enum { CORE_SECTIONS = sizeof core_sections / sizeof core_sections[0] };
 
-int cs_snap_section_count(void) {
+static bool in_version(const cs_snap_section* s, uint32_t version) {
+    return s->since <= version;
+}
+
+int cs_snap_section_count(uint32_t version) {
     int n = CORE_SECTIONS;
-    for (int b = 0; b < CS_BEH_COUNT; ++b) n += cs_behaviors[b].snapshot != NULL;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        n += cs_behaviors[b].snapshot != NULL && in_version(cs_behaviors[b].snapshot, version);
     return n;
 }
 
-const cs_snap_section* cs_snap_section_at(int k) {
+const cs_snap_section* cs_snap_section_at(uint32_t version, int k) {
     if (k < CORE_SECTIONS) return &core_sections[k];
     k -= CORE_SECTIONS;
     for (int b = 0; b < CS_BEH_COUNT; ++b) {
-        if (!cs_behaviors[b].snapshot) continue;
-        if (k-- == 0) return cs_behaviors[b].snapshot;
+        const cs_snap_section* s = cs_behaviors[b].snapshot;
+        if (!s || !in_version(s, version)) continue;
+        if (k-- == 0) return s;
     }
     return NULL;
 }

@@ -125,7 +125,8 @@ bool scale_write_json(FILE* f, const scale_report* r) {
 static const char* const SIZE_COLORS[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b",
                                           "#b07aa1", "#76b7b2", "#edc948", "#ff9da7"};
 static const char* const PHASE_COLORS[CROWD_PHASE_COUNT] = {"#4e79a7", "#f28e2b", "#edc948",
-                                                            "#b07aa1", "#59a14f", "#76b7b2"};
+                                                            "#b07aa1", "#59a14f", "#9c755f",
+                                                            "#76b7b2", "#e15759", "#bab0ac"};
 
 static void xml_escape(const char* s, char* out, size_t len) {
     size_t n = 0;

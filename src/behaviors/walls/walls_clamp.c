@@ -1,0 +1,131 @@
+// The move clamp (CROWD_PHASE_CLAMP): after the integration, every agent's move is checked
+// against the wall segments it sweeps and, where it meets one, cut at the contact and slid along
+// the wall (cs_wall_slide). This is what guarantees that no disc overlaps or crosses a wall, at
+// any speed and dt, whatever the forces did.
+//
+// It runs after the buffers swap, so the back buffer holds where each agent was (the step's
+// input) and the front buffer where the integration put it. An agent reads only its own two
+// positions and the static grid, so the result cannot depend on the thread count, and the slide
+// takes the earliest contact with ties to the lowest segment id, so it does not depend on the
+// order of the segment lists either.
+//
+// An agent whose clearance (computed by the neighbor pass, see cs_walls_clearance) exceeds its
+// move plus its radius keeps the integration's result bit for bit at the cost of one comparison;
+// one whose move fits in its cell list's reach sweeps that one list.
+// An agent that met a wall gets the velocity of the move it made and a heading from it, by the
+// integration's rule.
+#include <math.h>
+
+#include "behaviors/walls/walls_internal.h"
+#include "core/range.h"
+#include "walls/walls_math.h"
+
+// Where a move's segments are: one cell's list (a move within that list's reach) or a box.
+typedef struct sweep_ctx {
+    const cs_walls* g;
+    const cs_wall_seg* list; // NULL: the box
+    uint32_t n;
+    cs_wall_box box;
+} sweep_ctx;
+
+static bool visit_ctx(const sweep_ctx* c, cs_wall_list_fn* fn, void* arg) {
+    return c->list ? fn(arg, c->list, c->n) : cs_walls_visit(c->g, c->box, fn, arg);
+}
+
+typedef struct list_sweep {
+    double px, py, dx, dy, R;
+    cs_hit* best;
+} list_sweep;
+
+static bool sweep_cell(void* ctx, const cs_wall_seg* list, uint32_t n) {
+    const list_sweep* q = ctx;
+    cs_sweep_list(list, n, q->px, q->py, q->dx, q->dy, q->R, q->best);
+    return false;
+}
+
+static void sweep_grid(void* ctx, double px, double py, double dx, double dy, double R,
+                       cs_hit* best) {
+    list_sweep q = {px, py, dx, dy, R, best};
+    visit_ctx(ctx, sweep_cell, &q);
+}
+
+typedef struct clear_q {
+    double x, y, r2;
+} clear_q;
+
+static bool too_close(void* ctx, const cs_wall_seg* list, uint32_t n) {
+    const clear_q* q = ctx;
+    for (uint32_t i = 0; i < n; ++i) {
+        double cx, cy;
+        if (cs_seg_dist2(&list[i], q->x, q->y, &cx, &cy) < q->r2) return true;
+    }
+    return false;
+}
+
+// The skin the slide keeps between a disc and a wall, on top of its radius: more than the
+// rounding of the end point to float (half a unit in the last place of each coordinate), so the
+// stored position is still at least a radius away.
+static double skin(double x, double y, double dx, double dy) {
+    const double m = fabs(x) + fabs(y) + fabs(dx) + fabs(dy);
+    return 1e-4 + m * 0x1p-21;
+}
+
+static void clamp_range(crowd_world* w, int lo, int hi) {
+    const cs_walls* g = &w->walls;
+    const cs_columns old = w->alt, c = w->cur;
+    const float rmax = w->radius_max, dt = w->dt;
+    for (int s = lo; s < hi; ++s) {
+        const float x0 = old.px[s], y0 = old.py[s];
+        const double dx = (double)c.px[s] - x0, dy = (double)c.py[s] - y0;
+        const double len = sqrt(dx * dx + dy * dy);
+        const double sk = skin(x0, y0, dx, dy);
+        float reach = (float)(len + sk) + rmax;
+        reach += reach * 1e-6f;
+        // No wall within the move plus a radius: nothing to do.
+        if (w->wall_clear[s] >= reach) continue;
+        sweep_ctx ctx = {.g = g};
+        if (reach <= cs_walls_reach(g, x0, y0)) {
+            const uint32_t h = w->wall_slot[s];
+            ctx.list = g->segs + g->cells[h].start, ctx.n = g->cells[h].count;
+        } else {
+            ctx.box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
+        }
+
+        const double r = w->radius[c.id[s]];
+        double x = x0, y = y0;
+        if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) continue;
+        // Within the plane's bounds like every position (a slide may turn toward them); the check
+        // below still holds the agent back if that would put it in a wall.
+        float fx = cs_clamp_coord((float)x), fy = cs_clamp_coord((float)y);
+        // The rounded end point must still be a radius clear of every wall; if rounding ever
+        // broke that, the agent stays where it was, which was clear.
+        clear_q q = {fx, fy, r * r};
+        if (visit_ctx(&ctx, too_close, &q)) fx = x0, fy = y0;
+        c.px[s] = fx;
+        c.py[s] = fy;
+        const float vx = (fx - x0) / dt, vy = (fy - y0) / dt;
+        c.vx[s] = vx;
+        c.vy[s] = vy;
+        const float sp2 = vx * vx + vy * vy;
+        if (sp2 > 0.01f) {
+            const float l = sqrtf(sp2);
+            c.hx[s] = vx / l;
+            c.hy[s] = vy / l;
+        } else {
+            c.hx[s] = old.hx[s];
+            c.hy[s] = old.hy[s];
+        }
+    }
+}
+
+static void clamp_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    clamp_range(w, lo, hi);
+}
+
+void cs_pass_clamp(crowd_world* w) {
+    if (w->walls.live == 0) return;
+    cs_team_run(w->threads, clamp_team, w);
+}

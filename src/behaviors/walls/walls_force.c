@@ -1,0 +1,116 @@
+// The wall force (CROWD_PHASE_WALLS): Reynolds' containment. Each moving agent probes look_ahead
+// seconds along its velocity; the nearest wall segment to that probe (a segment from the agent's
+// centre) pushes it once the probe comes within 2 radii of it (one radius of clearance for the
+// disc) and only while the agent heads toward it. The push is along n, the direction from the
+// wall's closest point to the probe's (where the probe crosses the wall, the wall's normal on the
+// agent's side), with max_force * weight * cos * strength: cos = -dot(heading, n), how squarely
+// the agent heads into the wall, and a strength that grows from 0 at 2 radii to 1 at one radius.
+// So an agent sheds its speed into a wall before it gets there and keeps its speed along it, and
+// an agent at rest, or passing a door's jamb, is not pushed back (an earlier push along n alone
+// held pairs of customers at both jambs of a 1 m door for good; a push across the heading alone
+// slowed a room's evacuation by a quarter). Only the nearest wall pushes (ties to the lowest
+// segment id), so a wall seen from two cells counts once and the result does not depend on list
+// order.
+//
+// Agents whose clearance (computed by the neighbor pass, see cs_walls_clearance) exceeds the
+// longest probe any agent may have add nothing at the cost of one comparison.
+#include <math.h>
+
+#include "behaviors/walls/walls_internal.h"
+#include "walls/walls_math.h"
+
+typedef struct probe {
+    double px, py, qx, qy;
+    double best;   // squared distance of the nearest segment so far
+    uint32_t id;   // its id
+    double ux, uy; // closest point on the probe
+    double wx, wy; // closest point on the wall
+    cs_wall_seg seg;
+} probe;
+
+static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
+    probe* p = ctx;
+    for (uint32_t i = 0; i < n; ++i) {
+        double ux, uy, wx, wy;
+        const double d = cs_segseg_dist2(p->px, p->py, p->qx, p->qy, &list[i], &ux, &uy, &wx, &wy);
+        if (d < p->best || (d == p->best && list[i].id < p->id)) {
+            p->best = d, p->id = list[i].id;
+            p->ux = ux, p->uy = uy, p->wx = wx, p->wy = wy;
+            p->seg = list[i];
+        }
+    }
+    return false;
+}
+
+static void force_range(crowd_world* w, int lo, int hi) {
+    const cs_walls* g = &w->walls;
+    const cs_columns c = w->cur;
+    // Every agent without a record has the default look-ahead.
+    const float rmax = w->radius_max, lmax = fmaxf(cs_walls_world_of(w)->look_ahead_max,
+                                                   crowd_wall_def_default().look_ahead);
+    for (int s = lo; s < hi; ++s) {
+        const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
+        // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
+        if (!(vx * vx + vy * vy >= 1e-6f)) continue;
+        // The longest probe any agent may have (the largest look-ahead and radius ever set)
+        // against the agent's clearance decides whether to look further; the agent's own record
+        // is read only then.
+        const float speed = sqrtf(vx * vx + vy * vy), band = 2.0f * rmax;
+        float reach = speed * lmax + band;
+        reach += reach * 1e-6f;
+        if (w->wall_clear[s] >= reach) continue;
+        const uint32_t idx = c.id[s];
+        const crowd_wall_def* rec = cs_wall_def_of(w, idx);
+        const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
+        if (!(def.weight > 0.0f)) continue;
+        const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
+
+        const double r = w->radius[idx];
+        probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = INFINITY, .id = UINT32_MAX};
+        if (reach <= cs_walls_reach(g, x, y)) {
+            const cs_wall_cell* cell = &g->cells[w->wall_slot[s]];
+            nearest(&p, g->segs + cell->start, cell->count);
+        } else {
+            const float lx = x + vx * lmax, ly = y + vy * lmax;
+            cs_walls_visit(g,
+                           cs_walls_box(g, fminf(x, lx) - band, fminf(y, ly) - band,
+                                        fmaxf(x, lx) + band, fmaxf(y, ly) + band),
+                           nearest, &p);
+        }
+        if (!(p.best < 4.0 * r * r)) continue;
+        const double d = sqrt(p.best);
+        double nx, ny;
+        if (d > 1e-9) {
+            nx = (p.ux - p.wx) / d, ny = (p.uy - p.wy) / d;
+        } else { // the probe reaches the wall: its normal, on the agent's side
+            const double ex = (double)p.seg.bx - p.seg.ax, ey = (double)p.seg.by - p.seg.ay;
+            const double l = sqrt(ex * ex + ey * ey);
+            nx = -ey / l, ny = ex / l;
+            double side = (x - p.seg.ax) * nx + (y - p.seg.ay) * ny;
+            if (side == 0.0) side = -(vx * nx + vy * ny);
+            if (side < 0.0) nx = -nx, ny = -ny;
+        }
+        // Scaled by how squarely the agent heads into the wall; nothing when it heads away.
+        const double sp = sqrt((double)vx * vx + (double)vy * vy);
+        const double hx = vx / sp, hy = vy / sp, along = nx * hx + ny * hy;
+        if (along >= 0.0) continue;
+        nx *= -along, ny *= -along;
+        double k = (2.0 * r - d) / r;
+        k = k > 1.0 ? 1.0 : k;
+        const float f = (float)(k * c.max_force[s] * def.weight);
+        w->force_x[s] += (float)nx * f;
+        w->force_y[s] += (float)ny * f;
+    }
+}
+
+static void force_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    force_range(w, lo, hi);
+}
+
+void cs_pass_walls(crowd_world* w) {
+    if (w->walls.live == 0) return;
+    cs_team_run(w->threads, force_team, w);
+}

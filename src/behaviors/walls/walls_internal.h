@@ -1,0 +1,41 @@
+// Walls behavior internals: the per-agent wall def record, the behavior's world state, its passes
+// and table hooks. The obstacles themselves are world geometry (src/walls/).
+#ifndef CS_WALLS_INTERNAL_H
+#define CS_WALLS_INTERNAL_H
+
+#include "core/internal.h"
+
+// The behavior's world state (w->state[CS_BEH_WALLS]).
+typedef struct cs_walls_world {
+    float look_ahead_max; // the largest look-ahead any agent has had: bounds the force's query
+} cs_walls_world;
+
+static inline cs_walls_world* cs_walls_world_of(const crowd_world* w) {
+    return w->state[CS_BEH_WALLS];
+}
+
+// The agent's wall def record (kept only for a def other than crowd_wall_def_default()).
+static inline crowd_wall_def* cs_wall_def_of(const crowd_world* w, uint32_t idx) {
+    return cs_record_of(w, CS_REC_WALL, idx);
+}
+
+// Reserve first: store then cannot fail. A default def is stored as no record.
+crowd_status cs_wall_def_check(const crowd_wall_def* d);
+crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
+void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
+
+// Passes: the force in CROWD_PHASE_WALLS (walls_force.c), the clamp in CROWD_PHASE_CLAMP
+// (walls_clamp.c).
+void cs_pass_walls(crowd_world* w);
+void cs_pass_clamp(crowd_world* w);
+
+// Table hooks (walls_agent.c).
+crowd_status cs_walls_check_def(const crowd_agent_def* def);
+crowd_status cs_walls_add_reserve(crowd_world* w, const crowd_agent_def* def);
+void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
+crowd_status cs_walls_world_reserve(crowd_world* w, int agents);
+void cs_walls_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
+void cs_walls_on_remove(crowd_world* w, uint32_t idx);
+uint64_t cs_walls_hash(const crowd_world* w, uint32_t idx, uint64_t h);
+
+#endif

@@ -1,0 +1,297 @@
+// Obstacles: input checks, generational handles, add / remove / read.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "walls/walls_math.h"
+
+// ---- input checks -------------------------------------------------------------------------------
+
+static crowd_status check_points(crowd_obstacle_kind kind, const crowd_vec2* pts, int n) {
+    if ((unsigned)kind >= CROWD_OBSTACLE_KIND_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if (n < (kind == CROWD_OBSTACLE_POLYGON ? 3 : 2)) return CROWD_ERR_OBSTACLE_TOO_SHORT;
+    if (n > CROWD_OBSTACLE_MAX_POINTS) return CROWD_ERR_OBSTACLE_TOO_LONG;
+    for (int i = 0; i < n; ++i)
+        if (!isfinite(pts[i].x) || !isfinite(pts[i].y)) return CROWD_ERR_NOT_FINITE;
+    for (int i = 0; i < n; ++i)
+        if (fabsf(pts[i].x) > CROWD_MAX_COORD || fabsf(pts[i].y) > CROWD_MAX_COORD)
+            return CROWD_ERR_OUT_OF_RANGE;
+    const int last = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
+    for (int i = 0; i < last; ++i) {
+        const crowd_vec2 a = pts[i], b = pts[i + 1 < n ? i + 1 : 0];
+        if (a.x == b.x && a.y == b.y) return CROWD_ERR_OBSTACLE_REPEATED_POINT;
+    }
+    return CROWD_OK;
+}
+
+// Self-intersection of a polygon: two segments that meet must share a cell of a grid, so the
+// segments are bucketed by cell and only segments of one cell are tested against each other.
+// Adjacent edges share their common point and meet nowhere else unless they fold back.
+typedef struct cell_seg {
+    uint64_t key;
+    int32_t seg;
+} cell_seg;
+
+typedef struct bucket {
+    cell_seg* out;
+    size_t n;
+    int32_t seg;
+} bucket;
+
+static void count_cells(void* ctx, int32_t cx, int32_t cy) {
+    (void)cx, (void)cy;
+    ((bucket*)ctx)->n++;
+}
+
+static void put_cells(void* ctx, int32_t cx, int32_t cy) {
+    bucket* b = ctx;
+    b->out[b->n++] = (cell_seg){cs_wall_key(cx, cy), b->seg};
+}
+
+static int cmp_cell_seg(const void* a, const void* b) {
+    const cell_seg *p = a, *q = b;
+    if (p->key != q->key) return p->key < q->key ? -1 : 1;
+    return (p->seg > q->seg) - (p->seg < q->seg);
+}
+
+static cs_wall_seg poly_seg(const crowd_vec2* pts, int n, int k) {
+    const crowd_vec2 a = pts[k], b = pts[k + 1 < n ? k + 1 : 0];
+    return (cs_wall_seg){a.x, a.y, b.x, b.y, (uint32_t)k};
+}
+
+static bool folds_back(const crowd_vec2* pts, int n, int k) {
+    const crowd_vec2 a = pts[k], b = pts[(k + 1) % n], c = pts[(k + 2) % n];
+    const double o = cs_orient(a.x, a.y, b.x, b.y, c.x, c.y);
+    const double dot =
+        ((double)b.x - a.x) * ((double)c.x - b.x) + ((double)b.y - a.y) * ((double)c.y - b.y);
+    return o == 0.0 && dot < 0.0;
+}
+
+static bool segs_cross(const crowd_vec2* pts, int n, int i, int j) {
+    if (i == j) return false;
+    const bool adjacent = (i + 1) % n == j || (j + 1) % n == i;
+    if (adjacent) return false; // covered by folds_back
+    const cs_wall_seg a = poly_seg(pts, n, i), b = poly_seg(pts, n, j);
+    return cs_segments_meet(a.ax, a.ay, a.bx, a.by, b.ax, b.ay, b.bx, b.by);
+}
+
+static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
+    for (int k = 0; k < n; ++k)
+        if (folds_back(pts, n, k)) return CROWD_ERR_OBSTACLE_SELF_INTERSECTING;
+    if (n == 3) return CROWD_OK; // a triangle without a fold is simple
+    // Buckets of the polygon's own size: edges four times the mean edge length on a side, so a
+    // polygon of any scale spreads its n edges over about n cells.
+    double len = 0.0;
+    for (int k = 0; k < n; ++k) {
+        const crowd_vec2 a = pts[k], c = pts[(k + 1) % n];
+        len += fabs((double)c.x - a.x) + fabs((double)c.y - a.y);
+    }
+    const float inv = (float)((double)n / (4.0 * len));
+    bucket b = {0};
+    for (int k = 0; k < n; ++k) {
+        const cs_wall_seg s = poly_seg(pts, n, k);
+        cs_walls_segment_cells(&s, inv, false, count_cells, &b);
+    }
+    const size_t bytes = sizeof(cell_seg) * b.n;
+    cell_seg* list = cs_alloc(w, bytes);
+    if (!list) return CROWD_ERR_OUT_OF_MEMORY;
+    b = (bucket){.out = list};
+    for (int k = 0; k < n; ++k) {
+        const cs_wall_seg s = poly_seg(pts, n, k);
+        b.seg = k;
+        cs_walls_segment_cells(&s, inv, false, put_cells, &b);
+    }
+    qsort(list, b.n, sizeof *list, cmp_cell_seg);
+    crowd_status st = CROWD_OK;
+    for (size_t i = 0; i < b.n && st == CROWD_OK;) {
+        size_t j = i;
+        while (j < b.n && list[j].key == list[i].key) ++j;
+        for (size_t p = i; p < j && st == CROWD_OK; ++p)
+            for (size_t q = p + 1; q < j; ++q)
+                if (segs_cross(pts, n, list[p].seg, list[q].seg)) {
+                    st = CROWD_ERR_OBSTACLE_SELF_INTERSECTING;
+                    break;
+                }
+        i = j;
+    }
+    cs_free(w, list, bytes);
+    return st;
+}
+
+// Whether the obstacle would overlap a live agent's disc or hold its centre inside. Every agent
+// is tested against the obstacle's bounding box first (one pass over the positions); only those
+// inside it are tested exactly.
+static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
+                         int n, float bx0, float by0, float bx1, float by1) {
+    const cs_columns* c = &w->cur;
+    const int nseg = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
+    // The box grown by the largest radius first: a contiguous pass over the positions.
+    const float rm = w->radius_max;
+    const float gx0 = bx0 - rm, gy0 = by0 - rm, gx1 = bx1 + rm, gy1 = by1 + rm;
+    for (int s = 0; s < w->count; ++s) {
+        const float x = c->px[s], y = c->py[s];
+        if (x < gx0 || x > gx1 || y < gy0 || y > gy1) continue;
+        const float r = w->radius[c->id[s]];
+        for (int k = 0; k < nseg; ++k) {
+            const cs_wall_seg seg = poly_seg(pts, n, k);
+            double cx, cy;
+            if (cs_seg_dist2(&seg, x, y, &cx, &cy) < (double)r * r) return true;
+        }
+        if (kind == CROWD_OBSTACLE_POLYGON && cs_point_in_polygon(pts, n, x, y)) return true;
+    }
+    return false;
+}
+
+// ---- handles ------------------------------------------------------------------------------------
+
+static crowd_status obstacle_index(const crowd_world* w, crowd_obstacle_id id, uint32_t* oi) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
+    if (id.index1 == 0) return CROWD_ERR_NULL_OBSTACLE;
+    const cs_walls* g = &w->walls;
+    if (id.world != w->tag || id.index1 > (uint32_t)g->obs_used) return CROWD_ERR_FOREIGN_OBSTACLE;
+    const cs_obstacle* o = &g->obs[id.index1 - 1];
+    if (!o->points || o->generation != id.generation) return CROWD_ERR_STALE_OBSTACLE;
+    *oi = id.index1 - 1;
+    return CROWD_OK;
+}
+
+crowd_status crowd_obstacle_validate(const crowd_world* w, crowd_obstacle_id id) {
+    uint32_t oi;
+    return obstacle_index(w, id, &oi);
+}
+
+crowd_status cs_obstacle_check(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
+                               int n) {
+    crowd_status st = check_points(kind, pts, n);
+    if (st == CROWD_OK && kind == CROWD_OBSTACLE_POLYGON) st = check_simple(w, pts, n);
+    return st;
+}
+
+crowd_status cs_walls_reserve_slots(crowd_world* w, cs_walls* g, int32_t slots) {
+    if (slots <= g->obs_cap) return CROWD_OK;
+    int32_t cap = g->obs_cap ? g->obs_cap * 2 : 16;
+    if (cap < slots) cap = slots;
+    if (cap > CS_OBSTACLE_MAX_COUNT) cap = CS_OBSTACLE_MAX_COUNT;
+    cs_obstacle* obs = cs_alloc(w, sizeof(cs_obstacle) * (size_t)cap);
+    int32_t* fl = obs ? cs_alloc(w, sizeof(int32_t) * (size_t)cap) : NULL;
+    if (!fl) {
+        cs_free(w, obs, sizeof(cs_obstacle) * (size_t)cap);
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    memset(obs, 0, sizeof(cs_obstacle) * (size_t)cap);
+    if (g->obs_used) memcpy(obs, g->obs, sizeof(cs_obstacle) * (size_t)g->obs_used);
+    if (g->free_count) memcpy(fl, g->free_list, sizeof(int32_t) * (size_t)g->free_count);
+    cs_free(w, g->obs, sizeof(cs_obstacle) * (size_t)g->obs_cap);
+    cs_free(w, g->free_list, sizeof(int32_t) * (size_t)g->obs_cap);
+    g->obs = obs, g->free_list = fl, g->obs_cap = cap;
+    return CROWD_OK;
+}
+
+crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation,
+                                crowd_obstacle_kind kind, const crowd_vec2* pts, int n) {
+    cs_walls* g = &w->walls;
+    const size_t bytes = sizeof(crowd_vec2) * (size_t)n;
+    crowd_vec2* copy = cs_alloc(w, bytes);
+    if (!copy) return CROWD_ERR_OUT_OF_MEMORY;
+    memcpy(copy, pts, bytes);
+    cs_obstacle* o = &g->obs[oi];
+    float x0 = pts[0].x, y0 = pts[0].y, x1 = x0, y1 = y0;
+    for (int i = 1; i < n; ++i) {
+        x0 = fminf(x0, pts[i].x), x1 = fmaxf(x1, pts[i].x);
+        y0 = fminf(y0, pts[i].y), y1 = fmaxf(y1, pts[i].y);
+    }
+    *o = (cs_obstacle){.points = copy,
+                       .x0 = x0,
+                       .y0 = y0,
+                       .x1 = x1,
+                       .y1 = y1,
+                       .count = n,
+                       .generation = generation,
+                       .kind = (uint8_t)kind};
+    crowd_status st = cs_walls_grid_insert(w, g, oi);
+    if (st != CROWD_OK) {
+        cs_free(w, copy, bytes);
+        o->points = NULL;
+        o->count = 0;
+        return st;
+    }
+    g->live++;
+    return CROWD_OK;
+}
+
+crowd_status crowd_obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* points,
+                                int count, crowd_obstacle_id* out) {
+    if (!w || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = cs_obstacle_check(w, kind, points, count);
+    if (st != CROWD_OK) return st;
+    cs_walls* g = &w->walls;
+    if (g->live >= CS_OBSTACLE_MAX_COUNT) return CROWD_ERR_CAPACITY;
+    float x0 = points[0].x, y0 = points[0].y, x1 = x0, y1 = y0;
+    for (int i = 1; i < count; ++i) {
+        x0 = fminf(x0, points[i].x), x1 = fmaxf(x1, points[i].x);
+        y0 = fminf(y0, points[i].y), y1 = fmaxf(y1, points[i].y);
+    }
+    if (covers_agent(w, kind, points, count, x0, y0, x1, y1)) return CROWD_ERR_INSIDE_OBSTACLE;
+    if (g->free_count == 0) st = cs_walls_reserve_slots(w, g, g->obs_used + 1);
+    if (st != CROWD_OK) return st;
+    const bool reuse = g->free_count > 0;
+    const uint32_t oi = reuse ? (uint32_t)g->free_list[g->free_count - 1] : (uint32_t)g->obs_used;
+    const uint16_t gen = reuse ? g->obs[oi].generation : 0;
+    st = cs_obstacle_insert(w, oi, gen, kind, points, count);
+    if (st != CROWD_OK) return st;
+    if (reuse)
+        g->free_count--;
+    else
+        g->obs_used++;
+    *out = (crowd_obstacle_id){.index1 = oi + 1, .generation = gen, .world = w->tag};
+    return CROWD_OK;
+}
+
+crowd_status crowd_obstacle_remove(crowd_world* w, crowd_obstacle_id id) {
+    uint32_t oi;
+    crowd_status st = obstacle_index(w, id, &oi);
+    if (st != CROWD_OK) return st;
+    cs_walls* g = &w->walls;
+    cs_walls_grid_remove(g, oi);
+    cs_obstacle* o = &g->obs[oi];
+    cs_free(w, o->points, sizeof(crowd_vec2) * (size_t)o->count);
+    const uint16_t next = (uint16_t)(o->generation + 1);
+    *o = (cs_obstacle){.generation = next};
+    g->free_list[g->free_count++] = (int32_t)oi;
+    g->live--;
+    return CROWD_OK;
+}
+
+crowd_status crowd_obstacle_get_points(const crowd_world* w, crowd_obstacle_id id,
+                                       crowd_obstacle_kind* kind, crowd_vec2* points, int capacity,
+                                       int* count) {
+    uint32_t oi;
+    crowd_status st = obstacle_index(w, id, &oi);
+    if (st != CROWD_OK) return st;
+    if (!count || (!points && capacity > 0)) return CROWD_ERR_NULL_ARGUMENT;
+    const cs_obstacle* o = &w->walls.obs[oi];
+    if (kind) *kind = (crowd_obstacle_kind)o->kind;
+    *count = o->count;
+    if (capacity < o->count) return CROWD_ERR_BUFFER_TOO_SMALL;
+    memcpy(points, o->points, sizeof(crowd_vec2) * (size_t)o->count);
+    return CROWD_OK;
+}
+
+int crowd_world_obstacle_count(const crowd_world* w) {
+    return w ? w->walls.live : 0;
+}
+
+crowd_status crowd_world_get_obstacles(const crowd_world* w, crowd_obstacle_id* ids, int capacity,
+                                       int* count) {
+    if (!w || !count || (!ids && capacity > 0)) return CROWD_ERR_NULL_ARGUMENT;
+    const cs_walls* g = &w->walls;
+    *count = g->live;
+    if (capacity < g->live) return CROWD_ERR_BUFFER_TOO_SMALL;
+    int k = 0;
+    for (int32_t i = 0; i < g->obs_used; ++i)
+        if (g->obs[i].points)
+            ids[k++] = (crowd_obstacle_id){
+                .index1 = (uint32_t)i + 1, .generation = g->obs[i].generation, .world = w->tag};
+    return CROWD_OK;
+}

@@ -1,0 +1,376 @@
+// The segment grid: which cells a segment passes through, and the cell table's insert and remove.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "walls/walls_store.h"
+
+enum { MIN_TABLE = 64, MIN_SEGS = 64 };
+
+void cs_walls_init(cs_walls* g, float cell_size) {
+    memset(g, 0, sizeof *g);
+    g->cell_size = cell_size;
+    g->inv_cell = 1.0f / cell_size;
+}
+
+static size_t occ_bytes(uint32_t cap) {
+    return sizeof(uint64_t) * ((cap + 63) / 64);
+}
+
+static void free_table(crowd_world* w, uint32_t* caps, cs_wall_cell* cells, uint64_t* occ,
+                       uint32_t cap) {
+    cs_free(w, caps, sizeof(uint32_t) * cap);
+    cs_free(w, cells, sizeof(cs_wall_cell) * cap);
+    cs_free(w, occ, occ_bytes(cap));
+}
+
+void cs_walls_free(crowd_world* w, cs_walls* g) {
+    for (int32_t i = 0; i < g->obs_used; ++i)
+        cs_free(w, g->obs[i].points, sizeof(crowd_vec2) * (size_t)g->obs[i].count);
+    cs_free(w, g->obs, sizeof(cs_obstacle) * (size_t)g->obs_cap);
+    cs_free(w, g->free_list, sizeof(int32_t) * (size_t)g->obs_cap);
+    free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
+    cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
+    const float cs = g->cell_size;
+    cs_walls_init(g, cs);
+}
+
+// ---- cells of a segment -------------------------------------------------------------------------
+
+// Cell coordinate of a double, clamped like cs_cell_coord.
+static int32_t cell_of(double v) {
+    double c = floor(v);
+    c = c >= -(double)CS_CELL_CLAMP ? c : -(double)CS_CELL_CLAMP;
+    c = c <= (double)CS_CELL_CLAMP ? c : (double)CS_CELL_CLAMP;
+    return (int32_t)c;
+}
+
+// Margin in cell units around a segment: the cells it passes through, widened so that a query's
+// float-rounded box and the exact tests never disagree about a cell.
+static double seg_margin(const cs_wall_seg* s, double inv) {
+    const double m = fabs(s->ax) + fabs(s->ay) + fabs(s->bx) + fabs(s->by);
+    return m * inv * 1e-6 + 1e-4;
+}
+
+// Row by row, the x range the segment spans within the row's y range; dilated, each such cell's
+// 3 x 3 block (cells come out more than once then).
+void cs_walls_segment_cells(const cs_wall_seg* s, float inv_cell, bool dilate, cs_cell_fn* visit,
+                            void* ctx) {
+    const int64_t d = dilate ? 1 : 0;
+    const double inv = inv_cell;
+    const double ax = s->ax * inv, ay = s->ay * inv, bx = s->bx * inv, by = s->by * inv;
+    const double m = seg_margin(s, inv);
+    const double y_lo = fmin(ay, by), y_hi = fmax(ay, by);
+    const double x_lo = fmin(ax, bx), x_hi = fmax(ax, bx);
+    const int32_t cy0 = cell_of(y_lo - m), cy1 = cell_of(y_hi + m);
+    for (int64_t cy = cy0; cy <= cy1; ++cy) {
+        // The part of the segment with y in [cy - m, cy + 1 + m], as an x range.
+        double r0 = fmax((double)cy - m, y_lo), r1 = fmin((double)cy + 1.0 + m, y_hi);
+        double xa = x_lo, xb = x_hi;
+        if (by != ay) {
+            const double t0 = (r0 - ay) / (by - ay), t1 = (r1 - ay) / (by - ay);
+            const double u0 = ax + (bx - ax) * t0, u1 = ax + (bx - ax) * t1;
+            xa = fmax(fmin(u0, u1), x_lo);
+            xb = fmin(fmax(u0, u1), x_hi);
+        }
+        const int64_t cx0 = cell_of(xa - m), cx1 = cell_of(xb + m);
+        for (int64_t y = cy - d; y <= cy + d; ++y)
+            for (int64_t cx = cx0 - d; cx <= cx1 + d; ++cx) visit(ctx, (int32_t)cx, (int32_t)y);
+    }
+}
+
+static cs_wall_seg obstacle_seg(const cs_obstacle* o, uint32_t oi, int k) {
+    const crowd_vec2 a = o->points[k], b = o->points[k + 1 < o->count ? k + 1 : 0];
+    return (cs_wall_seg){a.x, a.y, b.x, b.y, oi << 16 | (uint32_t)k};
+}
+
+// ---- table
+// ---------------------------------------------------------------------------------------
+
+static uint32_t find_slot(const cs_wall_cell* cells, uint32_t cap, uint64_t k) {
+    uint32_t h = cs_wall_home(k, cap - 1);
+    while (cells[h].key != k && cells[h].key != CS_WALL_EMPTY) h = (h + 1) & (cap - 1);
+    return h;
+}
+
+static cs_wall_cell* find_cell(cs_walls* g, uint64_t k) {
+    if (!g->table_cap) return NULL;
+    const uint32_t h = find_slot(g->cells, g->table_cap, k);
+    return g->cells[h].key == k ? &g->cells[h] : NULL;
+}
+
+// A list of n entries gets room for this many: growth by half keeps moves amortized.
+static uint32_t list_room(uint32_t n) {
+    return n + n / 2 + 2;
+}
+
+typedef struct pair {
+    uint64_t key;
+    uint32_t seg; // segment number in the obstacle
+} pair;
+
+static int cmp_pair(const void* a, const void* b) {
+    const pair *p = a, *q = b;
+    if (p->key != q->key) return p->key < q->key ? -1 : 1;
+    return (p->seg > q->seg) - (p->seg < q->seg);
+}
+
+typedef struct collect {
+    pair* out;
+    size_t n;
+    uint32_t seg;
+} collect;
+
+static void count_cell(void* ctx, int32_t cx, int32_t cy) {
+    (void)cx, (void)cy;
+    ((collect*)ctx)->n++;
+}
+
+static void put_cell(void* ctx, int32_t cx, int32_t cy) {
+    collect* c = ctx;
+    c->out[c->n++] = (pair){cs_wall_key(cx, cy), c->seg};
+}
+
+// A polygon's entry in the coarse cells: its bounding box, for the containment test.
+#define BOX_ENTRY UINT32_MAX
+
+static cs_wall_seg entry_of(const cs_obstacle* o, uint32_t oi, uint32_t seg) {
+    if (seg == BOX_ENTRY) return (cs_wall_seg){o->x0, o->y0, o->x1, o->y1, oi << 16 | 0xffffu};
+    return obstacle_seg(o, oi, (int)seg);
+}
+
+// The coarse cells of a polygon's bounding box.
+static void box_cells(const cs_walls* g, const cs_obstacle* o, cs_cell_fn* visit, void* ctx) {
+    const cs_wall_box b = cs_walls_coarse_box(g, o->x0, o->y0, o->x1, o->y1);
+    for (int64_t cy = b.cy0; cy <= b.cy1; ++cy)
+        for (int64_t cx = b.cx0; cx <= b.cx1; ++cx) visit(ctx, (int32_t)cx, (int32_t)cy);
+}
+
+static void count_coarse(void* ctx, int32_t cx, int32_t cy) {
+    (void)cx, (void)cy;
+    ((collect*)ctx)->n++;
+}
+
+static void put_coarse(void* ctx, int32_t cx, int32_t cy) {
+    collect* c = ctx;
+    c->out[c->n++] = (pair){cs_walls_coarse_key(cx, cy), BOX_ENTRY};
+}
+
+crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
+    const cs_obstacle* o = &g->obs[oi];
+    const int nseg = cs_obstacle_segments(o);
+    const bool poly = o->kind == CROWD_OBSTACLE_POLYGON;
+
+    collect c = {0};
+    for (int k = 0; k < nseg; ++k) {
+        const cs_wall_seg s = obstacle_seg(o, oi, k);
+        cs_walls_segment_cells(&s, g->inv_cell, true, count_cell, &c);
+    }
+    if (poly) box_cells(g, o, count_coarse, &c);
+    const size_t npairs = c.n, pair_bytes = sizeof(pair) * (npairs ? npairs : 1);
+    if (npairs > UINT32_MAX / 4) return CROWD_ERR_OUT_OF_MEMORY;
+    pair* pairs = cs_alloc(w, pair_bytes);
+    if (!pairs) return CROWD_ERR_OUT_OF_MEMORY;
+    c = (collect){.out = pairs};
+    for (int k = 0; k < nseg; ++k) {
+        const cs_wall_seg s = obstacle_seg(o, oi, k);
+        c.seg = (uint32_t)k;
+        cs_walls_segment_cells(&s, g->inv_cell, true, put_cell, &c);
+    }
+    if (poly) box_cells(g, o, put_coarse, &c);
+    qsort(pairs, npairs, sizeof *pairs, cmp_pair);
+    // A dilated segment names some cells more than once.
+    size_t unique = 0;
+    for (size_t i = 0; i < npairs; ++i)
+        if (unique == 0 || pairs[i].key != pairs[unique - 1].key ||
+            pairs[i].seg != pairs[unique - 1].seg)
+            pairs[unique++] = pairs[i];
+
+    // What the insertion needs, counted pessimistically: a cell whose list is empty counts as
+    // new (a growing table drops it) and every touched list as moving to the end of the pool.
+    uint64_t new_keys = 0, pool_need = 0;
+    for (size_t i = 0; i < unique;) {
+        size_t j = i;
+        while (j < unique && pairs[j].key == pairs[i].key) ++j;
+        const cs_wall_cell* cell = find_cell(g, pairs[i].key);
+        const uint32_t have = cell ? cell->count : 0;
+        new_keys += have == 0;
+        pool_need += list_room(have + (uint32_t)(j - i));
+        i = j;
+    }
+
+    // Reserve: a new table when the load would pass one half, a new pool when the lists would
+    // not fit. Both are allocated before anything changes.
+    const uint64_t live_cells = (uint64_t)g->table_used - g->table_empty;
+    uint32_t tcap = g->table_cap;
+    const bool regrow = (live_cells + g->table_empty + new_keys) * 2 > tcap;
+    if (regrow) {
+        uint64_t want = MIN_TABLE;
+        while (want < (live_cells + new_keys) * 4) want <<= 1;
+        if (want > (1ull << 31)) {
+            cs_free(w, pairs, pair_bytes);
+            return CROWD_ERR_OUT_OF_MEMORY;
+        }
+        tcap = (uint32_t)want;
+    }
+    const bool repool = (uint64_t)g->segs_used + pool_need > g->segs_cap;
+    uint64_t pcap = g->segs_cap;
+    if (repool) {
+        // After compaction the live lists take list_room(count) each, at most twice their
+        // entries plus two per cell.
+        const uint64_t compact = 2ull * g->segs_live + 2ull * live_cells;
+        pcap = MIN_SEGS;
+        while (pcap < 2 * (compact + pool_need)) pcap <<= 1;
+        if (pcap > UINT32_MAX / 2) {
+            cs_free(w, pairs, pair_bytes);
+            return CROWD_ERR_OUT_OF_MEMORY;
+        }
+    }
+    uint32_t* caps = NULL;
+    cs_wall_cell* cells = NULL;
+    uint64_t* occ = NULL;
+    cs_wall_seg* segs = NULL;
+    bool ok = true;
+    if (regrow) {
+        caps = cs_alloc(w, sizeof(uint32_t) * tcap);
+        cells = cs_alloc(w, sizeof(cs_wall_cell) * tcap);
+        occ = cs_alloc(w, occ_bytes(tcap));
+        ok = caps && cells && occ;
+    }
+    if (ok && repool) {
+        segs = cs_alloc(w, sizeof(cs_wall_seg) * (size_t)pcap);
+        ok = segs != NULL;
+    }
+    if (!ok) {
+        if (regrow) free_table(w, caps, cells, occ, tcap);
+        cs_free(w, segs, sizeof(cs_wall_seg) * (size_t)pcap);
+        cs_free(w, pairs, pair_bytes);
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+
+    // Commit. A new table keeps only the cells with walls; a new pool holds the lists compacted.
+    if (regrow) {
+        for (uint32_t h = 0; h < tcap; ++h) cells[h].key = CS_WALL_EMPTY;
+        memset(occ, 0, occ_bytes(tcap));
+        uint32_t used = 0;
+        for (uint32_t h = 0; h < g->table_cap; ++h) {
+            if (g->cells[h].key == CS_WALL_EMPTY || g->cells[h].count == 0) continue;
+            const uint32_t s = find_slot(cells, tcap, g->cells[h].key);
+            cells[s] = g->cells[h];
+            caps[s] = g->caps[h];
+            occ[s >> 6] |= 1ull << (s & 63);
+            ++used;
+        }
+        free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
+        g->caps = caps, g->cells = cells, g->occupied = occ;
+        g->table_cap = tcap, g->table_used = used, g->table_empty = 0;
+    }
+    if (repool) {
+        uint32_t at = 0;
+        for (uint32_t h = 0; h < g->table_cap; ++h) {
+            if (g->cells[h].key == CS_WALL_EMPTY) continue;
+            cs_wall_cell* cell = &g->cells[h];
+            const uint32_t room = cell->count ? list_room(cell->count) : 0;
+            if (cell->count)
+                memcpy(segs + at, g->segs + cell->start, sizeof(cs_wall_seg) * cell->count);
+            cell->start = at, g->caps[h] = room;
+            at += room;
+        }
+        cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
+        g->segs = segs, g->segs_cap = (uint32_t)pcap, g->segs_used = at;
+    }
+    for (size_t i = 0; i < unique;) {
+        size_t j = i;
+        while (j < unique && pairs[j].key == pairs[i].key) ++j;
+        const uint64_t k = pairs[i].key;
+        uint32_t h = find_slot(g->cells, g->table_cap, k);
+        if (g->cells[h].key != k) {
+            g->cells[h] = (cs_wall_cell){.key = k};
+            g->caps[h] = 0;
+            g->occupied[h >> 6] |= 1ull << (h & 63);
+            g->table_used++;
+        } else if (g->cells[h].count == 0) {
+            g->table_empty--;
+        }
+        cs_wall_cell* cell = &g->cells[h];
+        const uint32_t add = (uint32_t)(j - i);
+        if (cell->count + add > g->caps[h]) {
+            const uint32_t room = list_room(cell->count + add);
+            memmove(g->segs + g->segs_used, g->segs + cell->start,
+                    sizeof(cs_wall_seg) * cell->count);
+            cell->start = g->segs_used, g->caps[h] = room;
+            g->segs_used += room;
+        }
+        for (size_t q = i; q < j; ++q)
+            g->segs[cell->start + cell->count++] = entry_of(o, oi, pairs[q].seg);
+        g->segs_live += add;
+        i = j;
+    }
+    cs_free(w, pairs, pair_bytes);
+    return CROWD_OK;
+}
+
+typedef struct drop {
+    cs_walls* g;
+    uint32_t id;
+} drop;
+
+static void drop_key(drop* d, uint64_t key) {
+    cs_walls* g = d->g;
+    cs_wall_cell* cell = find_cell(g, key);
+    if (!cell) return;
+    cs_wall_seg* list = g->segs + cell->start;
+    for (uint32_t i = 0; i < cell->count; ++i) {
+        if (list[i].id != d->id) continue;
+        list[i] = list[--cell->count];
+        g->segs_live--;
+        if (cell->count == 0) g->table_empty++;
+        return;
+    }
+}
+
+static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
+    drop_key(ctx, cs_wall_key(cx, cy));
+}
+
+static void drop_coarse(void* ctx, int32_t cx, int32_t cy) {
+    drop* d = ctx;
+    drop_key(d, cs_walls_coarse_key(cx, cy));
+}
+
+void cs_walls_grid_remove(cs_walls* g, uint32_t oi) {
+    const cs_obstacle* o = &g->obs[oi];
+    const int nseg = cs_obstacle_segments(o);
+    for (int k = 0; k < nseg; ++k) {
+        const cs_wall_seg s = obstacle_seg(o, oi, k);
+        drop d = {g, s.id};
+        cs_walls_segment_cells(&s, g->inv_cell, true, drop_cell, &d);
+    }
+    if (o->kind == CROWD_OBSTACLE_POLYGON) {
+        drop d = {g, oi << 16 | 0xffffu};
+        box_cells(g, o, drop_coarse, &d);
+    }
+}
+
+cs_wall_box cs_walls_coarse_box(const cs_walls* g, float x0, float y0, float x1, float y1) {
+    const double inv = g->inv_cell / CS_WALL_COARSE;
+    return (cs_wall_box){cell_of(x0 * inv), cell_of(y0 * inv), cell_of(x1 * inv),
+                         cell_of(y1 * inv)};
+}
+
+cs_wall_box cs_walls_box(const cs_walls* g, float x0, float y0, float x1, float y1) {
+    const double inv = g->inv_cell;
+    const double m = (fabs(x0) + fabs(y0) + fabs(x1) + fabs(y1)) * inv * 1e-6 + 1e-4;
+    return (cs_wall_box){cell_of(x0 * inv - m), cell_of(y0 * inv - m), cell_of(x1 * inv + m),
+                         cell_of(y1 * inv + m)};
+}
+
+static bool any_list(void* ctx, const cs_wall_seg* list, uint32_t count) {
+    (void)ctx, (void)list, (void)count;
+    return true;
+}
+
+bool cs_walls_any(const cs_walls* g, cs_wall_box b) {
+    return cs_walls_visit(g, b, any_list, NULL);
+}

@@ -1,0 +1,144 @@
+// The hard guarantee: after every step no agent's disc overlaps a wall and no agent has crossed
+// one, however fast it moves, however long the step, however hard the crowd pushes. Every scene
+// checks every step with the test's own distance computation (walls_helpers.h).
+#include "walls_helpers.h"
+
+static uint64_t rng_next(uint64_t* s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static float frand(uint64_t* s, float lo, float hi) {
+    return lo + (hi - lo) * (float)(rng_next(s) >> 40) / (float)(1ull << 24);
+}
+
+// Agents at up to 100 m/s with a 1 s step inside a room of zero-thickness walls, seeking points
+// far outside it, each in its own direction: every move is 30-40 times the agent's diameter.
+Test(walls_guarantee, no_tunnelling_through_thin_walls_at_100_mps_and_dt_1s) {
+    for (int threads = 1; threads <= 2; ++threads) {
+        crowd_world* w = walls_world(threads, 1.0f);
+        const crowd_vec2 room[5] = {{-10, -10}, {10, -10}, {10, 10}, {-10, 10}, {-10, -10}};
+        wall_add(w, CROWD_OBSTACLE_WALL, room, 5);
+        // A thin solid sliver across the middle as well.
+        const crowd_vec2 sliver[4] = {{-10, 0}, {10, 0}, {10, 0.001f}, {-10, 0.001f}};
+        wall_add(w, CROWD_OBSTACLE_POLYGON, sliver, 4);
+        uint64_t seed = 7;
+        for (int i = 0; i < 120; ++i) {
+            crowd_agent_def a = crowd_agent_def_default();
+            a.position = (crowd_vec2){frand(&seed, -9.5f, 9.5f), frand(&seed, -9.5f, 9.5f)};
+            if (fabsf(a.position.y) < 0.5f) a.position.y = 3.0f;
+            a.max_speed = frand(&seed, 30.0f, 100.0f);
+            a.max_force = 1000.0f;
+            const float ang = frand(&seed, 0.0f, 6.2831853f);
+            a.goal =
+                (crowd_goal){CROWD_GOAL_SEEK, {200.0f * cosf(ang), 200.0f * sinf(ang)}, 1.0f, 1.0f};
+            a.velocity = (crowd_vec2){a.max_speed * cosf(ang), a.max_speed * sinf(ang)};
+            crowd_agent_id id;
+            cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+        }
+        crowd_vec2 start[120];
+        int n;
+        cr_assert_eq(crowd_world_get_agents(w, NULL, start, NULL, 120, &n), CROWD_OK);
+        for (int t = 0; t < 60; ++t) {
+            cr_assert_eq(crowd_world_step(w), CROWD_OK);
+            cr_assert_geq(min_clearance(w), 0.0, "tick %d", t);
+            crowd_vec2 p[120];
+            cr_assert_eq(crowd_world_get_agents(w, NULL, p, NULL, 120, &n), CROWD_OK);
+            for (int i = 0; i < n; ++i) {
+                cr_assert(fabsf(p[i].x) < 10.0f && fabsf(p[i].y) < 10.0f, "agent %d left", i);
+                cr_assert((p[i].y > 0.0f) == (start[i].y > 0.0f), "agent %d crossed", i);
+            }
+        }
+        crowd_world_destroy(w);
+    }
+}
+
+// Hundreds of agents seeking a point inside a solid block and behind a thin wall: separation and
+// the crowd's pressure push them against the walls for 40 s, and none gets in.
+Test(walls_guarantee, crowd_pressure_never_pushes_an_agent_into_a_wall) {
+    crowd_world* w = walls_world(2, 0.1f);
+    const crowd_vec2 block[4] = {{-5, -5}, {5, -5}, {5, 5}, {-5, 5}};
+    wall_add(w, CROWD_OBSTACLE_POLYGON, block, 4);
+    const crowd_vec2 thin[2] = {{20, -15}, {20, 15}};
+    wall_add(w, CROWD_OBSTACLE_WALL, thin, 2);
+    uint64_t seed = 11;
+    int added = 0;
+    while (added < 400) {
+        crowd_agent_def a = crowd_agent_def_default();
+        const bool left = added < 250;
+        a.position = left ? (crowd_vec2){frand(&seed, -25, 14), frand(&seed, -25, 25)}
+                          : (crowd_vec2){frand(&seed, 8, 19), frand(&seed, -12, 12)};
+        a.separation_weight = 3.0f;
+        a.max_speed = 2.0f;
+        a.goal = (crowd_goal){CROWD_GOAL_SEEK, left ? (crowd_vec2){0, 0} : (crowd_vec2){30, 0},
+                              1.0f, 1.0f};
+        crowd_agent_id id;
+        if (crowd_agent_add(w, &a, &id) == CROWD_OK) ++added;
+    }
+    for (int t = 0; t < 400; ++t) {
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        const double c = min_clearance(w);
+        cr_assert_geq(c, 0.0, "tick %d: clearance %g", t, c);
+    }
+    crowd_vec2 p[400];
+    int n;
+    cr_assert_eq(crowd_world_get_agents(w, NULL, p, NULL, 400, &n), CROWD_OK);
+    int pressed = 0;
+    for (int i = 0; i < n; ++i) pressed += p[i].x < 20.0f && p[i].x > 19.0f;
+    // The scene does press: many agents ended within a body length of the thin wall.
+    cr_assert_gt(pressed, 30, "%d agents at the thin wall", pressed);
+    crowd_world_destroy(w);
+}
+
+// Obstacles added and removed between steps: a wall in the way stops the agents, removing it
+// lets them through, adding one over an agent is refused.
+Test(walls_guarantee, obstacles_added_and_removed_at_runtime) {
+    crowd_world* w = walls_world(2, 0.1f);
+    crowd_agent_id ids[20];
+    for (int i = 0; i < 20; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){-3.0f, (float)i * 1.5f - 15.0f};
+        a.goal = (crowd_goal){CROWD_GOAL_SEEK, {10.0f, a.position.y}, 1.0f, 1.0f};
+        cr_assert_eq(crowd_agent_add(w, &a, &ids[i]), CROWD_OK);
+    }
+    const crowd_vec2 gate[2] = {{0, -20}, {0, 20}};
+    crowd_obstacle_id g = wall_add(w, CROWD_OBSTACLE_WALL, gate, 2);
+    for (int t = 0; t < 60; ++t) {
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        cr_assert_geq(min_clearance(w), 0.0);
+    }
+    crowd_vec2 p;
+    for (int i = 0; i < 20; ++i) {
+        cr_assert_eq(crowd_agent_get_position(w, ids[i], &p), CROWD_OK);
+        cr_assert(p.x < 0.0f && p.x > -1.0f, "agent %d at x %g: stopped by the wall", i, p.x);
+    }
+    // The agents stand right at the wall: putting it back over them is refused.
+    cr_assert_eq(crowd_obstacle_remove(w, g), CROWD_OK);
+    crowd_obstacle_id again;
+    const crowd_vec2 near[2] = {{-0.2f, -20}, {-0.2f, 20}};
+    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, near, 2, &again),
+                 CROWD_ERR_INSIDE_OBSTACLE);
+    for (int t = 0; t < 60; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    for (int i = 0; i < 20; ++i) {
+        cr_assert_eq(crowd_agent_get_position(w, ids[i], &p), CROWD_OK);
+        cr_assert_gt(p.x, 3.0f, "agent %d passed once the wall was gone (%g %g)", i, p.x, p.y);
+    }
+    // A new wall ahead of them stops them again.
+    const crowd_vec2 ahead[2] = {{12, -20}, {12, 20}};
+    wall_add(w, CROWD_OBSTACLE_WALL, ahead, 2);
+    for (int i = 0; i < 20; ++i)
+        cr_assert_eq(crowd_agent_set_goal(
+                         w, ids[i], &(crowd_goal){CROWD_GOAL_SEEK, {30.0f, 0.0f}, 1.0f, 1.0f}),
+                     CROWD_OK);
+    for (int t = 0; t < 150; ++t) {
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        cr_assert_geq(min_clearance(w), 0.0);
+    }
+    for (int i = 0; i < 20; ++i) {
+        cr_assert_eq(crowd_agent_get_position(w, ids[i], &p), CROWD_OK);
+        cr_assert(p.x < 12.0f && p.x > 10.0f, "agent %d at x %g", i, p.x);
+    }
+    crowd_world_destroy(w);
+}
