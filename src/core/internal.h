@@ -114,7 +114,7 @@ struct crowd_world {
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
     void* state[CS_BEH_COUNT];
-    uint64_t seed; // the def's seed: every random draw is keyed by it (queue respawn points)
+    uint64_t rng; // splitmix64 state, the world's one random stream (seeded by the def)
 
     cs_walls walls; // static obstacles and their segment grid (src/walls/)
 
