@@ -71,6 +71,7 @@ std::unique_ptr<Sim> make_crossing_cone(const Case& c, const Crowd* crowd) {
         q.goal = {-pos[(size_t)i].x, -pos[(size_t)i].y};
         q.cone_length = fam.cone_length;
         q.cone_width = fam.cone_width;
+        q.form = CROWD_QUEUE_LITERAL; // the spec's queue, which the reference kernels implement
         if (crowd_agent_set_queue(w, ids[(size_t)i], &q) != CROWD_OK) return nullptr;
     }
     return sim;

@@ -36,13 +36,19 @@ static inline crowd_path_id make_path(crowd_world* w, const crowd_vec2* pts, int
     return id;
 }
 
-static inline void follow(crowd_world* w, crowd_agent_id a, crowd_path_id p, crowd_path_kind kind,
-                          crowd_path_mode mode) {
+static inline void follow_form(crowd_world* w, crowd_agent_id a, crowd_path_id p,
+                               crowd_path_kind kind, crowd_path_mode mode, crowd_path_form form) {
     crowd_path_follow_def f = crowd_path_follow_def_default();
     f.path = p;
     f.kind = kind;
     f.mode = mode;
+    f.form = form;
     cr_assert_eq(crowd_agent_set_path(w, a, &f), CROWD_OK);
+}
+
+static inline void follow(crowd_world* w, crowd_agent_id a, crowd_path_id p, crowd_path_kind kind,
+                          crowd_path_mode mode) {
+    follow_form(w, a, p, kind, mode, CROWD_PATH_FLOW);
 }
 
 static inline crowd_path_cursor cursor_of(const crowd_world* w, crowd_agent_id a) {

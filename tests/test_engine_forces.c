@@ -111,6 +111,9 @@ static crowd_vec2 goal_force(const crowd_agent_def* a) {
     case CROWD_GOAL_SEEK:
         return crowd_steer_seek(a->position, a->velocity, a->max_speed, g->target);
     case CROWD_GOAL_ARRIVE:
+        return crowd_steer_arrive_stop(a->position, a->velocity, a->max_speed, a->max_force,
+                                       g->target, g->slow_radius);
+    case CROWD_GOAL_ARRIVE_LITERAL:
         return crowd_steer_arrive(a->position, a->velocity, a->max_speed, g->target,
                                   g->slow_radius);
     case CROWD_GOAL_FLEE:

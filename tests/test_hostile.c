@@ -329,11 +329,13 @@ Test(hostile, finished_tube_cursor_ignores_the_segment) {
     c.state = CROWD_PATH_STATE_FINISHED;
     c.index = 2;
     const crowd_vec2 pos = {9, 9}, vel = {0.5f, 0};
-    const crowd_vec2 want = crowd_steer_arrive(pos, vel, 1.5f, pts[2], d.slow_radius);
+    // The default form's arrive at the end (CROWD_PATH_FLOW: crowd_steer_arrive_stop).
+    const crowd_vec2 want = crowd_steer_arrive_stop(pos, vel, 1.5f, 3.0f, pts[2], d.slow_radius);
     const int segments[] = {-1, 0, 1, 2, 1000};
     for (size_t i = 0; i < sizeof segments / sizeof segments[0]; ++i) {
         crowd_path_cursor k = c;
-        const crowd_vec2 got = crowd_path_tube_step(pts, 3, &d, &k, segments[i], pos, vel, 1.5f);
+        const crowd_vec2 got =
+            crowd_path_tube_step(pts, 3, &d, &k, segments[i], pos, vel, 1.5f, 3.0f);
         cr_assert(got.x == want.x && got.y == want.y, "segment %d", segments[i]);
         cr_assert_eq(memcmp(&k, &c, sizeof k), 0, "the cursor changed");
     }

@@ -40,7 +40,7 @@ static dv spec_follow(dv pos, dv vel, double ms, double mf, dv lp, dv lv, dv las
         f.x += (away.x * ms - vel.x) * p->evade_weight;
         f.y += (away.y * ms - vel.y) * p->evade_weight;
     }
-    if (p->predict) {
+    if (p->predict && p->form == CROWD_FOLLOW_LITERAL) { // KEEP_UP: no prediction
         double t = hypot(target.x - pos.x, target.y - pos.y) / ms;
         target = (dv){target.x + lv.x * t, target.y + lv.y * t};
     }
@@ -48,15 +48,28 @@ static dv spec_follow(dv pos, dv vel, double ms, double mf, dv lp, dv lv, dv las
     double dist = hypot(to.x, to.y);
     double speed = ms * fmin(1.0, dist / p->slow_radius);
     dv dn = d_norm(to);
-    f.x += dn.x * speed - vel.x;
-    f.y += dn.y * speed - vel.y;
+    if (p->form == CROWD_FOLLOW_LITERAL) {
+        f.x += dn.x * speed - vel.x;
+        f.y += dn.y * speed - vel.y;
+    } else {
+        // KEEP_UP (crowd/leader.h): the leader's velocity plus a speed half of max_force can
+        // brake on the distance, limited to max_speed, reached in CROWD_FOLLOW_RESPONSE_TIME.
+        speed = fmin(speed, sqrt(dist * mf));
+        dv desired = {dn.x * speed + lv.x, dn.y * speed + lv.y};
+        const double dl = hypot(desired.x, desired.y);
+        if (dl > ms) desired = (dv){desired.x * ms / dl, desired.y * ms / dl};
+        f.x += (desired.x - vel.x) / CROWD_FOLLOW_RESPONSE_TIME;
+        f.y += (desired.y - vel.y) / CROWD_FOLLOW_RESPONSE_TIME;
+    }
+    // The separation: the spec's subtracts the velocity per neighbor, KEEP_UP's does not.
+    const double drag = p->form == CROWD_FOLLOW_LITERAL ? 1.0 : 0.0;
     for (int k = 0; k < n_others; ++k) {
         dv off = {pos.x - others[k].x, pos.y - others[k].y};
         double d = hypot(off.x, off.y);
         if (d > 0.01 && d < sep_r) {
             double push = ms * (1.0 - d / sep_r);
-            f.x += (off.x / d * push - vel.x) * p->separation_weight;
-            f.y += (off.y / d * push - vel.y) * p->separation_weight;
+            f.x += (off.x / d * push - drag * vel.x) * p->separation_weight;
+            f.y += (off.y / d * push - drag * vel.y) * p->separation_weight;
         }
     }
     double len = hypot(f.x, f.y);
@@ -68,11 +81,12 @@ static float rf(scene_rng* r, float lo, float hi) {
     return scene_rng_float(r, lo, hi);
 }
 
-Test(leader_formula, pure_function_equals_spec_formula) {
+static void pure_function_equals_formula(crowd_follow_form form) {
     scene_rng rng = {42};
     int in_zone = 0, predicted = 0, slotted = 0;
     for (int it = 0; it < 20000; ++it) {
-        crowd_follow_def def = crowd_follow_def_default();
+        crowd_follow_def def =
+            form == CROWD_FOLLOW_LITERAL ? crowd_follow_def_literal() : crowd_follow_def_default();
         if (it % 3 == 1) {
             def.behind_dist = rf(&rng, 0.0f, 4.0f);
             def.ahead_dist = rf(&rng, 0.0f, 3.0f);
@@ -136,7 +150,9 @@ Test(leader_formula, pure_function_equals_spec_formula) {
             .leader_position = lp,
             .leader_velocity = lv,
             .leader_heading = lh,
-            .separation = crowd_steer_separation(pos, vel, ms, others, n_others, 1.2f, 1.0f),
+            .separation = form == CROWD_FOLLOW_LITERAL
+                              ? crowd_steer_separation(pos, vel, ms, others, n_others, 1.2f, 1.0f)
+                              : crowd_steer_separation_push(pos, ms, others, n_others, 1.2f, 1.0f),
             .has_slot = has_slot,
             .slot = slot,
         };
@@ -155,8 +171,15 @@ Test(leader_formula, pure_function_equals_spec_formula) {
     cr_assert_gt(slotted, 1000);
 }
 
-Test(leader_formula, defaults_are_the_spec_constants) {
-    const crowd_follow_def d = crowd_follow_def_default();
+Test(leader_formula, pure_function_equals_spec_formula) {
+    pure_function_equals_formula(CROWD_FOLLOW_LITERAL);
+}
+Test(leader_formula, pure_function_equals_keep_up_formula) {
+    pure_function_equals_formula(CROWD_FOLLOW_KEEP_UP);
+}
+
+Test(leader_formula, literal_def_has_the_spec_constants_and_default_differs_as_documented) {
+    const crowd_follow_def d = crowd_follow_def_literal();
     cr_assert_eq(d.behind_dist, 2.0f);
     cr_assert_eq(d.ahead_dist, 1.5f);
     cr_assert_eq(d.ahead_radius, 1.5f);
@@ -166,30 +189,16 @@ Test(leader_formula, defaults_are_the_spec_constants) {
     cr_assert_eq(d.weight, 1.0f);
     cr_assert(!d.predict);
     cr_assert_eq(d.target, CROWD_FOLLOW_BEHIND);
+    cr_assert_eq(d.form, CROWD_FOLLOW_LITERAL);
     cr_assert_eq(crowd_agent_def_default().separation_radius, 1.2f, "the spec's sepRadius");
-}
-
-static bool same_bits(crowd_vec2 a, crowd_vec2 b) {
-    return memcmp(&a, &b, sizeof a) == 0;
-}
-
-Test(leader_formula, inlined_primitives_match_the_public_ones_bitwise) {
-    scene_rng rng = {7};
-    for (int it = 0; it < 50000; ++it) {
-        const crowd_vec2 p = {rf(&rng, -100, 100), rf(&rng, -100, 100)};
-        const crowd_vec2 v = {rf(&rng, -2, 2), rf(&rng, -2, 2)};
-        const crowd_vec2 t = {p.x + rf(&rng, -3, 3), p.y + rf(&rng, -3, 3)};
-        const crowd_vec2 tv = {rf(&rng, -2, 2), rf(&rng, -2, 2)};
-        const float ms = rf(&rng, 0.1f, 3), sr = rf(&rng, 0.1f, 3), lim = rf(&rng, 0.1f, 4);
-        cr_assert(same_bits(fl_arrive(p, v, ms, t, sr), crowd_steer_arrive(p, v, ms, t, sr)));
-        cr_assert(same_bits(fl_evade(p, v, ms, t, tv), crowd_steer_evade(p, v, ms, t, tv)));
-        cr_assert(same_bits(fl_limit(tv, lim), crowd_steer_limit(tv, lim)));
-        cr_assert_eq(fl_predict_time(p, ms, t), crowd_steer_predict_time(p, ms, t));
-        // The heading rule is the integration's: compare with crowd_steer_integrate's heading.
-        crowd_vec2 pos = p, vel = tv, h = {1, 0};
-        crowd_steer_integrate(&pos, &vel, &h, (crowd_vec2){0, 0}, 10.0f, 1.0f, 0.1f);
-        cr_assert(same_bits(fl_heading(tv, (crowd_vec2){1, 0}), h));
-    }
+    crowd_follow_def k = crowd_follow_def_default();
+    cr_assert_eq(k.form, CROWD_FOLLOW_KEEP_UP);
+    cr_assert_eq(k.slow_radius, 6.0f);
+    cr_assert(k.behind_dist == d.behind_dist && k.ahead_dist == d.ahead_dist &&
+                  k.ahead_radius == d.ahead_radius && k.evade_weight == d.evade_weight &&
+                  k.separation_weight == d.separation_weight && k.weight == d.weight &&
+                  k.predict == d.predict && k.target == d.target,
+              "nothing else differs");
 }
 
 // ---- the engine's pass against the pure function ------------------------------------------------
@@ -219,6 +228,7 @@ static void check_pass_against_pure(int threads) {
         fd.weight = rf(&rng, 0.2f, 1.5f);
         fd.predict = (i / 3) % 2 == 0;
         fd.evade_weight = rf(&rng, 1.0f, 3.0f);
+        fd.form = (i / 3) % 5 < 2 ? CROWD_FOLLOW_LITERAL : CROWD_FOLLOW_KEEP_UP;
         cr_assert_eq(crowd_agent_follow(w, ids[i], info.leader, &fd), CROWD_OK);
     }
     // Some stopped followers: remove two leaders without fallback.
@@ -263,9 +273,14 @@ static void check_pass_against_pure(int threads) {
             ey += info.def.weight * f.y;
             ++active;
         } else if (info.state == CROWD_FOLLOW_STOPPED) {
-            const crowd_vec2 f = crowd_steer_limit(
-                crowd_steer_arrive(pos, vel, c->max_speed[s], info.target, info.def.slow_radius),
-                c->max_force[s]);
+            const crowd_vec2 a =
+                info.def.form == CROWD_FOLLOW_LITERAL
+                    ? crowd_steer_arrive(pos, vel, c->max_speed[s], info.target,
+                                         info.def.slow_radius)
+                    : cs_steer_arrive_to(pos, vel, c->max_speed[s], c->max_force[s], info.target,
+                                         (crowd_vec2){0, 0}, info.def.slow_radius,
+                                         CROWD_FOLLOW_RESPONSE_TIME);
+            const crowd_vec2 f = crowd_steer_limit(a, c->max_force[s]);
             ex += info.def.weight * f.x;
             ey += info.def.weight * f.y;
             ++stopped;
@@ -289,7 +304,8 @@ Test(leader_formula, engine_pass_equals_pure_function_2_threads) {
     check_pass_against_pure(2);
 }
 
-// The neighbor pass's group separation is the spec's separation over the same leader's followers.
+// The neighbor pass's group separation is the separation of the follower's form over the same
+// leader's followers.
 Test(leader_formula, group_separation_is_over_the_same_leaders_followers) {
     scene_groups_def def = scene_groups_def_default();
     def.agents = 2000;
@@ -319,8 +335,11 @@ Test(leader_formula, group_separation_is_over_the_same_leaders_followers) {
             crowd_agent_get_position(w, fl[j], &mates[m++]);
         }
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
-        const crowd_vec2 want =
-            crowd_steer_separation(pos, vel, c->max_speed[s], mates, m, c->sep_radius[s], 1.0f);
+        const crowd_vec2 want = info.def.form == CROWD_FOLLOW_LITERAL
+                                    ? crowd_steer_separation(pos, vel, c->max_speed[s], mates, m,
+                                                             c->sep_radius[s], 1.0f)
+                                    : crowd_steer_separation_push(pos, c->max_speed[s], mates, m,
+                                                                  c->sep_radius[s], 1.0f);
         const crowd_vec2 got = cs_follower_of(w, idx)->gsep;
         cr_assert_float_eq(got.x, want.x, 1e-4f * (1.0f + fabsf(want.x)));
         cr_assert_float_eq(got.y, want.y, 1e-4f * (1.0f + fabsf(want.y)));

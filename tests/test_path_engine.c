@@ -113,7 +113,7 @@ Test(path_engine, pass_equals_the_pure_functions) {
             crowd_vec2 f;
             if (d.kind == CROWD_PATH_WAYPOINTS) {
                 f = crowd_path_waypoint_step(p->pts, p->n, &d, &cur[i], a.position, a.velocity,
-                                             a.max_speed);
+                                             a.max_speed, a.max_force);
             } else {
                 int seg = cur[i].segment;
                 if (!(d.mode == CROWD_PATH_ONE_SHOT && cur[i].state == CROWD_PATH_STATE_FINISHED)) {
@@ -122,7 +122,7 @@ Test(path_engine, pass_equals_the_pure_functions) {
                     seg = crowd_path_closest_segment(p->pts, p->n, d.mode, pred, NULL);
                 }
                 f = crowd_path_tube_step(p->pts, p->n, &d, &cur[i], seg, a.position, a.velocity,
-                                         a.max_speed);
+                                         a.max_speed, a.max_force);
             }
             pos[i] = a.position, vel[i] = a.velocity, head[i] = a.heading;
             crowd_steer_integrate(&pos[i], &vel[i], &head[i],

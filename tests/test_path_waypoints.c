@@ -138,6 +138,7 @@ Test(path_waypoints, pure_step_equals_the_spec) {
         const int n = 2 + trial % 6;
         for (int i = 0; i < n; ++i) pts[i] = (crowd_vec2){frand(&seed, -5, 5), frand(&seed, -5, 5)};
         crowd_path_follow_def f = crowd_path_follow_def_default();
+        f.form = CROWD_PATH_LITERAL;
         f.mode = (crowd_path_mode)(trial % 3);
         f.arrive_radius = frand(&seed, 0.2f, 3.0f);
         f.slow_radius = frand(&seed, 0.5f, 3.0f);
@@ -150,7 +151,7 @@ Test(path_waypoints, pure_step_equals_the_spec) {
         const float ms = frand(&seed, 0.5f, 3.0f);
 
         crowd_path_cursor c = {CROWD_PATH_STATE_FOLLOWING, i0, d0, -1};
-        const crowd_vec2 got = crowd_path_waypoint_step(pts, n, &f, &c, pos, vel, ms);
+        const crowd_vec2 got = crowd_path_waypoint_step(pts, n, &f, &c, pos, vel, ms, 3.0f);
 
         // The spec, written out: advance once inside arrive_radius, then seek, or arrive at a
         // one-shot's final point.
@@ -183,13 +184,15 @@ Test(path_waypoints, pure_step_rejects_unusable_input) {
     crowd_path_follow_def f = crowd_path_follow_def_default();
     const crowd_path_cursor start = {CROWD_PATH_STATE_FOLLOWING, 5, 1, -1};
     crowd_path_cursor c = start;
-    crowd_vec2 r =
-        crowd_path_waypoint_step(square, 4, &f, &c, (crowd_vec2){0, 0}, (crowd_vec2){1, 1}, 1.5f);
+    crowd_vec2 r = crowd_path_waypoint_step(square, 4, &f, &c, (crowd_vec2){0, 0},
+                                            (crowd_vec2){1, 1}, 1.5f, 3.0f);
     cr_assert(r.x == 0.0f && r.y == 0.0f && c.index == 5);
-    r = crowd_path_waypoint_step(square, 1, &f, &c, (crowd_vec2){0, 0}, (crowd_vec2){1, 1}, 1.5f);
+    r = crowd_path_waypoint_step(square, 1, &f, &c, (crowd_vec2){0, 0}, (crowd_vec2){1, 1}, 1.5f,
+                                 3.0f);
     cr_assert(r.x == 0.0f && r.y == 0.0f);
     c.index = 1;
     c.direction = 0;
-    r = crowd_path_waypoint_step(square, 4, &f, &c, (crowd_vec2){0, 0}, (crowd_vec2){1, 1}, 1.5f);
+    r = crowd_path_waypoint_step(square, 4, &f, &c, (crowd_vec2){0, 0}, (crowd_vec2){1, 1}, 1.5f,
+                                 3.0f);
     cr_assert(r.x == 0.0f && r.y == 0.0f && c.index == 1);
 }

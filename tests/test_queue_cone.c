@@ -101,6 +101,7 @@ static crowd_world* cone_world(int n, int clusters, float spread, int threads, u
         cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
         if (i % 3 == 2) continue;
         crowd_queue_def q = crowd_queue_def_default();
+        q.form = CROWD_QUEUE_LITERAL;                      // the spec's cone
         q.cone_length = scene_rng_float(&rng, 0.2f, 8.0f); // up to three cells
         q.cone_width = scene_rng_float(&rng, 0.0f, 2.5f);
         q.goal = (crowd_vec2){cx, 0.0f};

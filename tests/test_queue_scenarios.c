@@ -1,5 +1,7 @@
 // Queues on real scenarios: a single file, a cloud funnelling into one goal, self-healing after
 // removals and additions, a respawning queue that runs forever, and determinism across threads.
+// The first three are the spec's queue (CROWD_QUEUE_LITERAL), whose brake they measure; the
+// others, and tests/test_bound_queue.c, the default CROWD_QUEUE_FILE.
 //
 // The agents are the engine's defaults (radius 0.3, max speed 1.5, max force 3, separation radius
 // 1.2) with the default cone (2.5 x 0.6). Separation weight is 1.5: at the default 1 a funnelling
@@ -73,6 +75,7 @@ Test(queue_scenarios, single_file) {
     crowd_queue_def q = crowd_queue_def_default();
     q.goal = (crowd_vec2){30.0f, 0.0f};
     q.on_arrival = CROWD_QUEUE_REMOVE;
+    q.form = CROWD_QUEUE_LITERAL; // the spec's brake spreading a file (figures below)
     for (int k = 0; k < N; ++k)
         add_queuer(w, (crowd_vec2){-0.8f * (float)k, jitter[k]}, 1.5f, &q, (uint64_t)k);
 
@@ -122,6 +125,7 @@ static void cloud(uint64_t seed) {
     crowd_queue_def q = crowd_queue_def_default();
     q.goal = (crowd_vec2){0.0f, 0.0f};
     q.on_arrival = CROWD_QUEUE_REMOVE;
+    q.form = CROWD_QUEUE_LITERAL; // the spec's queue (tests/test_bound_queue.c: the default)
     scene_rng rng = {seed};
     crowd_vec2 pos[N];
     for (int placed = 0; placed < N;) {
@@ -215,6 +219,7 @@ Test(queue_scenarios, self_healing) {
     enum { N = 8 };
     crowd_world* w = make_world(1);
     crowd_queue_def q = crowd_queue_def_default();
+    q.form = CROWD_QUEUE_LITERAL;         // the spec's brake sets the gaps (figures above)
     q.goal = (crowd_vec2){1000.0f, 0.0f}; // far: nobody arrives during the test
     crowd_agent_id ids[N];
     for (int k = 0; k < N; ++k)

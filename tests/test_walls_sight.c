@@ -25,6 +25,7 @@ static crowd_vec2 step_a(scene sc, int threads) {
         crowd_queue_def q = crowd_queue_def_default();
         q.goal = (crowd_vec2){20.0f, 0.0f};
         q.cone_width = 1.0f;
+        q.form = CROWD_QUEUE_LITERAL; // the spec's cone, which brakes for any agent in it
         cr_assert_eq(crowd_agent_set_queue(w, ida, &q), CROWD_OK);
     }
     crowd_agent_def c = crowd_agent_def_default();

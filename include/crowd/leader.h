@@ -20,11 +20,12 @@
 // The result depends only on the world's state, never on the thread count. A slot follower that
 // gets no slot (a CUSTOM formation with fewer offsets than followers) uses the behind point.
 //
-// Spacing. Followers sharing the behind point keep about half their separation radius between
-// them while the leader walks. When it stops, the velocity terms of the formula vanish and the
-// group settles where arrive (all to one point) balances separation: ten followers with the
-// defaults rest with their closest pair about 0.56 m apart (0.47 sepRadius), twenty about 0.49 m.
-// Groups that must keep their spacing at rest hold formation slots.
+// Spacing. With the defaults (CROWD_FOLLOW_KEEP_UP, slow_radius 6) ten followers sharing the
+// behind point of a stopped leader rest with their closest pair 0.64 to 0.82 m apart (bodies of
+// radius 0.3 do not overlap). With the spec's formula (crowd_follow_def_literal()) the group
+// settles where arrive (all to one point) balances separation: closest pair about 0.56 m (0.47
+// sepRadius) for ten followers, 0.49 m for twenty. Groups that must keep a given spacing at rest
+// hold formation slots.
 //
 // Leader removal. When a leader is removed, each of its followers, in the order they joined:
 //  - follows the fallback leader named with crowd_leader_set_fallback, keeping its
@@ -65,6 +66,31 @@ typedef enum crowd_follow_target {
     CROWD_FOLLOW_TARGET_COUNT
 } crowd_follow_target;
 
+// How the follow force is computed.
+typedef enum crowd_follow_form {
+    // The default. The spec's formula defeats its own purpose in a group: its separation subtracts
+    // the follower's velocity once per close neighbor (a drag that grows with the group: ten
+    // followers behind a leader at 1.3 m/s fall back at about 0.5 m/s), and its arrive lags the
+    // moving behind point. KEEP_UP changes two terms and keeps the rest (target, ahead zone and
+    // evade, weights, limit):
+    //  - separation (the group's and the follower's own, crowd_agent_def.separation_*) pushes
+    //    without the velocity term: crowd_steer_separation_push;
+    //  - arrive aims at the moving target: desired velocity = leader_velocity + an approach speed
+    //    toward the target (max_speed * min(1, dist / slow_radius), at most sqrt(dist * max_force),
+    //    the speed half of max_force can brake to zero on dist), limited to max_speed; force =
+    //    (desired - velocity) / CROWD_FOLLOW_RESPONSE_TIME; `predict` is ignored. A stopped
+    //    leader's group thus stops
+    //    with it instead of overshooting its behind point. With the default slow_radius of 6 the
+    //    pull toward a shared behind point is soft enough (0.5 / s per metre) that ten followers
+    //    of a stopped leader rest with their bodies apart (closest pair about 0.8 m).
+    CROWD_FOLLOW_KEEP_UP = 0,
+    CROWD_FOLLOW_LITERAL, // the spec's followLeader exactly, as written below
+    CROWD_FOLLOW_FORM_COUNT
+} crowd_follow_form;
+
+// Response time of the KEEP_UP arrive term, in seconds.
+#define CROWD_FOLLOW_RESPONSE_TIME 0.5f
+
 // The parameters of the spec's followLeader. The separation radius (the spec's sepRadius, 1.2) is
 // the follower's own separation radius (crowd_agent_def.separation_radius, default 1.2): the
 // neighbor pass measures the follower-group separation with it.
@@ -72,15 +98,20 @@ typedef struct crowd_follow_def {
     float behind_dist;       // >= 0 (default 2)
     float ahead_dist;        // >= 0 (default 1.5)
     float ahead_radius;      // >= 0, 0 turns the ahead zone off (default 1.5)
-    float slow_radius;       // > 0, arrive's slowing radius (default 1)
+    float slow_radius;       // > 0, arrive's slowing radius (default 6; the spec's is 1)
     float evade_weight;      // >= 0 (default 2, the spec's constant)
     float separation_weight; // >= 0 (default 0.6, the spec's constant)
     float weight;            // >= 0, scales the limited follow force in the agent's sum (default 1)
-    bool predict; // leader prediction: arrive at target + leader_velocity * T (default off)
+    bool predict; // leader prediction: arrive at target + leader_velocity * T (default off); the
+                  // LITERAL form only (KEEP_UP feeds the leader's velocity forward instead)
     crowd_follow_target target; // behind point or formation slot (default CROWD_FOLLOW_BEHIND)
+    crowd_follow_form form;     // default CROWD_FOLLOW_KEEP_UP (see above)
 } crowd_follow_def;
 
+// The defaults: the spec's constants except slow_radius 6 and form CROWD_FOLLOW_KEEP_UP.
 CROWD_API crowd_follow_def crowd_follow_def_default(void);
+// The spec's followLeader exactly: its constants (slow_radius 1) and form CROWD_FOLLOW_LITERAL.
+CROWD_API crowd_follow_def crowd_follow_def_literal(void);
 
 // ---- the pure function ------------------------------------------------------------------------
 

@@ -105,6 +105,27 @@ typedef enum crowd_path_mode {
     CROWD_PATH_MODE_COUNT
 } crowd_path_mode;
 
+// How a follower steers along its path.
+typedef enum crowd_path_form {
+    // The default. Two of the spec's choices defeat its purpose: inside the tube it seeks the
+    // segment's next point, so every agent of a flow funnels into each vertex and the flow jams
+    // at the corners; and its arrive at a one-shot end overshoots the final point. FLOW:
+    //  - tube, inside: seek the point CROWD_PATH_LOOK_AHEAD_TIME * max_speed further along the
+    //    path from proj (crossing into the following segments, stopping at a non-loop path's end),
+    //    shifted sideways by the predicted position's offset from the path, clamped to a band
+    //    0.25 to 0.75 tube radii to the right of the direction of travel, so agents keep their
+    //    lane through corners and opposite flows (ping-pong) pass each other instead of meeting
+    //    head on; outside: seek that point on the path itself (back into the tube while moving
+    //    on, where the spec seeks proj);
+    //  - a one-shot end (both kinds) arrives with crowd_steer_arrive_stop, which stops on it.
+    CROWD_PATH_FLOW = 0,
+    CROWD_PATH_LITERAL, // the spec's pathFollowWaypoints / pathFollowTube exactly
+    CROWD_PATH_FORM_COUNT
+} crowd_path_form;
+
+// Seconds of travel at max_speed between a FLOW tube follower's projection and its aim point.
+#define CROWD_PATH_LOOK_AHEAD_TIME 1.5f
+
 typedef enum crowd_path_state {
     CROWD_PATH_STATE_NONE,      // follows no path
     CROWD_PATH_STATE_FOLLOWING, // follows its path
@@ -124,6 +145,7 @@ typedef struct crowd_path_follow_def {
     int start_index;      // in [0, count) (default 0): waypoints: the first target point; tube:
                           // the point whose outgoing segment is the first hint (cursor_start)
     bool reverse;         // travel from high to low indices (default false)
+    crowd_path_form form; // default CROWD_PATH_FLOW
 } crowd_path_follow_def;
 
 // A follower's progress.
@@ -182,11 +204,12 @@ CROWD_API crowd_path_cursor crowd_path_cursor_start(int count, const crowd_path_
 // direction when index + direction leaves [0, count) and then steps; ONE_SHOT steps unless index
 // is the final point (count - 1, or 0 in reverse), where the state becomes FINISHED. Then with
 // target = points[index]: arrive(pos, vel, max_speed, target, slow_radius) for a one-shot at its
-// final point, else seek(pos, vel, max_speed, target). Returns that force (unweighted).
+// final point (FLOW: crowd_steer_arrive_stop with max_force), else seek(pos, vel, max_speed,
+// target). Returns that force (unweighted).
 CROWD_API crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int count,
                                               const crowd_path_follow_def* def,
                                               crowd_path_cursor* cursor, crowd_vec2 pos,
-                                              crowd_vec2 vel, float max_speed);
+                                              crowd_vec2 vel, float max_speed, float max_force);
 
 // Tube (pathFollowTube) on a chosen segment, normally the one nearest to the predicted position
 // (crowd_path_closest_segment, or the engine's hint-window search). predicted = pos + vel *
@@ -199,13 +222,15 @@ CROWD_API crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int coun
 //    before the call is returned unchanged and `segment` is not used;
 //  - dist > tube_radius: seek(proj); else seek(points[next]), or arrive(points[next],
 //    slow_radius) when a one-shot's next is its final point.
+// That is the LITERAL form; FLOW (the default) aims as described at crowd_path_form and arrives
+// with crowd_steer_arrive_stop (max_force) wherever LITERAL arrives.
 // cursor->index = next. Returns the force (unweighted). A segment outside [0,
 // crowd_path_segment_count) gives a zero force, except with a cursor FINISHED before the call:
 // that one never uses `segment` and always gets the arrive force above.
 CROWD_API crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
                                           const crowd_path_follow_def* def,
                                           crowd_path_cursor* cursor, int segment, crowd_vec2 pos,
-                                          crowd_vec2 vel, float max_speed);
+                                          crowd_vec2 vel, float max_speed, float max_force);
 
 #ifdef __cplusplus
 }

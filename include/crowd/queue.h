@@ -1,13 +1,17 @@
-// crowdstep: queues. Agents heading for one goal form a file with no coordinator: each one brakes
-// for the closest agent in a short forward cone (the spec's queueBrake) and separates sideways.
+// crowdstep: queues. Agents heading for one goal form a single file with no coordinator.
 //
-// A queueing agent steers with crowd_steer_arrive toward its queue goal, its desired speed scaled
-// by the brake. After integration, every queueing agent within arrival_radius of its goal has
-// arrived: the step reports it and applies the queue's on-arrival policy.
+// By default (CROWD_QUEUE_FILE, below) each agent walks to the point CROWD_QUEUE_GAP behind the
+// agent of its queue ahead of it, or to the goal when there is none. The spec's queue
+// (CROWD_QUEUE_LITERAL) steers with crowd_steer_arrive toward the goal, its desired speed scaled
+// by the brake for the closest agent in a short forward cone (queueBrake), and separates sideways.
+// After integration, every queueing agent within arrival_radius of its goal has arrived: the step
+// reports it and applies the queue's on-arrival policy.
 //
-// The brake only reaches zero when the agent ahead is touching, so behind a head that stands still
-// (a STOP goal) followers keep pressing forward; a file longer than a few agents then compacts into
-// a cluster around the goal. A file stays open while its head keeps moving (REMOVE, RESPAWN).
+// In the literal form the brake only reaches zero when the agent ahead is touching, so behind a
+// head that stands still (a STOP goal) followers keep pressing forward and a file longer than a
+// few agents compacts into a cluster around the goal (25 agents: within 5 m of it); and nothing
+// pulls agents walking side by side into a line (the spec's demo walks 2 to 4 abreast). The
+// default form lines up behind a stopped head, 0.8 m apart.
 #ifndef CROWD_QUEUE_H
 #define CROWD_QUEUE_H
 
@@ -17,6 +21,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+// CROWD_QUEUE_FILE: the distance kept behind the agent ahead, in metres, and how many cone
+// lengths ahead an agent looks for the one to queue behind.
+#define CROWD_QUEUE_GAP 0.8f
+#define CROWD_QUEUE_FILE_REACH 3.0f
+// CROWD_QUEUE_FILE: response time of the arrive at the point behind the one ahead, in seconds.
+#define CROWD_QUEUE_RESPONSE_TIME 0.2f
 
 // Below this speed an agent has no heading and so no forward cone: its brake is 1.
 #define CROWD_QUEUE_MIN_SPEED 1e-3f
@@ -28,6 +39,30 @@ typedef enum crowd_queue_policy {
     CROWD_QUEUE_POLICY_COUNT
 } crowd_queue_policy;
 
+// How a queueing agent steers.
+typedef enum crowd_queue_form {
+    // The default. The spec's cone only brakes: nothing pulls agents into a line, so a crowd
+    // walks to the goal several abreast, and behind a head that stands still (STOP) the followers
+    // press on into a clump. FILE makes the agent ahead the one to queue behind:
+    //  - the cone looks toward the goal (not along the velocity); an agent in it must be of the
+    //    same queue (FILE, same goal) and strictly closer to the goal (so nobody queues behind
+    //    someone queueing behind it), with 0 < along <= cone_length * CROWD_QUEUE_FILE_REACH and
+    //    a distance from the line at most cone_width or along / 2: the closest by along is the
+    //    one ahead (when the closest is of another queue, the agent has no one ahead). The longer
+    //    reach lets agents that walk beside the file see its tail and join it;
+    //  - with someone ahead, the agent arrives (crowd_steer_arrive_stop, with response time
+    //    CROWD_QUEUE_RESPONSE_TIME) at the point CROWD_QUEUE_GAP short of it on its own way to the
+    //    goal; with nobody ahead it arrives at
+    //    the goal (crowd_steer_arrive_stop, a CROWD_GOAL_ARRIVE goal). No brake. Agents thus join
+    //    the file at its tail and stand CROWD_QUEUE_GAP apart behind a head that stops;
+    //  - its separation has no velocity term (crowd_steer_separation_push).
+    CROWD_QUEUE_FILE = 0,
+    // The spec's queue exactly: crowd_steer_arrive (a CROWD_GOAL_ARRIVE_LITERAL goal) with its
+    // desired speed scaled by crowd_queue_brake.
+    CROWD_QUEUE_LITERAL,
+    CROWD_QUEUE_FORM_COUNT
+} crowd_queue_form;
+
 typedef struct crowd_queue_def {
     float cone_length;             // > 0 (default 2.5)
     float cone_width;              // >= 0, largest distance from the heading line (default 0.6)
@@ -38,6 +73,7 @@ typedef struct crowd_queue_def {
     crowd_queue_policy on_arrival; // default CROWD_QUEUE_STOP
     crowd_vec2 start_min;          // RESPAWN: the start area is the rectangle start_min..start_max,
     crowd_vec2 start_max;          // start_min <= start_max in x and y (default both (0, 0))
+    crowd_queue_form form;         // default CROWD_QUEUE_FILE
 } crowd_queue_def;
 
 CROWD_API crowd_queue_def crowd_queue_def_default(void);

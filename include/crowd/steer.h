@@ -25,6 +25,20 @@ CROWD_API crowd_vec2 crowd_steer_seek(crowd_vec2 pos, crowd_vec2 vel, float max_
 CROWD_API crowd_vec2 crowd_steer_arrive(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                         crowd_vec2 target, float slow_radius);
 
+// arrive_stop: the arrive the engine uses for ARRIVE goals, queue goals and path ends. The spec's
+// arrive (above) steers toward a desired velocity with no regard to how fast the agent can brake:
+// with slow_radius 1 and max_force 3 it overshoots its target by about 0.45 m at 1.5 m/s and
+// 1 m at 3 m/s, then comes back. This one caps the approach speed at what half of max_force can
+// brake to zero on the remaining distance and closes the velocity gap in a short response time:
+//   dist = |target - pos|; speed = min(max_speed * min(1, dist / slow_radius),
+//                                      sqrt(dist * max_force))
+//   desired = limit(normalize(target - pos) * speed, max_speed)
+//   force = (desired - vel) / CROWD_STEER_RESPONSE_TIME
+// max_force > 0, slow_radius > 0.
+#define CROWD_STEER_RESPONSE_TIME 0.2f
+CROWD_API crowd_vec2 crowd_steer_arrive_stop(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                             float max_force, crowd_vec2 target, float slow_radius);
+
 // flee: desired = normalize(pos - threat) * max_speed; force = desired - vel.
 CROWD_API crowd_vec2 crowd_steer_flee(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                       crowd_vec2 threat);
@@ -49,6 +63,14 @@ CROWD_API crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float m
 CROWD_API crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                             const crowd_vec2* neighbors, int count,
                                             float sep_radius, float weight);
+
+// separation without the velocity term: for the same neighbors as crowd_steer_separation, add
+// normalize(offset) * max_speed * (1 - d / sep_radius) * weight. The spec's form subtracts the
+// agent's velocity once per neighbor, a drag that grows with the number of neighbors; followers
+// in the KEEP_UP form (crowd/leader.h) separate this way.
+CROWD_API crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed,
+                                                 const crowd_vec2* neighbors, int count,
+                                                 float sep_radius, float weight);
 
 // limit: v scaled down to length max_len when |v| > max_len, else v.
 CROWD_API crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len);

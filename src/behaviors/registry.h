@@ -11,6 +11,11 @@ enum {
     CS_FLAG_FOLLOW = 1u << 2, // follows a leader (group separation in the neighbor pass)
     CS_FLAG_PATH = 1u << 3,   // follows a path
     CS_FLAG_LEADER = 1u << 4, // has followers (the leader pass caches its state per step)
+    // Separates (its own separation and its group's) without the spec's velocity term
+    // (crowd_steer_separation_push); derived from the other behaviors (behaviors/separation.h).
+    CS_FLAG_SEP_PUSH = 1u << 5,
+    CS_FLAG_QUEUE_CONE = 1u << 6, // queues in CROWD_QUEUE_LITERAL: the spec's forward cone
+    CS_FLAG_QUEUE_FILE = 1u << 7, // queues in CROWD_QUEUE_FILE: the one ahead in the file
 };
 
 // Record kinds: one pool of fixed-size records each, and one record number per agent index.
@@ -32,6 +37,7 @@ typedef enum cs_behavior_id {
     CS_BEH_PATH,
     CS_BEH_FOLLOW,
     CS_BEH_WALLS,
+    CS_BEH_SEPARATION,
     CS_BEH_COUNT
 } cs_behavior_id;
 

@@ -47,6 +47,12 @@ typedef enum cs_neighbor_query {
     // Separation among the agents of the same group (the group column; 0 = none), unweighted.
     // out: its x and y.
     CS_NB_GROUP,
+    // The one ahead in a file toward a target point: among the agents subscribed with the same
+    // target, the closest by distance `along` the direction to the target that is strictly closer
+    // to the target, with 0 < along <= reach * CROWD_QUEUE_FILE_REACH and at most width or
+    // along / 2 off that line (ties by offset). in: target x, target y, reach, width; out: its
+    // offset from the agent (x = +inf when there is none).
+    CS_NB_FILE,
     CS_NB_COUNT
 } cs_neighbor_query;
 
@@ -55,7 +61,7 @@ typedef enum cs_neighbor_query {
 typedef struct cs_neighbor_use {
     uint32_t flag;
     int kind;
-    uint16_t in[3], out[2];
+    uint16_t in[4], out[2];
 } cs_neighbor_use;
 
 typedef struct cs_behavior {

@@ -21,7 +21,8 @@ typedef struct query {
     float cone_l, cone_w, cone_w2; // cone length, width and squared-width bound (CS_NB_CONE)
     uint32_t self;                 // own sorted slot
     uint32_t group;
-    bool sep, grp, cone;
+    float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
+    bool sep, grp, cone, file;
     const cs_sight* sight; // the walls around the query, when it has any (line of sight)
 } query;
 
@@ -29,6 +30,8 @@ typedef struct sums {
     float sx[CS_LANES], sy[CS_LANES], sn[CS_LANES]; // separation
     float gx[CS_LANES], gy[CS_LANES], gn[CS_LANES]; // group separation
     float along[CS_LANES];                          // closest agent in the cone
+    float ox[CS_LANES], oy[CS_LANES];               // CS_NB_FILE: its offset
+    uint32_t os[CS_LANES];                          // CS_NB_FILE: its sorted slot
 } sums;
 
 typedef float f16 __attribute__((vector_size(64)));
@@ -89,11 +92,12 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 // forward cone. The group sums stay unconditional: a branch around them, even on a constant,
 // keeps gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate
 // behind a wall counts for nothing: each one that would count is tested against q->sight, one
-// lane at a time; without it that test is compiled out.
+// lane at a time; without it that test is compiled out. With `file` the cone is the file query's
+// (CS_NB_FILE) instead of the forward cone.
 static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
                                                             sums* acc, uint32_t b, uint32_t e,
                                                             int32_t cy, bool sparse, bool grp,
-                                                            bool los) {
+                                                            bool los, bool file) {
     const float* restrict xs = w->cur.px;
     const float* restrict ys = w->cur.py;
     const uint32_t* restrict groups = w->cur.group;
@@ -114,8 +118,17 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             // The cone uses offset = other - agent, the opposite sign of dx, dy.
             const float along = -dx * q->hx + -dy * q->hy;
             const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            bool in_cone = valid & q->cone & (l != self) & (along >= 0.0f) & (along <= q->cone_l) &
-                           (qx * qx + qy * qy <= q->cone_w2);
+            const float lat2 = qx * qx + qy * qy;
+            // CS_NB_FILE: ahead toward the target (within reach, at most the width or along / 2
+            // off the line) and strictly closer to the target, so that "the one ahead" never forms
+            // a loop.
+            const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
+            bool in_cone = file ? valid & q->cone & (l != self) & (along > 0.0f) &
+                                      (along <= q->cone_l) &
+                                      ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) &
+                                      (ex * ex + ey * ey < q->gd2)
+                                : valid & q->cone & (l != self) & (along >= 0.0f) &
+                                      (along <= q->cone_l) & (lat2 <= q->cone_w2);
             if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
                 near = in_cone = false;
             const bool in_sep = near & q->sep;
@@ -128,7 +141,22 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             acc->gx[l] += in_grp ? ux : 0.0f;
             acc->gy[l] += in_grp ? uy : 0.0f;
             acc->gn[l] += in_grp ? 1.0f : 0.0f;
-            acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
+            if (!file) {
+                acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
+            } else {
+                // The closest by (along, offset) wins: an order that does not depend on which
+                // lane saw which candidate.
+                const float ox = -dx, oy = -dy;
+                const bool better =
+                    (along < acc->along[l]) |
+                    ((along == acc->along[l]) &
+                     ((ox < acc->ox[l]) | ((ox == acc->ox[l]) & (oy < acc->oy[l]))));
+                const bool take = in_cone & better;
+                acc->along[l] = take ? along : acc->along[l];
+                acc->ox[l] = take ? ox : acc->ox[l];
+                acc->oy[l] = take ? oy : acc->oy[l];
+                acc->os[l] = take ? j + (uint32_t)l : acc->os[l];
+            }
         }
     }
 }
@@ -167,9 +195,9 @@ static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, cons
 static inline __attribute__((always_inline)) void visit_range(const crowd_world* w, const query* q,
                                                               sums* acc, uint32_t b, uint32_t e,
                                                               int32_t cy, bool rows, bool general,
-                                                              bool grp, bool los) {
+                                                              bool grp, bool los, bool file) {
     if (general)
-        chunk_all(w, q, acc, b, e, cy, rows, grp, los);
+        chunk_all(w, q, acc, b, e, cy, rows, grp, los, file);
     else
         sep_range(w->cur.px, w->cur.py, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
                   acc->sn, rows, cy, w->grid.inv_cell);
@@ -180,7 +208,7 @@ static inline __attribute__((always_inline)) void visit_range(const crowd_world*
 static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
                                                             sums* acc, float x0, float y0, float x1,
                                                             float y1, bool general, bool grp,
-                                                            bool sparse, bool los) {
+                                                            bool sparse, bool los, bool file) {
     const uint32_t n = (uint32_t)w->count;
     box_walk bw;
     if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
@@ -191,9 +219,9 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
         for (int k = 0; k < ranges; ++k) {
             candidates += e[k] - b[k];
             if (bw.whole) // only when sparse
-                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, los);
+                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, los, file);
             else
-                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, los);
+                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, los, file);
         }
     }
     return candidates;
@@ -219,11 +247,11 @@ typedef struct nb_use {
     uint32_t flag; // 0: nobody
     const cs_pool* pool;
     const int32_t* rec_of;
-    uint16_t in[3], out[2];
+    uint16_t in[4], out[2];
 } nb_use;
 
 typedef struct nb_subs {
-    nb_use cone, group;
+    nb_use cone, group, file;
     uint32_t flags; // agents with any of these take the general path
 } nb_subs;
 
@@ -234,7 +262,7 @@ static nb_use resolve(const crowd_world* w, cs_neighbor_query query) {
         return (nb_use){u->flag,
                         &w->pools[u->kind],
                         w->rec_of[u->kind],
-                        {u->in[0], u->in[1], u->in[2]},
+                        {u->in[0], u->in[1], u->in[2], u->in[3]},
                         {u->out[0], u->out[1]}};
     }
     return (nb_use){0};
@@ -249,12 +277,17 @@ static inline float* field(unsigned char* rec, uint16_t offset) {
 }
 
 static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigned char* crec,
-                                 crowd_vec2 gsep, float along) {
+                                 unsigned char* frec, crowd_vec2 gsep, float along,
+                                 crowd_vec2 ahead) {
     if (grec) {
         *field(grec, nb->group.out[0]) = gsep.x;
         *field(grec, nb->group.out[1]) = gsep.y;
     }
     if (crec) *field(crec, nb->cone.out[0]) = along;
+    if (frec) {
+        *field(frec, nb->file.out[0]) = ahead.x;
+        *field(frec, nb->file.out[1]) = ahead.y;
+    }
 }
 
 // Agents subscribed to a query, and agents with a wall within their query: out of line
@@ -281,9 +314,26 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const uint32_t flags = c->flags[s], idx = c->id[s];
     cs_prefetch_rec(c, nb->group.rec_of, nb->group.flag, s, w->count);
     cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, w->count);
+    cs_prefetch_rec(c, nb->file.rec_of, nb->file.flag, s, w->count);
     unsigned char* grec = rec_for(&nb->group, flags, idx);
     unsigned char* crec = rec_for(&nb->cone, flags, idx);
-    if (crec) {
+    unsigned char* frec = rec_for(&nb->file, flags, idx);
+    if (frec) {
+        // The file looks toward the agent's target, whatever its velocity.
+        q.file = true;
+        q.gx = *field(frec, nb->file.in[0]);
+        q.gy = *field(frec, nb->file.in[1]);
+        const float tx = q.gx - q.px, ty = q.gy - q.py;
+        q.gd2 = tx * tx + ty * ty;
+        const float d = sqrtf(q.gd2);
+        q.cone = d >= CROWD_QUEUE_MIN_SPEED;
+        q.hx = q.cone ? tx / d : 0.0f;
+        q.hy = q.cone ? ty / d : 0.0f;
+        const float width = *field(frec, nb->file.in[3]);
+        q.cone_l = *field(frec, nb->file.in[2]) * CROWD_QUEUE_FILE_REACH;
+        q.cone_w2 = width * width;
+        q.cone_w = maxf(width, 0.5f * q.cone_l); // the sector's half-width at its far end
+    } else if (crec) {
         const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? q.vx / speed : 0.0f;
@@ -292,13 +342,13 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         q.cone_w = *field(crec, nb->cone.in[1]);
         q.cone_w2 = *field(crec, nb->cone.in[2]);
     }
-    crowd_vec2 gsep = {0.0f, 0.0f};
+    crowd_vec2 gsep = {0.0f, 0.0f}, ahead = {INFINITY, 0.0f};
     float along = INFINITY;
 
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
     if (!q.sep && !q.grp && !q.cone) {
-        store_outputs(nb, grec, crec, gsep, along);
+        store_outputs(nb, grec, crec, frec, gsep, along, ahead);
         return 0;
     }
 
@@ -322,6 +372,8 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
         acc.gx[l] = acc.gy[l] = acc.gn[l] = 0.0f;
         acc.along[l] = INFINITY;
+        acc.ox[l] = acc.oy[l] = INFINITY;
+        acc.os[l] = 0;
     }
     // A wall within reach: every candidate that counts is checked for line of sight (one scalar
     // instance for all combinations), against the agent's own cell list when the query fits in
@@ -337,25 +389,52 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         }
     }
     q.sight = &sight;
-    uint64_t cand = los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true)
-                    : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false)
-                    : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false)
-                             : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse, false);
+    // (An agent in a group and in a file gets the group's instance, where the file query finds no
+    // one ahead.)
+    uint64_t cand =
+        los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true, q.file && !q.grp)
+        : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false, false)
+        : q.file ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false, true)
+        : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false, false)
+                 : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse, false, false);
 
     const float ms = c->max_speed[s];
+    // CS_FLAG_SEP_PUSH: separation (the agent's own and its group's) without the spec's velocity
+    // term (crowd_steer_separation_push).
+    const bool drag = !(flags & CS_FLAG_SEP_PUSH);
     if (q.sep) {
         const float sx = reduce_lanes(acc.sx), sy = reduce_lanes(acc.sy);
         const float sn = reduce_lanes(acc.sn);
-        w->force_x[s] = (ms * sx - sn * q.vx) * sep_w;
-        w->force_y[s] = (ms * sy - sn * q.vy) * sep_w;
+        w->force_x[s] = (drag ? ms * sx - sn * q.vx : ms * sx) * sep_w;
+        w->force_y[s] = (drag ? ms * sy - sn * q.vy : ms * sy) * sep_w;
     }
     if (q.grp) {
         const float gx = reduce_lanes(acc.gx), gy = reduce_lanes(acc.gy);
         const float gn = reduce_lanes(acc.gn);
-        gsep = (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy};
+        gsep = drag ? (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy}
+                    : (crowd_vec2){ms * gx, ms * gy};
     }
-    if (q.cone) along = min_lanes(acc.along);
-    store_outputs(nb, grec, crec, gsep, along);
+    if (q.cone && !q.file) along = min_lanes(acc.along);
+    if (q.cone && q.file && !q.grp) {
+        // The lexicographic minimum over the lanes, in lane order.
+        uint32_t os = 0;
+        for (int l = 0; l < CS_LANES; ++l) {
+            const bool better =
+                acc.along[l] < along ||
+                (acc.along[l] == along &&
+                 (acc.ox[l] < ahead.x || (acc.ox[l] == ahead.x && acc.oy[l] < ahead.y)));
+            if (better)
+                along = acc.along[l], ahead = (crowd_vec2){acc.ox[l], acc.oy[l]}, os = acc.os[l];
+        }
+        // Only an agent of the same file (subscribed, with the same target) is the one ahead;
+        // anyone else in the way leaves the agent without one.
+        unsigned char* other =
+            along < INFINITY ? rec_for(&nb->file, c->flags[os], c->id[os]) : NULL;
+        const bool same =
+            other && *field(other, nb->file.in[0]) == q.gx && *field(other, nb->file.in[1]) == q.gy;
+        if (!same) ahead = (crowd_vec2){INFINITY, 0.0f};
+    }
+    store_outputs(nb, grec, crec, frec, gsep, along, ahead);
     return cand;
 }
 
@@ -377,7 +456,7 @@ static __attribute__((noinline)) uint64_t agent_neighbors_sparse(crowd_world* w,
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
-         float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
+         bool drag, float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
@@ -408,8 +487,8 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
         }
     }
     const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
-    *out_x = (ms * sx - sn * vx) * weight;
-    *out_y = (ms * sy - sn * vy) * weight;
+    *out_x = (drag ? ms * sx - sn * vx : ms * sx) * weight;
+    *out_y = (drag ? ms * sy - sn * vy : ms * sy) * weight;
     return candidates;
 }
 
@@ -486,7 +565,8 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         }
         candidates +=
             sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                     c.max_speed[s], weight, &fx[s], &fy[s], (uint32_t)w->count, sparse);
+                     c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), &fx[s], &fy[s],
+                     (uint32_t)w->count, sparse);
     }
     return candidates;
 }
@@ -510,7 +590,8 @@ void cs_pass_neighbor(crowd_world* w) {
     neighbor_ctx c = {.w = w};
     c.nb.cone = resolve(w, CS_NB_CONE);
     c.nb.group = resolve(w, CS_NB_GROUP);
-    c.nb.flags = c.nb.cone.flag | c.nb.group.flag;
+    c.nb.file = resolve(w, CS_NB_FILE);
+    c.nb.flags = c.nb.cone.flag | c.nb.group.flag | c.nb.file.flag;
     cs_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += c.candidates[t];

@@ -5,10 +5,10 @@
 // visiting the box's rows from its own row outward (own, below, above, two below, ...) and each
 // row's agents in sorted-slot order. Of the candidates examined it keeps the max_neighbors
 // nearest within its separation radius (ties: the lower agent index first) and sums separation and
-// group separation over them nearest first; the queue cone takes the closest agent ahead among all
-// candidates examined. Per agent the work is therefore at most max_neighbors * CROWD_NEIGHBOR_SCAN
-// candidates, plus the rows of its query box, however many agents share a cell. Everything is
-// per agent and in a fixed order, so results do not depend on the thread count.
+// group separation over them nearest first; the queue cone (and the file query) take the closest
+// agent ahead among all candidates examined. Per agent the work is therefore at most max_neighbors
+// * CROWD_NEIGHBOR_SCAN candidates, plus the rows of its query box, however many agents share a
+// cell. Everything is per agent and in a fixed order, so results do not depend on the thread count.
 //
 // Scalar code: the cap is for hostile or pathological worlds; the default (no cap) is neighbor.c.
 #include <math.h>
@@ -25,11 +25,14 @@ typedef struct kept {
 typedef struct cap_query {
     float px, py, r, inv_r;
     float hx, hy, cone_l, cone_w, cone_w2;
+    float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
     uint32_t self, group;
-    bool cone;
+    bool cone, file;
     int k, scan;     // neighbors kept at most, candidates examined at most
     int examined, n; // candidates examined so far, neighbors kept
-    float along;     // closest along in the cone
+    float along;     // closest along in the cone (CS_NB_FILE: in the file's sector)
+    float ox, oy;    // CS_NB_FILE: the offset of that agent
+    uint32_t os;     // CS_NB_FILE: its sorted slot
     kept* best;      // n entries, nearest first
     const cs_grid* g;
     const crowd_world* w;
@@ -49,12 +52,29 @@ static void examine(cap_query* q, uint32_t b, uint32_t e, bool sparse, int32_t r
         if (j == q->self) continue;
         const float dx = q->px - c->px[j], dy = q->py - c->py[j];
         const float d = sqrtf(dx * dx + dy * dy);
-        if (q->cone) {
+        if (q->cone && !q->file) {
             const float along = -dx * q->hx + -dy * q->hy;
             const float ox = -dx - q->hx * along, oy = -dy - q->hy * along;
             if (along >= 0.0f && along <= q->cone_l && ox * ox + oy * oy <= q->cone_w2 &&
                 along < q->along)
                 q->along = along;
+        }
+        if (q->cone && q->file) { // the test of neighbor.c's chunk_all, same order of choice
+            const float along = -dx * q->hx + -dy * q->hy;
+            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
+            const float lat2 = qx * qx + qy * qy;
+            const float ex = c->px[j] - q->gx, ey = c->py[j] - q->gy;
+            const float ox = -dx, oy = -dy;
+            if (along > 0.0f && along <= q->cone_l &&
+                (lat2 <= q->cone_w2 || 4.0f * lat2 <= along * along) &&
+                ex * ex + ey * ey < q->gd2 &&
+                (along < q->along ||
+                 (along == q->along && (ox < q->ox || (ox == q->ox && oy < q->oy))))) {
+                q->along = along;
+                q->ox = ox;
+                q->oy = oy;
+                q->os = j;
+            }
         }
         if (!(d > 0.01f && d < q->r)) continue;
         const uint32_t id = c->id[j];
@@ -125,7 +145,7 @@ typedef struct cap_use {
     uint32_t flag; // 0: nobody
     const cs_pool* pool;
     const int32_t* rec_of;
-    uint16_t in[3], out[2];
+    uint16_t in[4], out[2];
 } cap_use;
 
 static cap_use resolve(const crowd_world* w, cs_neighbor_query query) {
@@ -135,7 +155,7 @@ static cap_use resolve(const crowd_world* w, cs_neighbor_query query) {
             return (cap_use){u->flag,
                              &w->pools[u->kind],
                              w->rec_of[u->kind],
-                             {u->in[0], u->in[1], u->in[2]},
+                             {u->in[0], u->in[1], u->in[2], u->in[3]},
                              {u->out[0], u->out[1]}};
     }
     return (cap_use){0};
@@ -146,13 +166,15 @@ static inline float* field(unsigned char* rec, uint16_t offset) {
 }
 
 static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_use* group_use,
-                             int s, kept* scratch) {
+                             const cap_use* file_use, int s, kept* scratch) {
     const cs_columns* c = &w->cur;
     const uint32_t flags = c->flags[s], idx = c->id[s];
     unsigned char* grec =
         flags & group_use->flag ? cs_pool_find(group_use->pool, group_use->rec_of, idx) : NULL;
     unsigned char* crec =
         flags & cone_use->flag ? cs_pool_find(cone_use->pool, cone_use->rec_of, idx) : NULL;
+    unsigned char* frec =
+        flags & file_use->flag ? cs_pool_find(file_use->pool, file_use->rec_of, idx) : NULL;
     const float vx = c->vx[s], vy = c->vy[s], sep_w = c->sep_weight[s];
     cap_query q = {.px = c->px[s],
                    .py = c->py[s],
@@ -163,11 +185,27 @@ static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_
                    .k = w->max_neighbors,
                    .scan = w->max_neighbors * CROWD_NEIGHBOR_SCAN,
                    .along = INFINITY,
+                   .ox = INFINITY,
+                   .oy = INFINITY,
                    .best = scratch,
                    .g = &w->grid,
                    .w = w};
     const bool sep = sep_w > 0.0f, grp = q.group != 0;
-    if (crec) {
+    if (frec) {
+        q.file = true;
+        q.gx = *field(frec, file_use->in[0]);
+        q.gy = *field(frec, file_use->in[1]);
+        const float tx = q.gx - q.px, ty = q.gy - q.py;
+        q.gd2 = tx * tx + ty * ty;
+        const float d = sqrtf(q.gd2);
+        q.cone = d >= CROWD_QUEUE_MIN_SPEED;
+        q.hx = q.cone ? tx / d : 0.0f;
+        q.hy = q.cone ? ty / d : 0.0f;
+        const float width = *field(frec, file_use->in[3]);
+        q.cone_l = *field(frec, file_use->in[2]) * CROWD_QUEUE_FILE_REACH;
+        q.cone_w2 = width * width;
+        q.cone_w = maxf(width, 0.5f * q.cone_l);
+    } else if (crec) {
         const float speed = sqrtf(vx * vx + vy * vy);
         q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
         q.hx = q.cone ? vx / speed : 0.0f;
@@ -194,21 +232,35 @@ static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_
             gn++;
         }
     }
+    // CS_FLAG_SEP_PUSH: without the spec's velocity term, as in neighbor.c.
+    const float drag = flags & CS_FLAG_SEP_PUSH ? 0.0f : 1.0f;
     if (sep) {
-        w->force_x[s] = (ms * sx - (float)q.n * vx) * sep_w;
-        w->force_y[s] = (ms * sy - (float)q.n * vy) * sep_w;
+        w->force_x[s] = (drag > 0.0f ? ms * sx - (float)q.n * vx : ms * sx) * sep_w;
+        w->force_y[s] = (drag > 0.0f ? ms * sy - (float)q.n * vy : ms * sy) * sep_w;
     }
     if (grec) {
-        *field(grec, group_use->out[0]) = grp ? ms * gx - (float)gn * vx : 0.0f;
-        *field(grec, group_use->out[1]) = grp ? ms * gy - (float)gn * vy : 0.0f;
+        *field(grec, group_use->out[0]) =
+            grp ? (drag > 0.0f ? ms * gx - (float)gn * vx : ms * gx) : 0.0f;
+        *field(grec, group_use->out[1]) =
+            grp ? (drag > 0.0f ? ms * gy - (float)gn * vy : ms * gy) : 0.0f;
     }
     if (crec) *field(crec, cone_use->out[0]) = q.cone ? q.along : INFINITY;
+    if (frec) {
+        // Only an agent of the same file (subscribed, with the same target) is the one ahead.
+        unsigned char* other = q.cone && q.along < INFINITY && (c->flags[q.os] & file_use->flag)
+                                   ? cs_pool_find(file_use->pool, file_use->rec_of, c->id[q.os])
+                                   : NULL;
+        const bool same = other && *field(other, file_use->in[0]) == q.gx &&
+                          *field(other, file_use->in[1]) == q.gy;
+        *field(frec, file_use->out[0]) = same ? q.ox : INFINITY;
+        *field(frec, file_use->out[1]) = same ? q.oy : 0.0f;
+    }
     return (uint64_t)q.examined;
 }
 
 typedef struct cap_ctx {
     crowd_world* w;
-    cap_use cone, group;
+    cap_use cone, group, file;
     uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } cap_ctx;
 
@@ -219,12 +271,16 @@ static void cap_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     uint64_t total = 0;
-    for (int s = lo; s < hi; ++s) total += agent_capped(w, &x->cone, &x->group, s, scratch);
+    for (int s = lo; s < hi; ++s)
+        total += agent_capped(w, &x->cone, &x->group, &x->file, s, scratch);
     x->candidates[t] = total;
 }
 
 void cs_pass_neighbor_capped(crowd_world* w) {
-    cap_ctx x = {.w = w, .cone = resolve(w, CS_NB_CONE), .group = resolve(w, CS_NB_GROUP)};
+    cap_ctx x = {.w = w,
+                 .cone = resolve(w, CS_NB_CONE),
+                 .group = resolve(w, CS_NB_GROUP),
+                 .file = resolve(w, CS_NB_FILE)};
     cs_team_run(w->threads, cap_team, &x);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];

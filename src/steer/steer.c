@@ -1,4 +1,4 @@
-// The steering primitives. The engine's passes use the same expressions in the same order.
+// The steering primitives: the inline math of steer/steer_math.h, which the engine's passes call.
 #include "crowd/steer.h"
 
 #include <float.h>
@@ -8,39 +8,39 @@
 #include "steer/steer_math.h"
 
 static inline crowd_vec2 v2(float x, float y) {
-    return steer_v2(x, y);
+    return cs_steer_v2(x, y);
 }
 
 crowd_vec2 crowd_steer_seek(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 target) {
-    return steer_seek(pos, vel, max_speed, target);
+    return cs_steer_seek(pos, vel, max_speed, target);
 }
 
 crowd_vec2 crowd_steer_arrive(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 target,
                               float slow_radius) {
-    return steer_arrive(pos, vel, max_speed, target, slow_radius);
+    return cs_steer_arrive(pos, vel, max_speed, target, slow_radius);
+}
+
+crowd_vec2 crowd_steer_arrive_stop(crowd_vec2 pos, crowd_vec2 vel, float max_speed, float max_force,
+                                   crowd_vec2 target, float slow_radius) {
+    return cs_steer_arrive_stop(pos, vel, max_speed, max_force, target, slow_radius);
 }
 
 crowd_vec2 crowd_steer_flee(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 threat) {
-    return steer_flee(pos, vel, max_speed, threat);
+    return cs_steer_flee(pos, vel, max_speed, threat);
 }
 
 float crowd_steer_predict_time(crowd_vec2 pos, float max_speed, crowd_vec2 other) {
-    float dx = other.x - pos.x, dy = other.y - pos.y;
-    return sqrtf(dx * dx + dy * dy) / max_speed;
+    return cs_steer_predict_time(pos, max_speed, other);
 }
 
 crowd_vec2 crowd_steer_evade(crowd_vec2 pos, crowd_vec2 vel, float max_speed, crowd_vec2 threat_pos,
                              crowd_vec2 threat_vel) {
-    float t = crowd_steer_predict_time(pos, max_speed, threat_pos);
-    return crowd_steer_flee(pos, vel, max_speed,
-                            v2(threat_pos.x + threat_vel.x * t, threat_pos.y + threat_vel.y * t));
+    return cs_steer_evade(pos, vel, max_speed, threat_pos, threat_vel);
 }
 
 crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                crowd_vec2 target_pos, crowd_vec2 target_vel) {
-    float t = crowd_steer_predict_time(pos, max_speed, target_pos);
-    return crowd_steer_seek(pos, vel, max_speed,
-                            v2(target_pos.x + target_vel.x * t, target_pos.y + target_vel.y * t));
+    return cs_steer_pursuit(pos, vel, max_speed, target_pos, target_vel);
 }
 
 crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
@@ -54,6 +54,20 @@ crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_spee
         float push = max_speed * (1.0f - d / sep_radius);
         f.x += (ox / d * push - vel.x) * weight;
         f.y += (oy / d * push - vel.y) * weight;
+    }
+    return f;
+}
+
+crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const crowd_vec2* neighbors,
+                                       int count, float sep_radius, float weight) {
+    crowd_vec2 f = v2(0.0f, 0.0f);
+    for (int i = 0; neighbors && i < count; ++i) {
+        float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
+        float d = sqrtf(ox * ox + oy * oy);
+        if (!(d > 0.01f && d < sep_radius)) continue;
+        float push = max_speed * (1.0f - d / sep_radius);
+        f.x += ox / d * push * weight;
+        f.y += oy / d * push * weight;
     }
     return f;
 }
@@ -78,11 +92,7 @@ static crowd_vec2 limit_huge(crowd_vec2 v, float max_len) {
 crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len) {
     float len2 = v.x * v.x + v.y * v.y;
     if (!(len2 <= FLT_MAX) || !(max_len * max_len <= FLT_MAX)) return limit_huge(v, max_len);
-    if (len2 > max_len * max_len) {
-        float s = max_len / sqrtf(len2);
-        return v2(v.x * s, v.y * s);
-    }
-    return v;
+    return cs_steer_limit(v, max_len);
 }
 
 void crowd_steer_integrate(crowd_vec2* pos, crowd_vec2* vel, crowd_vec2* heading, crowd_vec2 force,
@@ -92,9 +102,5 @@ void crowd_steer_integrate(crowd_vec2* pos, crowd_vec2* vel, crowd_vec2* heading
     crowd_vec2 v = crowd_steer_limit(v2(vel->x + f.x * dt, vel->y + f.y * dt), max_speed);
     *vel = v;
     *pos = v2(cs_clamp_coord(pos->x + v.x * dt), cs_clamp_coord(pos->y + v.y * dt));
-    float sp2 = v.x * v.x + v.y * v.y;
-    if (heading && sp2 > 0.01f) {
-        float len = sqrtf(sp2);
-        *heading = v2(v.x / len, v.y / len);
-    }
+    if (heading) *heading = cs_steer_heading(v, *heading);
 }

@@ -156,7 +156,8 @@ static const bad_case BAD[] = {
     {"{\"crowds\": [{\"count\": 1, " AREA
      ", \"goal\": {\"mode\": \"wander\", \"target\": [0, 0]}}]}",
      "\"wander\"", 0,
-     "crowds[0].goal.mode: expected one of \"seek\", \"arrive\", \"flee\", got \"wander\""},
+     "crowds[0].goal.mode: expected one of \"seek\", \"arrive\", \"flee\", \"arrive_literal\", got "
+     "\"wander\""},
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"goal\": {\"mode\": \"seek\"}}]}", "{\"mode\"", 0,
      "crowds[0].goal: missing key \"target\""},
     {"{\"crowds\": [{\"count\": 1, " AREA

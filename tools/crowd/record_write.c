@@ -147,9 +147,11 @@ bool rec_begin(rec_writer* w, const built_world* b, int record_every) {
     for (int k = 0; k < sc->crowd_count; ++k) {
         const sc_crowd* cr = &sc->crowds[k];
         if (cr->has_goal) {
-            const agent_kind kind = cr->goal.mode == CROWD_GOAL_SEEK     ? AGENT_SEEK
-                                    : cr->goal.mode == CROWD_GOAL_ARRIVE ? AGENT_ARRIVE
-                                                                         : AGENT_FLEE;
+            const agent_kind kind =
+                cr->goal.mode == CROWD_GOAL_SEEK ? AGENT_SEEK
+                : cr->goal.mode == CROWD_GOAL_ARRIVE || cr->goal.mode == CROWD_GOAL_ARRIVE_LITERAL
+                    ? AGENT_ARRIVE
+                    : AGENT_FLEE;
             put_goal(w, kind, cr->goal.target, cr->goal.slow_radius);
         }
         if (cr->has_queue) {

@@ -110,6 +110,7 @@ static agent_kind crowd_kind(const sc_crowd* c) {
         case CROWD_GOAL_SEEK:
             return AGENT_SEEK;
         case CROWD_GOAL_ARRIVE:
+        case CROWD_GOAL_ARRIVE_LITERAL:
             return AGENT_ARRIVE;
         case CROWD_GOAL_FLEE:
             return AGENT_FLEE;

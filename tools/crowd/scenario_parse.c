@@ -11,8 +11,8 @@
 enum { MAX_AGENTS = 1 << 24, MAX_FOLLOWERS = 4096, MAX_TICKS = 100000000 };
 
 static const char* const AREA_NAMES[] = {"uniform", "grid", "jittered_grid", "circle"};
-static const char* const GOAL_NAMES[] = {NULL, "seek", "arrive", "flee"};
-static const char* const QUEUE_MODE_NAMES[] = {NULL, "seek", "arrive", NULL};
+static const char* const GOAL_NAMES[] = {NULL, "seek", "arrive", "flee", "arrive_literal"};
+static const char* const QUEUE_MODE_NAMES[] = {NULL, "seek", "arrive", NULL, NULL};
 static const char* const ARRIVAL_NAMES[] = {"stop", "remove", "respawn"};
 static const char* const PATH_KIND_NAMES[] = {"waypoints", "tube"};
 static const char* const PATH_MODE_NAMES[] = {"one_shot", "loop", "ping_pong"};
@@ -181,12 +181,13 @@ static bool parse_queue(pctx* c, const cJSON* node, sc_queue* q) {
                                        "start_area",  NULL};
     if (!pc_object(c, node, "a queue", keys)) return false;
     if (!pc_require(c, node, "target")) return false;
+    const crowd_queue_def qd = crowd_queue_def_default(); // the library's defaults
     *q = (sc_queue){.mode = CROWD_GOAL_ARRIVE,
-                    .slow_radius = 1.0f,
-                    .weight = 1.0f,
-                    .cone_length = 2.0f,
-                    .cone_width = 0.5f,
-                    .arrive_radius = 0.5f,
+                    .slow_radius = qd.slow_radius,
+                    .weight = qd.weight,
+                    .cone_length = qd.cone_length,
+                    .cone_width = qd.cone_width,
+                    .arrive_radius = qd.arrival_radius,
                     .on_arrival = SC_ARRIVAL_STOP};
     int mode = q->mode, arrival = q->on_arrival;
     if (!pc_vec2(c, node, "target", false, &q->target) ||
@@ -309,15 +310,16 @@ static bool parse_followers(pctx* c, const cJSON* node, sc_followers* f) {
                                        NULL};
     if (!pc_object(c, node, "followers", keys)) return false;
     if (!pc_require(c, node, "count")) return false;
+    const crowd_follow_def fd = crowd_follow_def_default(); // the library's defaults
     *f = (sc_followers){.formation = SC_FORMATION_NONE,
                         .spacing = 1.0f,
-                        .behind_distance = 2.0f,
-                        .ahead_distance = 1.5f,
-                        .ahead_radius = 1.5f,
-                        .slow_radius = 1.0f,
-                        .evade_weight = 2.0f,
-                        .separation_weight = 0.6f,
-                        .weight = 1.0f};
+                        .behind_distance = fd.behind_dist,
+                        .ahead_distance = fd.ahead_dist,
+                        .ahead_radius = fd.ahead_radius,
+                        .slow_radius = fd.slow_radius,
+                        .evade_weight = fd.evade_weight,
+                        .separation_weight = fd.separation_weight,
+                        .weight = fd.weight};
     agent_defaults(&f->agent);
     if (!pc_int(c, node, "count", 1, MAX_FOLLOWERS, &f->count) ||
         !pc_float(c, node, "behind_distance", PC_NON_NEGATIVE, &f->behind_distance) ||

@@ -247,7 +247,8 @@ static bool parse_goal(const cJSON* o, crowd_goal* g) {
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(o, "mode");
     if (m) {
         if (!cJSON_IsString(m)) return false;
-        static const char* names[CROWD_GOAL_MODE_COUNT] = {"none", "seek", "arrive", "flee"};
+        static const char* names[CROWD_GOAL_MODE_COUNT] = {"none", "seek", "arrive", "flee",
+                                                           "arrive_literal"};
         int k = 0;
         while (k < CROWD_GOAL_MODE_COUNT && strcmp(names[k], m->valuestring) != 0) ++k;
         if (k == CROWD_GOAL_MODE_COUNT) return false;

@@ -8,12 +8,15 @@
 #include <string.h>
 
 #include "behaviors/follow/follow_internal.h"
+#include "behaviors/separation.h"
 #include "core/range.h"
 
 // ---- validation ---------------------------------------------------------------------------------
 
 crowd_status cs_follow_check_def(const crowd_follow_def* d) {
-    if ((unsigned)d->target >= CROWD_FOLLOW_TARGET_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if ((unsigned)d->target >= CROWD_FOLLOW_TARGET_COUNT ||
+        (unsigned)d->form >= CROWD_FOLLOW_FORM_COUNT)
+        return CROWD_ERR_INVALID_ENUM;
     const float v[] = {d->behind_dist,  d->ahead_dist,        d->ahead_radius, d->slow_radius,
                        d->evade_weight, d->separation_weight, d->weight};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; ++i)
@@ -170,6 +173,7 @@ static void set_leader_flag(crowd_world* w, uint32_t li) {
         w->cur.flags[s] |= CS_FLAG_LEADER;
     else
         w->cur.flags[s] &= ~(uint32_t)CS_FLAG_LEADER;
+    cs_sep_push_refresh(w, li);
 }
 
 // Appends follower x to leader li's list and group; both have their records.
@@ -244,8 +248,8 @@ static crowd_vec2 current_target(const crowd_world* w, const cs_follower* f) {
     const int32_t s = w->slot_of[f->leader - 1];
     const crowd_vec2 lp = {c->px[s], c->py[s]};
     const crowd_vec2 h =
-        fl_heading((crowd_vec2){c->vx[s], c->vy[s]}, (crowd_vec2){c->hx[s], c->hy[s]});
-    return fl_target(lp, h, f->slot_index >= 0, f->slot, f->behind_dist);
+        cs_steer_heading((crowd_vec2){c->vx[s], c->vy[s]}, (crowd_vec2){c->hx[s], c->hy[s]});
+    return cs_follow_target(lp, h, f->slot_index >= 0, f->slot, f->behind_dist);
 }
 
 // ---- following ----------------------------------------------------------------------------------
@@ -285,11 +289,13 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
             mark_dirty(w, li);
         }
         cs_follow_params(f, def);
+        cs_sep_push_refresh(w, fi);
         return CROWD_OK;
     }
     if (was_active) leave(w, fi);
     cs_follow_params(f, def);
     join(w, fi, li);
+    cs_sep_push_refresh(w, fi);
     return CROWD_OK;
 }
 
@@ -299,6 +305,7 @@ crowd_status crowd_agent_unfollow(crowd_world* w, crowd_agent_id follower) {
     if (st != CROWD_OK) return st;
     const uint32_t fi = follower.index1 - 1;
     if (cs_follower_of(w, fi)) drop_follower(w, fi);
+    cs_sep_push_refresh(w, fi);
     return CROWD_OK;
 }
 

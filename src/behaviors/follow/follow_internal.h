@@ -9,6 +9,7 @@
 #include "core/internal.h"
 #include "crowd/leader.h"
 #include "crowd/steer.h"
+#include "steer/steer_math.h"
 
 // A follower's record (ACTIVE or STOPPED, exactly while CS_FLAG_FOLLOW), read by the leader pass
 // for every follower: one cache line.
@@ -23,7 +24,8 @@ typedef struct cs_follower {
     int32_t slot_index; // -1: no slot (behind point)
     uint8_t state;      // crowd_follow_state
     uint8_t use_slot;   // def.target == CROWD_FOLLOW_SLOT
-    uint8_t predict;
+    uint8_t predict : 1;
+    uint8_t literal : 1; // def.form == CROWD_FOLLOW_LITERAL
     uint8_t pad;
     crowd_vec2 gsep;     // neighbor pass: separation among the group's followers (unweighted)
     uint32_t next, prev; // siblings in the leader's list, agent index + 1 (0 = none)
@@ -80,95 +82,64 @@ static inline cs_leader* cs_leader_of(const crowd_world* w, uint32_t idx) {
 }
 
 // ---- the formula ------------------------------------------------------------------------------
-// The primitives below repeat cs_steer_* (src/steer.c) expression by expression so the leader
-// pass can inline them; tests check they stay bit-identical to the public functions.
-
-static inline crowd_vec2 fl_v2(float x, float y) {
-    return (crowd_vec2){x, y};
-}
-
-static inline crowd_vec2 fl_toward(crowd_vec2 dir, float speed, crowd_vec2 vel) {
-    const float len = sqrtf(dir.x * dir.x + dir.y * dir.y);
-    const crowd_vec2 n = len > 0.0f ? fl_v2(dir.x / len, dir.y / len) : fl_v2(0.0f, 0.0f);
-    return fl_v2(n.x * speed - vel.x, n.y * speed - vel.y);
-}
-
-static inline crowd_vec2 fl_arrive(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
-                                   crowd_vec2 target, float slow_radius) {
-    const crowd_vec2 to = fl_v2(target.x - pos.x, target.y - pos.y);
-    const float dist = sqrtf(to.x * to.x + to.y * to.y);
-    const float ramp = dist / slow_radius;
-    const float speed = max_speed * (ramp < 1.0f ? ramp : 1.0f);
-    return fl_toward(to, speed, vel);
-}
-
-static inline float fl_predict_time(crowd_vec2 pos, float max_speed, crowd_vec2 other) {
-    const float dx = other.x - pos.x, dy = other.y - pos.y;
-    return sqrtf(dx * dx + dy * dy) / max_speed;
-}
-
-static inline crowd_vec2 fl_evade(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
-                                  crowd_vec2 threat_pos, crowd_vec2 threat_vel) {
-    const float t = fl_predict_time(pos, max_speed, threat_pos);
-    const crowd_vec2 at = fl_v2(threat_pos.x + threat_vel.x * t, threat_pos.y + threat_vel.y * t);
-    return fl_toward(fl_v2(pos.x - at.x, pos.y - at.y), max_speed, vel);
-}
-
-static inline crowd_vec2 fl_limit(crowd_vec2 v, float max_len) {
-    const float len2 = v.x * v.x + v.y * v.y;
-    if (len2 > max_len * max_len) {
-        const float s = max_len / sqrtf(len2);
-        return fl_v2(v.x * s, v.y * s);
-    }
-    return v;
-}
-
-// The spec's leader heading: normalize(velocity) while |velocity|^2 > 0.01, else the last valid
-// heading. The same expressions as the integration's heading update.
-static inline crowd_vec2 fl_heading(crowd_vec2 vel, crowd_vec2 last) {
-    const float sp2 = vel.x * vel.x + vel.y * vel.y;
-    if (!(sp2 > 0.01f)) return last;
-    const float len = sqrtf(sp2);
-    return fl_v2(vel.x / len, vel.y / len);
-}
+// Built from the inline math of steer/steer_math.h, branch-free like it: the pure function
+// (crowd_steer_follow_leader) calls these once, the leader pass once per lane of a vectorized
+// loop, so the two agree bit for bit.
 
 // A point given in the leader frame (x forward, y left) in world space.
-static inline crowd_vec2 fl_to_world(crowd_vec2 lp, crowd_vec2 h, crowd_vec2 off) {
-    return fl_v2(lp.x + h.x * off.x + -h.y * off.y, lp.y + h.y * off.x + h.x * off.y);
+static inline crowd_vec2 cs_follow_to_world(crowd_vec2 lp, crowd_vec2 h, crowd_vec2 off) {
+    return cs_steer_v2(lp.x + h.x * off.x + -h.y * off.y, lp.y + h.y * off.x + h.x * off.y);
 }
 
-static inline crowd_vec2 fl_target(crowd_vec2 lp, crowd_vec2 h, bool has_slot, crowd_vec2 slot,
-                                   float behind_dist) {
-    if (has_slot) return fl_to_world(lp, h, slot);
-    return fl_v2(lp.x - h.x * behind_dist, lp.y - h.y * behind_dist);
+// The slot in world space when has_slot, else the behind point.
+static inline crowd_vec2 cs_follow_target(crowd_vec2 lp, crowd_vec2 h, bool has_slot,
+                                          crowd_vec2 slot, float behind_dist) {
+    const crowd_vec2 s = cs_follow_to_world(lp, h, slot);
+    const crowd_vec2 b = cs_steer_v2(lp.x - h.x * behind_dist, lp.y - h.y * behind_dist);
+    return cs_steer_v2(has_slot ? s.x : b.x, has_slot ? s.y : b.y);
 }
 
-// crowd_steer_follow_leader with the parameters taken from a follower record.
+// The follow force toward `target` (already in world space), h the leader's spec heading, in the
+// KEEP_UP or the LITERAL form (crowd/leader.h). A stopped follower (no leader, lv zero) only
+// arrives at its target.
+static inline crowd_vec2 cs_follow_eval(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                        float max_force, crowd_vec2 lp, crowd_vec2 lv, crowd_vec2 h,
+                                        crowd_vec2 target, crowd_vec2 sep, float ahead_dist,
+                                        float ahead_radius, float slow_radius, float evade_weight,
+                                        float separation_weight, bool predict, bool literal,
+                                        bool stopped) {
+    const crowd_vec2 ahead = cs_steer_v2(lp.x + h.x * ahead_dist, lp.y + h.y * ahead_dist);
+    const float zx = pos.x - ahead.x, zy = pos.y - ahead.y;
+    const bool in_zone = !stopped & (sqrtf(zx * zx + zy * zy) < ahead_radius);
+    const crowd_vec2 e = cs_steer_evade(pos, vel, max_speed, ahead, lv);
+    crowd_vec2 f = cs_steer_v2(in_zone ? 0.0f + e.x * evade_weight : 0.0f,
+                               in_zone ? 0.0f + e.y * evade_weight : 0.0f);
+
+    // KEEP_UP feeds the leader's velocity forward already: prediction is the literal form's.
+    const bool pred = !stopped & predict & literal;
+    const float t = cs_steer_predict_time(pos, max_speed, target);
+    const crowd_vec2 pt = cs_steer_v2(target.x + lv.x * t, target.y + lv.y * t);
+    const crowd_vec2 to = cs_steer_v2(pred ? pt.x : target.x, pred ? pt.y : target.y);
+    const crowd_vec2 al = cs_steer_arrive(pos, vel, max_speed, to, slow_radius);
+    const crowd_vec2 ak = cs_steer_arrive_to(pos, vel, max_speed, max_force, to, lv, slow_radius,
+                                             CROWD_FOLLOW_RESPONSE_TIME);
+    const crowd_vec2 a = cs_steer_v2(literal ? al.x : ak.x, literal ? al.y : ak.y);
+    f = cs_steer_v2(f.x + a.x, f.y + a.y);
+    f = cs_steer_v2(f.x + sep.x * separation_weight, f.y + sep.y * separation_weight);
+    return cs_steer_limit(cs_steer_v2(stopped ? a.x : f.x, stopped ? a.y : f.y), max_force);
+}
+
+// cs_follow_eval for an ACTIVE follower with the parameters taken from a follower record;
+// last_heading is the leader's last valid heading.
 static inline crowd_vec2 cs_follow_force(const cs_follower* p, crowd_vec2 pos, crowd_vec2 vel,
                                          float max_speed, float max_force, crowd_vec2 lp,
                                          crowd_vec2 lv, crowd_vec2 last_heading, crowd_vec2 sep,
                                          bool has_slot, crowd_vec2 slot) {
-    const crowd_vec2 h = fl_heading(lv, last_heading);
-    crowd_vec2 target = fl_target(lp, h, has_slot, slot, p->behind_dist);
-    const crowd_vec2 ahead = fl_v2(lp.x + h.x * p->ahead_dist, lp.y + h.y * p->ahead_dist);
-
-    crowd_vec2 f = fl_v2(0.0f, 0.0f);
-    const float ax = pos.x - ahead.x, ay = pos.y - ahead.y;
-    if (sqrtf(ax * ax + ay * ay) < p->ahead_radius) {
-        const crowd_vec2 e = fl_evade(pos, vel, max_speed, ahead, lv);
-        f.x += e.x * p->evade_weight;
-        f.y += e.y * p->evade_weight;
-    }
-    if (p->predict) {
-        const float t = fl_predict_time(pos, max_speed, target);
-        target = fl_v2(target.x + lv.x * t, target.y + lv.y * t);
-    }
-    const crowd_vec2 a = fl_arrive(pos, vel, max_speed, target, p->slow_radius);
-    f.x += a.x;
-    f.y += a.y;
-    f.x += sep.x * p->separation_weight;
-    f.y += sep.y * p->separation_weight;
-    return fl_limit(f, max_force);
+    const crowd_vec2 h = cs_steer_heading(lv, last_heading);
+    const crowd_vec2 target = cs_follow_target(lp, h, has_slot, slot, p->behind_dist);
+    return cs_follow_eval(pos, vel, max_speed, max_force, lp, lv, h, target, sep, p->ahead_dist,
+                          p->ahead_radius, p->slow_radius, p->evade_weight, p->separation_weight,
+                          p->predict != 0, p->literal != 0, false);
 }
 
 // The parameter part of a follower record from a def.

@@ -4,7 +4,8 @@
 //  'FLLW': u32 followers, then one 60-byte record per agent with CS_FLAG_FOLLOW, in ascending
 //         agent index: u32 agent index, u32 state (1 ACTIVE, 2 STOPPED), u32 leader (agent
 //         index + 1 while ACTIVE, else 0), f32 behind distance, ahead distance, ahead radius,
-//         slow radius, evade weight, separation weight, weight, u32 predict (0 / 1), u32 target
+//         slow radius, evade weight, separation weight, weight, u32 options (bit 0: predict,
+//         bit 1: form CROWD_FOLLOW_LITERAL), u32 target
 //         (crowd_follow_target), i32 slot index (-1: none), f32 x, y (ACTIVE: the slot offset,
 //         kept as it is even without a slot; STOPPED: the point it holds).
 //         Then u32 leaders and one record per agent holding a leader record, in ascending agent
@@ -49,7 +50,7 @@ void cs_snap_save_follow(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, f->evade_weight);
         cs_snap_put_f32(out, f->separation_weight);
         cs_snap_put_f32(out, f->weight);
-        cs_snap_put_u32(out, f->predict);
+        cs_snap_put_u32(out, (uint32_t)f->predict | (uint32_t)f->literal << 1);
         cs_snap_put_u32(out, f->use_slot);
         cs_snap_put_u32(out, (uint32_t)f->slot_index);
         cs_snap_put_f32(out, f->slot.x);
@@ -105,7 +106,8 @@ static crowd_status load_followers(crowd_world* w, cs_snap_reader* in) {
         d.separation_weight = cs_snap_get_f32(in);
         d.weight = cs_snap_get_f32(in);
         const uint32_t predict = cs_snap_get_u32(in), target = cs_snap_get_u32(in);
-        d.predict = predict != 0;
+        d.predict = (predict & 1u) != 0;
+        d.form = predict & 2u ? CROWD_FOLLOW_LITERAL : CROWD_FOLLOW_KEEP_UP;
         d.target = target < CROWD_FOLLOW_TARGET_COUNT ? (crowd_follow_target)target
                                                       : CROWD_FOLLOW_TARGET_COUNT;
         f.slot_index = (int32_t)cs_snap_get_u32(in);
@@ -119,7 +121,7 @@ static crowd_status load_followers(crowd_world* w, cs_snap_reader* in) {
             !(w->cur.flags[w->slot_of[idx]] & CS_FLAG_FOLLOW) ||
             (state != CROWD_FOLLOW_ACTIVE && state != CROWD_FOLLOW_STOPPED) ||
             (active ? leader == 0 || leader - 1 == idx || !live(w, leader - 1) : leader != 0) ||
-            predict > 1 || cs_follow_check_def(&d) != CROWD_OK || f.slot_index < -1 ||
+            predict > 3 || cs_follow_check_def(&d) != CROWD_OK || f.slot_index < -1 ||
             (f.slot_index >= 0 && (!active || !target)) ||
             f.slot_index >= (w->index_count > CROWD_FORMATION_MAX_OFFSETS
                                  ? w->index_count

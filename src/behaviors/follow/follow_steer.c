@@ -6,13 +6,21 @@ crowd_follow_def crowd_follow_def_default(void) {
         .behind_dist = 2.0f,
         .ahead_dist = 1.5f,
         .ahead_radius = 1.5f,
-        .slow_radius = 1.0f,
+        .slow_radius = 6.0f,
         .evade_weight = 2.0f,
         .separation_weight = 0.6f,
         .weight = 1.0f,
         .predict = false,
         .target = CROWD_FOLLOW_BEHIND,
+        .form = CROWD_FOLLOW_KEEP_UP,
     };
+}
+
+crowd_follow_def crowd_follow_def_literal(void) {
+    crowd_follow_def d = crowd_follow_def_default();
+    d.slow_radius = 1.0f;
+    d.form = CROWD_FOLLOW_LITERAL;
+    return d;
 }
 
 void cs_follow_params(cs_follower* rec, const crowd_follow_def* def) {
@@ -24,6 +32,7 @@ void cs_follow_params(cs_follower* rec, const crowd_follow_def* def) {
     rec->separation_weight = def->separation_weight;
     rec->weight = def->weight;
     rec->predict = def->predict ? 1 : 0;
+    rec->literal = def->form == CROWD_FOLLOW_LITERAL ? 1 : 0;
     rec->use_slot = def->target == CROWD_FOLLOW_SLOT ? 1 : 0;
 }
 
@@ -38,6 +47,7 @@ crowd_follow_def cs_follow_def_of(const cs_follower* rec) {
         .weight = rec->weight,
         .predict = rec->predict != 0,
         .target = rec->use_slot ? CROWD_FOLLOW_SLOT : CROWD_FOLLOW_BEHIND,
+        .form = rec->literal ? CROWD_FOLLOW_LITERAL : CROWD_FOLLOW_KEEP_UP,
     };
 }
 

@@ -30,7 +30,7 @@ static void leader_frame(const crowd_world* w, uint32_t li, crowd_vec2* lp, crow
     const int32_t s = w->slot_of[li];
     *lp = (crowd_vec2){c->px[s], c->py[s]};
     *lv = (crowd_vec2){c->vx[s], c->vy[s]};
-    *h = fl_heading(*lv, (crowd_vec2){c->hx[s], c->hy[s]});
+    *h = cs_steer_heading(*lv, (crowd_vec2){c->hx[s], c->hy[s]});
 }
 
 static void assign_group(crowd_world* w, uint32_t li, unsigned char* scratch) {
@@ -116,7 +116,7 @@ typedef struct lanes {
     float offx[BLOCK], offy[BLOCK]; // slot offset, or the stopped follower's target
     float behind[BLOCK], ahead[BLOCK], ahead_r[BLOCK], slow[BLOCK], ew[BLOCK], sw[BLOCK];
     float weight[BLOCK];
-    int32_t slot_mode[BLOCK], predict[BLOCK], stopped[BLOCK];
+    int32_t slot_mode[BLOCK], predict[BLOCK], literal[BLOCK], stopped[BLOCK];
     float fx[BLOCK], fy[BLOCK];
     int32_t slot[BLOCK];
 } lanes;
@@ -145,6 +145,7 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
         L->sw[k] = f->separation_weight;
         L->weight[k] = f->weight;
         L->predict[k] = f->predict;
+        L->literal[k] = f->literal;
         L->stopped[k] = f->leader == 0;
         if (f->leader != 0) {
             const cs_lead_state* ld = &cs_leader_of(w, f->leader - 1)->lead;
@@ -175,68 +176,19 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
 static void evaluate(lanes* L, int count) {
 #pragma omp simd
     for (int k = 0; k < count; ++k) {
-        const float px = L->px[k], py = L->py[k], vx = L->vx[k], vy = L->vy[k];
-        const float ms = L->ms[k], mf = L->mf[k];
-        const float lpx = L->lpx[k], lpy = L->lpy[k], lvx = L->lvx[k], lvy = L->lvy[k];
+        const crowd_vec2 lp = {L->lpx[k], L->lpy[k]}, h = {L->hx[k], L->hy[k]};
+        const crowd_vec2 off = {L->offx[k], L->offy[k]};
         const bool stopped = L->stopped[k] != 0;
-
-        const float hx = L->hx[k], hy = L->hy[k]; // fl_heading, once per leader
-
-        // fl_target; a stopped follower's target is its stored point
-        const float ox = L->offx[k], oy = L->offy[k], bd = L->behind[k];
-        const float sx = lpx + hx * ox + -hy * oy, sy = lpy + hy * ox + hx * oy;
-        const float bx = lpx - hx * bd, by = lpy - hy * bd;
-        float tx = L->slot_mode[k] ? sx : bx, ty = L->slot_mode[k] ? sy : by;
-        tx = stopped ? ox : tx;
-        ty = stopped ? oy : ty;
-
-        // the ahead zone and fl_evade
-        const float ad = L->ahead[k];
-        const float ax = lpx + hx * ad, ay = lpy + hy * ad;
-        const float zx = px - ax, zy = py - ay;
-        const bool in_zone = !stopped & (sqrtf(zx * zx + zy * zy) < L->ahead_r[k]);
-        const float qx = ax - px, qy = ay - py;
-        const float et = sqrtf(qx * qx + qy * qy) / ms;
-        const float thx = ax + lvx * et, thy = ay + lvy * et;
-        const float dx = px - thx, dy = py - thy;
-        const float dl = sqrtf(dx * dx + dy * dy);
-        const float dli = dl > 0.0f ? dl : 1.0f;
-        const float nx = dl > 0.0f ? dx / dli : 0.0f, ny = dl > 0.0f ? dy / dli : 0.0f;
-        const float ex = nx * ms - vx, ey = ny * ms - vy;
-        float fx = in_zone ? 0.0f + ex * L->ew[k] : 0.0f;
-        float fy = in_zone ? 0.0f + ey * L->ew[k] : 0.0f;
-
-        // prediction
-        const bool predict = !stopped & (L->predict[k] != 0);
-        const float rx = tx - px, ry = ty - py;
-        const float pt = sqrtf(rx * rx + ry * ry) / ms;
-        const float ptx = tx + lvx * pt, pty = ty + lvy * pt;
-        tx = predict ? ptx : tx;
-        ty = predict ? pty : ty;
-
-        // fl_arrive
-        const float tox = tx - px, toy = ty - py;
-        const float dist = sqrtf(tox * tox + toy * toy);
-        const float ramp = dist / L->slow[k];
-        const float speed = ms * (ramp < 1.0f ? ramp : 1.0f);
-        const float tl = sqrtf(tox * tox + toy * toy);
-        const float tli = tl > 0.0f ? tl : 1.0f;
-        const float ux = tl > 0.0f ? tox / tli : 0.0f, uy = tl > 0.0f ? toy / tli : 0.0f;
-        const float arx = ux * speed - vx, ary = uy * speed - vy;
-
-        fx = fx + arx;
-        fy = fy + ary;
-        fx = fx + L->sepx[k] * L->sw[k];
-        fy = fy + L->sepy[k] * L->sw[k];
-        fx = stopped ? arx : fx;
-        fy = stopped ? ary : fy;
-
-        // fl_limit
-        const float len2 = fx * fx + fy * fy;
-        const bool over = len2 > mf * mf;
-        const float ls = mf / sqrtf(over ? len2 : 1.0f);
-        L->fx[k] = over ? fx * ls : fx;
-        L->fy[k] = over ? fy * ls : fy;
+        // A stopped follower's target is its stored point.
+        const crowd_vec2 t = cs_follow_target(lp, h, L->slot_mode[k] != 0, off, L->behind[k]);
+        const crowd_vec2 f = cs_follow_eval(
+            (crowd_vec2){L->px[k], L->py[k]}, (crowd_vec2){L->vx[k], L->vy[k]}, L->ms[k], L->mf[k],
+            lp, (crowd_vec2){L->lvx[k], L->lvy[k]}, h,
+            (crowd_vec2){stopped ? off.x : t.x, stopped ? off.y : t.y},
+            (crowd_vec2){L->sepx[k], L->sepy[k]}, L->ahead[k], L->ahead_r[k], L->slow[k], L->ew[k],
+            L->sw[k], L->predict[k] != 0, L->literal[k] != 0, stopped);
+        L->fx[k] = f.x;
+        L->fy[k] = f.y;
     }
 }
 
@@ -251,7 +203,7 @@ static void leader_team(void* arg, int t, int nt) {
     for (int s = lo; s < hi; ++s) {
         if (!(c->flags[s] & CS_FLAG_LEADER)) continue;
         const crowd_vec2 v = {c->vx[s], c->vy[s]};
-        const crowd_vec2 h = fl_heading(v, (crowd_vec2){c->hx[s], c->hy[s]});
+        const crowd_vec2 h = cs_steer_heading(v, (crowd_vec2){c->hx[s], c->hy[s]});
         cs_leader_of(w, c->id[s])->lead = (cs_lead_state){c->px[s], c->py[s], v.x, v.y, h.x, h.y};
     }
     cs_team_barrier(nt);

@@ -1,4 +1,5 @@
-// Goal pass: seek / arrive / flee toward each agent's goal point, braked by the queue cone.
+// Goal pass: seek / arrive (stopping or literal) / flee toward each agent's goal point, braked by
+// the queue cone.
 #include <math.h>
 
 #include "behaviors/goal/goal_internal.h"
@@ -29,20 +30,37 @@ static void goal_team(void* arg, int t, int nt) {
         const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
         const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
         float speed = c->max_speed[s];
+        crowd_vec2 target = g->target;
+        float response = CROWD_STEER_RESPONSE_TIME;
         if (flags & CS_FLAG_QUEUE) {
             const cs_queue_rec* q = cs_queue_of(w, idx);
-            speed *= queue_brake(q->along, q->def.cone_length);
+            if (q->def.form == CROWD_QUEUE_LITERAL) {
+                speed *= queue_brake(q->along, q->def.cone_length);
+            } else if (q->ahead_x < INFINITY) {
+                // FILE: the point CROWD_QUEUE_GAP short of the one ahead, on the way to the goal.
+                const crowd_vec2 u =
+                    cs_steer_normalize((crowd_vec2){g->target.x - pos.x, g->target.y - pos.y});
+                target = (crowd_vec2){pos.x + q->ahead_x - u.x * CROWD_QUEUE_GAP,
+                                      pos.y + q->ahead_y - u.y * CROWD_QUEUE_GAP};
+                // Softer than a goal's arrive: two agents making for the same tail give way to
+                // each other's separation instead of pressing into one spot.
+                response = CROWD_QUEUE_RESPONSE_TIME;
+            }
         }
         crowd_vec2 f = {0.0f, 0.0f};
         switch (g->mode) {
         case CROWD_GOAL_SEEK:
-            f = steer_seek(pos, vel, speed, g->target);
+            f = cs_steer_seek(pos, vel, speed, target);
             break;
         case CROWD_GOAL_ARRIVE:
-            f = steer_arrive(pos, vel, speed, g->target, g->slow_radius);
+            f = cs_steer_arrive_to(pos, vel, speed, c->max_force[s], target,
+                                   (crowd_vec2){0.0f, 0.0f}, g->slow_radius, response);
+            break;
+        case CROWD_GOAL_ARRIVE_LITERAL:
+            f = cs_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
             break;
         case CROWD_GOAL_FLEE:
-            f = steer_flee(pos, vel, speed, g->target);
+            f = cs_steer_flee(pos, vel, speed, g->target);
             break;
         case CROWD_GOAL_NONE:
         case CROWD_GOAL_MODE_COUNT:

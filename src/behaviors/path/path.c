@@ -6,6 +6,7 @@
 // the hint window, and the grid search for followers that are new or lost.
 
 #include "behaviors/path/path_internal.h"
+#include "behaviors/separation.h"
 
 // The segment a tube follower projects on this step.
 static int choose_segment(const cs_path_entry* e, const crowd_path_follow_def* d, cs_path_agent* a,
@@ -67,14 +68,15 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
     const cs_path_entry* e = cs_path_sync(cs_paths(w), d, a);
     if (!e) {
         c->flags[s] = flags & ~(uint32_t)CS_FLAG_PATH;
+        cs_sep_push_refresh(w, c->id[s]);
         return;
     }
     const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
-    const float max_speed = c->max_speed[s];
+    const float max_speed = c->max_speed[s], max_force = c->max_force[s];
     crowd_path_cursor cur = a->cursor;
     crowd_vec2 f;
     if (d->kind == CROWD_PATH_WAYPOINTS) {
-        f = cs_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed);
+        f = cs_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed, max_force);
     } else {
         int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
         if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
@@ -82,7 +84,8 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
                                           pos.y + vel.y * d->predict_ahead};
             k = choose_segment(e, d, a, predicted);
         }
-        f = cs_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel, max_speed);
+        f = cs_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel, max_speed,
+                                max_force);
     }
     a->cursor = cur;
     w->force_x[s] += f.x * d->weight;

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "behaviors/path/path_internal.h"
+#include "behaviors/separation.h"
 #include "core/range.h"
 
 crowd_path_follow_def crowd_path_follow_def_default(void) {
@@ -15,11 +16,13 @@ crowd_path_follow_def crowd_path_follow_def_default(void) {
         .weight = 1.0f,
         .start_index = 0,
         .reverse = false,
+        .form = CROWD_PATH_FLOW,
     };
 }
 
 crowd_status cs_path_check_follow(const crowd_path_follow_def* d) {
-    if ((unsigned)d->kind >= CROWD_PATH_KIND_COUNT || (unsigned)d->mode >= CROWD_PATH_MODE_COUNT)
+    if ((unsigned)d->kind >= CROWD_PATH_KIND_COUNT || (unsigned)d->mode >= CROWD_PATH_MODE_COUNT ||
+        (unsigned)d->form >= CROWD_PATH_FORM_COUNT)
         return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->arrive_radius) || !isfinite(d->slow_radius) || !isfinite(d->tube_radius) ||
         !isfinite(d->predict_ahead) || !isfinite(d->weight))
@@ -56,6 +59,7 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
         .agent = {.cursor = crowd_path_cursor_start(e->path->count, def), .revision = e->revision},
     };
     w->cur.flags[s] |= CS_FLAG_PATH;
+    cs_sep_push_refresh(w, idx);
     return CROWD_OK;
 }
 
@@ -72,6 +76,7 @@ crowd_status crowd_agent_clear_path(crowd_world* w, crowd_agent_id id) {
     if (st != CROWD_OK) return st;
     cs_path_on_remove(w, id.index1 - 1);
     w->cur.flags[s] &= ~(uint32_t)CS_FLAG_PATH;
+    cs_sep_push_refresh(w, id.index1 - 1);
     return CROWD_OK;
 }
 

@@ -156,10 +156,19 @@ static inline float cs_path_dist(crowd_vec2 a, crowd_vec2 b) {
     return sqrtf(dx * dx + dy * dy);
 }
 
+// The arrive at a one-shot's final point: the form's.
+static inline crowd_vec2 cs_path_arrive(const crowd_path_follow_def* d, crowd_vec2 pos,
+                                        crowd_vec2 vel, float max_speed, float max_force,
+                                        crowd_vec2 target) {
+    if (d->form == CROWD_PATH_LITERAL)
+        return cs_steer_arrive(pos, vel, max_speed, target, d->slow_radius);
+    return cs_steer_arrive_stop(pos, vel, max_speed, max_force, target, d->slow_radius);
+}
+
 static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int count,
                                                  const crowd_path_follow_def* d,
                                                  crowd_path_cursor* c, crowd_vec2 pos,
-                                                 crowd_vec2 vel, float max_speed) {
+                                                 crowd_vec2 vel, float max_speed, float max_force) {
     const int final_pt = cs_path_final_point(count, c->direction);
     if (cs_path_dist(pos, pts[c->index]) < d->arrive_radius) {
         switch (d->mode) {
@@ -183,20 +192,67 @@ static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int coun
     }
     const crowd_vec2 target = pts[c->index];
     if (d->mode == CROWD_PATH_ONE_SHOT && c->index == final_pt)
-        return steer_arrive(pos, vel, max_speed, target, d->slow_radius);
-    return steer_seek(pos, vel, max_speed, target);
+        return cs_path_arrive(d, pos, vel, max_speed, max_force, target);
+    return cs_steer_seek(pos, vel, max_speed, target);
+}
+
+// Most segments a FLOW look-ahead walks across (tiny segments end the walk early).
+#define CS_PATH_LOOK_SEGMENTS 16
+
+// Unit direction of travel along segment j (points j -> j + 1 mod count, times dir).
+static inline crowd_vec2 cs_path_travel_dir(const crowd_vec2* pts, int count, int j, int dir) {
+    const crowd_vec2 a = pts[j], b = pts[j + 1 == count ? 0 : j + 1];
+    const crowd_vec2 u = cs_steer_normalize(cs_steer_v2(b.x - a.x, b.y - a.y));
+    return cs_steer_v2(u.x * (float)dir, u.y * (float)dir);
+}
+
+// The FLOW aim: `look` metres along the path from proj on segment k in direction dir, through the
+// following segments (a loop wraps; other modes stop at the path's end, *at_end then set), shifted
+// by `side` metres to the left of the direction of travel there (not at the end).
+static inline crowd_vec2 cs_path_look_ahead(const crowd_vec2* pts, int count, crowd_path_mode mode,
+                                            int k, int dir, crowd_vec2 proj, float look, float side,
+                                            bool* at_end) {
+    const int segs = mode == CROWD_PATH_LOOP ? count : count - 1;
+    crowd_vec2 at = proj;
+    int j = k;
+    *at_end = false;
+    for (int step = 0; step < CS_PATH_LOOK_SEGMENTS; ++step) {
+        const crowd_vec2 end = dir > 0 ? pts[j + 1 == count ? 0 : j + 1] : pts[j];
+        const float left = cs_path_dist(end, at);
+        if (look <= left) {
+            const float t = left > 0.0f ? look / left : 0.0f;
+            at = cs_steer_v2(at.x + (end.x - at.x) * t, at.y + (end.y - at.y) * t);
+            break;
+        }
+        look -= left;
+        at = end;
+        const int nj = j + dir;
+        if (mode == CROWD_PATH_LOOP) {
+            j = (nj + segs) % segs;
+        } else if (nj < 0 || nj >= segs) {
+            *at_end = true;
+            break;
+        } else {
+            j = nj;
+        }
+    }
+    // At the path's end the aim is the end point itself, which the agent must come within
+    // arrive_radius of to turn or finish.
+    const crowd_vec2 u = cs_path_travel_dir(pts, count, j, dir);
+    const float s = *at_end ? 0.0f : side;
+    return cs_steer_v2(at.x - u.y * s, at.y + u.x * s);
 }
 
 // Tube step on segment k, whose precomputed data is *seg_k.
 static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
                                              const cs_path_seg* seg_k,
                                              const crowd_path_follow_def* d, crowd_path_cursor* c,
-                                             int k, crowd_vec2 pos, crowd_vec2 vel,
-                                             float max_speed) {
+                                             int k, crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                             float max_force) {
     const bool one_shot = d->mode == CROWD_PATH_ONE_SHOT;
     const int final_pt = cs_path_final_point(count, c->direction);
     if (one_shot && c->state == CROWD_PATH_STATE_FINISHED)
-        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
+        return cs_path_arrive(d, pos, vel, max_speed, max_force, pts[final_pt]);
 
     const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
                                   pos.y + vel.y * d->predict_ahead};
@@ -214,11 +270,27 @@ static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
     c->segment = k;
     c->index = next;
     if (c->state == CROWD_PATH_STATE_FINISHED)
-        return steer_arrive(pos, vel, max_speed, pts[final_pt], d->slow_radius);
-    if (dist > d->tube_radius) return steer_seek(pos, vel, max_speed, proj);
-    if (one_shot && next == final_pt)
-        return steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
-    return steer_seek(pos, vel, max_speed, pts[next]);
+        return cs_path_arrive(d, pos, vel, max_speed, max_force, pts[final_pt]);
+    if (d->form == CROWD_PATH_LITERAL) {
+        if (dist > d->tube_radius) return cs_steer_seek(pos, vel, max_speed, proj);
+        if (one_shot && next == final_pt)
+            return cs_steer_arrive(pos, vel, max_speed, pts[next], d->slow_radius);
+        return cs_steer_seek(pos, vel, max_speed, pts[next]);
+    }
+    // FLOW: the predicted position's offset to the left of the direction of travel keeps the
+    // agent's lane, within a band 0.25 to 0.75 tube radii to the right, so that opposite flows
+    // pass (none outside the tube: back onto the path).
+    const crowd_vec2 u = cs_path_travel_dir(pts, count, k, c->direction);
+    const float lateral = (predicted.x - proj.x) * -u.y + (predicted.y - proj.y) * u.x;
+    const float cap = 0.75f * d->tube_radius;
+    float side = lateral < -cap ? -cap : (lateral > -cap / 3.0f ? -cap / 3.0f : lateral);
+    side = dist > d->tube_radius ? 0.0f : side;
+    bool at_end;
+    const crowd_vec2 aim =
+        cs_path_look_ahead(pts, count, d->mode, k, c->direction, proj,
+                           CROWD_PATH_LOOK_AHEAD_TIME * max_speed, side, &at_end);
+    if (one_shot && at_end) return cs_path_arrive(d, pos, vel, max_speed, max_force, pts[final_pt]);
+    return cs_steer_seek(pos, vel, max_speed, aim);
 }
 
 // ---- followers ----------------------------------------------------------------------------------

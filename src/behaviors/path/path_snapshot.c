@@ -6,7 +6,7 @@
 //         one 72-byte record per agent holding a path record, in ascending agent index: u32 agent
 //         index, u32 path index1, u16 path generation, u16 path world tag, u32 kind, u32 mode,
 //         f32 arrive radius, slow radius, tube radius, predict ahead, weight, i32 start index,
-//         u32 reverse (0 / 1), u32 cursor state, i32 cursor index, direction, segment,
+//         u32 reverse | form << 1, u32 cursor state, i32 cursor index, direction, segment,
 //         u32 revision, f32 lost distance.
 //  A free slot keeps its revision (a replace count that a later create on the slot inherits).
 //  The segments and the segment grid are not stored: load rebuilds them with the code that
@@ -62,7 +62,7 @@ void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, d->predict_ahead);
         cs_snap_put_f32(out, d->weight);
         cs_snap_put_u32(out, (uint32_t)d->start_index);
-        cs_snap_put_u32(out, d->reverse ? 1u : 0u);
+        cs_snap_put_u32(out, (d->reverse ? 1u : 0u) | (uint32_t)d->form << 1);
         cs_snap_put_u32(out, (uint32_t)a->cursor.state);
         cs_snap_put_u32(out, (uint32_t)a->cursor.index);
         cs_snap_put_u32(out, (uint32_t)a->cursor.direction);
@@ -185,7 +185,9 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
         d->weight = cs_snap_get_f32(in);
         d->start_index = (int32_t)cs_snap_get_u32(in);
         const uint32_t reverse = cs_snap_get_u32(in);
-        d->reverse = reverse != 0;
+        d->reverse = (reverse & 1u) != 0;
+        d->form = (reverse >> 1) < CROWD_PATH_FORM_COUNT ? (crowd_path_form)(reverse >> 1)
+                                                         : CROWD_PATH_FORM_COUNT;
         const uint32_t state = cs_snap_get_u32(in);
         r.agent.cursor.state =
             state <= CROWD_PATH_STATE_DETACHED ? (crowd_path_state)state : CROWD_PATH_STATE_NONE;
@@ -196,7 +198,8 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
         r.agent.lost_dist = cs_snap_get_f32(in);
         // Ascending indices of live agents (one record each), and 0 / 1 for the flag.
         if (in->bad || (int64_t)idx <= last || idx >= (uint32_t)w->index_count ||
-            w->slot_of[idx] < 0 || reverse > 1 || !valid_follower(w, idx, &r))
+            w->slot_of[idx] < 0 || (reverse >> 1) >= CROWD_PATH_FORM_COUNT ||
+            !valid_follower(w, idx, &r))
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
         w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);

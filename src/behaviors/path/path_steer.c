@@ -58,14 +58,16 @@ static bool usable(const crowd_vec2* points, int count, const crowd_path_follow_
 
 crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int count,
                                     const crowd_path_follow_def* def, crowd_path_cursor* cursor,
-                                    crowd_vec2 pos, crowd_vec2 vel, float max_speed) {
+                                    crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                    float max_force) {
     if (!usable(points, count, def, cursor)) return (crowd_vec2){0.0f, 0.0f};
-    return cs_path_waypoint_inline(points, count, def, cursor, pos, vel, max_speed);
+    return cs_path_waypoint_inline(points, count, def, cursor, pos, vel, max_speed, max_force);
 }
 
 crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
                                 const crowd_path_follow_def* def, crowd_path_cursor* cursor,
-                                int segment, crowd_vec2 pos, crowd_vec2 vel, float max_speed) {
+                                int segment, crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                                float max_force) {
     if (!usable(points, count, def, cursor)) return (crowd_vec2){0.0f, 0.0f};
     // A cursor FINISHED before the call never uses the segment, whatever its value.
     const bool finished =
@@ -76,5 +78,6 @@ crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
     // The engine keeps segments precomputed; the one used is built on the spot here.
     const crowd_vec2 b = points[segment + 1 == count ? 0 : segment + 1];
     const cs_path_seg seg = cs_path_make_seg(points[segment], b);
-    return cs_path_tube_inline(points, count, &seg, def, cursor, segment, pos, vel, max_speed);
+    return cs_path_tube_inline(points, count, &seg, def, cursor, segment, pos, vel, max_speed,
+                               max_force);
 }

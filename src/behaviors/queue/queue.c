@@ -9,6 +9,7 @@
 
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/queue/queue_internal.h"
+#include "behaviors/separation.h"
 #include "core/range.h"
 
 crowd_queue_def crowd_queue_def_default(void) {
@@ -19,6 +20,7 @@ crowd_queue_def crowd_queue_def_default(void) {
         .weight = 1.0f,
         .arrival_radius = 0.5f,
         .on_arrival = CROWD_QUEUE_STOP,
+        .form = CROWD_QUEUE_FILE,
     };
 }
 
@@ -66,7 +68,9 @@ static bool finite2(crowd_vec2 v) {
 }
 
 crowd_status cs_queue_check_def(const crowd_queue_def* d) {
-    if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT) return CROWD_ERR_INVALID_ENUM;
+    if ((unsigned)d->on_arrival >= CROWD_QUEUE_POLICY_COUNT ||
+        (unsigned)d->form >= CROWD_QUEUE_FORM_COUNT)
+        return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->cone_length) || !isfinite(d->cone_width) || !finite2(d->goal) ||
         !isfinite(d->slow_radius) || !isfinite(d->weight) || !isfinite(d->arrival_radius) ||
         !finite2(d->start_min) || !finite2(d->start_max))
@@ -95,7 +99,7 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
 
     const uint32_t idx = id.index1 - 1;
     const crowd_goal goal = {
-        .mode = CROWD_GOAL_ARRIVE,
+        .mode = def->form == CROWD_QUEUE_LITERAL ? CROWD_GOAL_ARRIVE_LITERAL : CROWD_GOAL_ARRIVE,
         .target = def->goal,
         .slow_radius = def->slow_radius,
         .weight = def->weight,
@@ -110,7 +114,10 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     if (w->rec_of[CS_REC_QUEUE][idx] < 0)
         w->rec_of[CS_REC_QUEUE][idx] = cs_pool_acquire(&w->pools[CS_REC_QUEUE]);
     *cs_queue_of(w, idx) = cs_queue_rec_make(def, false);
-    w->cur.flags[s] |= CS_FLAG_GOAL | CS_FLAG_QUEUE;
+    w->cur.flags[s] &= ~(uint32_t)(CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE);
+    w->cur.flags[s] |= CS_FLAG_GOAL | CS_FLAG_QUEUE |
+                       (def->form == CROWD_QUEUE_FILE ? CS_FLAG_QUEUE_FILE : CS_FLAG_QUEUE_CONE);
+    cs_sep_push_refresh(w, idx);
     return CROWD_OK;
 }
 
@@ -125,8 +132,9 @@ crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
     int s;
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
-    w->cur.flags[s] &= ~(uint32_t)CS_FLAG_QUEUE;
+    w->cur.flags[s] &= ~(uint32_t)(CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE);
     cs_queue_on_remove(w, id.index1 - 1);
+    cs_sep_push_refresh(w, id.index1 - 1);
     return CROWD_OK;
 }
 

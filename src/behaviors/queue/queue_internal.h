@@ -13,10 +13,19 @@
 // writes of different agents off each other's lines.
 typedef struct cs_queue_rec {
     crowd_queue_def def; // as set
-    float along;         // neighbor pass: closest agent ahead in the cone, +inf if none
-    float width2;        // cs_queue_width2(def.cone_width)
-    uint8_t done;        // STOP: the arrival was reported; no more arrivals until set again
-    uint8_t pad[7];
+    // Written by the neighbor pass. LITERAL: along, the closest agent ahead in the cone (+inf if
+    // none), and width2 = cs_queue_width2(def.cone_width), which the pass reads. FILE: the offset
+    // (ahead_x, ahead_y) from the agent to the one it queues behind; ahead_x = +inf if none.
+    union {
+        float along;
+        float ahead_x;
+    };
+    union {
+        float width2;
+        float ahead_y;
+    };
+    uint8_t done; // STOP: the arrival was reported; no more arrivals until set again
+    uint8_t pad[3];
 } cs_queue_rec;
 
 _Static_assert(sizeof(cs_queue_rec) == 64, "a queue record is one cache line");
@@ -28,6 +37,9 @@ float cs_queue_width2(float width);
 
 // A fresh record for an agent that starts (or resumes) queueing with `def`.
 static inline cs_queue_rec cs_queue_rec_make(const crowd_queue_def* def, bool done) {
+    if (def->form == CROWD_QUEUE_FILE)
+        return (cs_queue_rec){
+            .def = *def, .ahead_x = INFINITY, .ahead_y = 0.0f, .done = (uint8_t)done};
     return (cs_queue_rec){.def = *def,
                           .along = INFINITY,
                           .width2 = cs_queue_width2(def->cone_width),

@@ -3,9 +3,9 @@
 //  'QUEU': u64 random state (respawn points are drawn from it), u32 count, then one 56-byte
 //         record per agent with CS_FLAG_QUEUE, in ascending agent index: u32 agent index,
 //         f32 cone length, cone width, goal x, goal y, slow radius, weight, arrival radius,
-//         u32 on_arrival, f32 start_min x, y, start_max x, y, u32 done (1: a STOP arrival was
-//         reported). The closest-along of the cone is not state: every step recomputes it before
-//         it is read.
+//         u32 on_arrival | form << 8, f32 start_min x, y, start_max x, y, u32 done (1: a STOP
+//         arrival was reported). The closest-along of the cone is not state: every step recomputes
+//         it before it is read.
 #include <math.h>
 
 #include "behaviors/queue/queue_internal.h"
@@ -36,7 +36,7 @@ void cs_snap_save_queue(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, d->slow_radius);
         cs_snap_put_f32(out, d->weight);
         cs_snap_put_f32(out, d->arrival_radius);
-        cs_snap_put_u32(out, (uint32_t)d->on_arrival);
+        cs_snap_put_u32(out, (uint32_t)d->on_arrival | (uint32_t)d->form << 8);
         cs_snap_put_f32(out, d->start_min.x);
         cs_snap_put_f32(out, d->start_min.y);
         cs_snap_put_f32(out, d->start_max.x);
@@ -65,18 +65,26 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
         d.slow_radius = cs_snap_get_f32(in);
         d.weight = cs_snap_get_f32(in);
         d.arrival_radius = cs_snap_get_f32(in);
-        const uint32_t policy = cs_snap_get_u32(in);
+        const uint32_t word = cs_snap_get_u32(in), policy = word & 0xffu, form = word >> 8;
         d.on_arrival = policy < CROWD_QUEUE_POLICY_COUNT ? (crowd_queue_policy)policy
                                                          : CROWD_QUEUE_POLICY_COUNT;
+        d.form = form < CROWD_QUEUE_FORM_COUNT ? (crowd_queue_form)form : CROWD_QUEUE_FORM_COUNT;
         d.start_min.x = cs_snap_get_f32(in);
         d.start_min.y = cs_snap_get_f32(in);
         d.start_max.x = cs_snap_get_f32(in);
         d.start_max.y = cs_snap_get_f32(in);
         const uint32_t done = cs_snap_get_u32(in);
-        // Ascending indices of live queueing agents (so each has one record), a def the API
-        // would accept, and a 0 / 1 flag: the one encoding save writes back.
+        // Ascending indices of live queueing agents (so each has one record) whose form bit
+        // matches the def's form, a def the API would accept, and a 0 / 1 flag: the one encoding
+        // save writes back.
+        const uint32_t form_bit =
+            d.form == CROWD_QUEUE_FILE ? CS_FLAG_QUEUE_FILE : CS_FLAG_QUEUE_CONE;
+        const uint32_t fl = idx < (uint32_t)w->index_count && w->slot_of[idx] >= 0
+                                ? w->cur.flags[w->slot_of[idx]]
+                                : 0;
         if (in->bad || (int64_t)idx <= last || idx >= (uint32_t)w->index_count ||
-            w->slot_of[idx] < 0 || !(w->cur.flags[w->slot_of[idx]] & CS_FLAG_QUEUE) ||
+            w->slot_of[idx] < 0 || !(fl & CS_FLAG_QUEUE) ||
+            (fl & (CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE)) != form_bit ||
             cs_queue_check_def(&d) != CROWD_OK || done > 1)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
