@@ -17,6 +17,8 @@ import sys
 from collections import defaultdict
 
 NAME = re.compile(r"^(?P<scenario>[^/]+)/(?P<impl>[^/]+)/agents:(?P<agents>\d+)/threads:(?P<threads>\d+)")
+# The walled family (bench/bench_town.cc): the town with (walls:1) and without (walls:0) its blocks.
+TOWN = re.compile(r"^BM_Town/agents:(?P<agents>\d+)/walls:(?P<walls>[01])/threads:(?P<threads>\d+)")
 
 ENGINE = "crowdstep"
 # Display order and descriptions of the implementations.
@@ -48,8 +50,15 @@ def load(path):
     with open(path) as f:
         data = json.load(f)
     runs = {}
+    town = {}
     repeated = any(b.get("run_type") == "aggregate" for b in data.get("benchmarks", []))
     for b in data.get("benchmarks", []):
+        t = TOWN.match(b.get("run_name", b["name"]))
+        if t and (b.get("error_occurred") or not repeated or b.get("aggregate_name") == "median"):
+            key = (int(t["agents"]), int(t["walls"]), int(t["threads"]))
+            if b.get("error_occurred") or key not in town:
+                town[key] = b
+            continue
         if b.get("error_occurred"):
             continue
         if repeated and not (b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median"):
@@ -59,7 +68,40 @@ def load(path):
             continue
         key = (m["scenario"], m["impl"], int(m["agents"]), int(m["threads"]))
         runs[key] = b
-    return data.get("context", {}), runs
+    return data.get("context", {}), runs, town
+
+
+def walls_section(town):
+    """BM_Town: the cost of walls, and the check that no disc reached into a block."""
+    if not town:
+        return ""
+    out = ["## Walls: the town", "",
+           "BM_Town (bench/bench_town.cc): solid square blocks over a third of the square, agents on "
+           "looping waypoint paths along the streets; the same crowd on the same paths without the "
+           "blocks is the reference. \"× no walls\" is the tick time with the blocks over the tick "
+           "time without them. Every step is checked, untimed, for a disc reaching into a block.", ""]
+    rows = []
+    for n, t in sorted({(k[0], k[2]) for k in town}):
+        w0, w1 = town.get((n, 0, t)), town.get((n, 1, t))
+        if w1 is not None and w1.get("error_occurred"):
+            rows.append([size_label(n), t, rate(w0.get("agent_steps/s") if w0 else None), "–", "–", "–",
+                         "–", "FAILED: " + str(w1.get("error_message", ""))])
+            continue
+        r0 = w0.get("agent_steps/s") if w0 else None
+        r1 = w1.get("agent_steps/s") if w1 else None
+        slow = ratio(r0, r1) if r0 and r1 else None
+        rows.append([size_label(n), t, rate(r0), rate(r1), fmt_ratio(slow) if slow else "–",
+                     num(w1.get("ns/agent_walls"), 1) if w1 and "ns/agent_walls" in w1 else "–",
+                     num(w1.get("max_penetration_mm"), 3) if w1 else "–",
+                     f"{w1.get('overlaps', 0):.0f}" if w1 else "–"])
+    out.append(table(["agents", "threads", "no walls", "walls", "× no walls", "walls phase ns/agent",
+                      "deepest reach into a block (mm)", "overlaps"], rows))
+    w0, w1 = town.get((100000, 0, 2)), town.get((100000, 1, 2))
+    if w0 and w1 and not w1.get("error_occurred"):
+        slow = ratio(w0.get("agent_steps/s"), w1.get("agent_steps/s"))
+        out += ["", f"Target: walls add at most 25% to the tick at 100k on 2 threads: × {slow:.2f}, "
+                    f"{'met' if slow <= 1.25 else 'missed'}."]
+    return "\n".join(out) + "\n"
 
 
 class Results:
@@ -526,10 +568,14 @@ def main():
     ap.add_argument("--out", default="bench/RESULTS.md")
     ap.add_argument("--svg", default="bench/scaling.svg")
     a = ap.parse_args()
-    ctx, runs = load(a.json)
-    if not runs:
+    ctx, runs, town = load(a.json)
+    if not runs and not town:
         print(f"bench_report: no benchmark results in {a.json}", file=sys.stderr)
         return 1
+    if not runs:  # a run of the walled family alone (--filter BM_Town)
+        with open(a.out, "w") as f:
+            f.write("# crowdstep benchmark results\n\n" + machine_section(ctx) + "\n\n" + walls_section(town))
+        return 0
     R = Results(runs)
     svg_chart(R, a.svg)
     svg_rel = os.path.relpath(a.svg, os.path.dirname(os.path.abspath(a.out)) or ".")
@@ -544,7 +590,8 @@ def main():
     doc += ["", "Scenarios:", ""]
     doc += [f"- **{s}**: {describe(SCENARIOS, s)}" for s in R.scenarios]
     doc += ["", targets_section(R), f"![scaling with agents and threads]({svg_rel})", "",
-            throughput_section(R), ratios_section(R), flatness_section(R), memory_section(R), phases_section(R)]
+            throughput_section(R), ratios_section(R), flatness_section(R), memory_section(R), phases_section(R),
+            walls_section(town)]
     with open(a.out, "w") as f:
         f.write("\n".join(doc).rstrip() + "\n")
     return 0

@@ -6,7 +6,8 @@
 #     suite on it;
 #  4. a bounded libFuzzer run of every fuzz target (clang, ASan + UBSan), seeded from real data;
 #  5. determinism: state hashes equal across thread counts and between the -march=native and the
-#     portable x86-64 builds, for the built-in scenes and for a scenario file.
+#     portable x86-64 builds, for the built-in scenes (the walled town among them) and for two
+#     scenario files (one with walls).
 # The suites include the crowd command's tests: the command line (tests/cli) and its HTML replay in
 # headless Chromium (tests/browser).
 set -euo pipefail
@@ -65,7 +66,7 @@ build build/portable -DCMAKE_BUILD_TYPE=Release -DCROWD_NATIVE=OFF -DCROWD_BUILD
 echo "== determinism across builds and thread counts"
 export OMP_WAIT_POLICY=passive # 8 threads on a small machine: idle threads must not spin
 fail=0
-for scene in separation crossing mixed queue waypoints tube groups plaza; do
+for scene in separation crossing mixed queue waypoints tube groups plaza town; do
   ref=""
   for bin in build/release/crowd build/portable/crowd; do
     for t in 1 2 3 8; do
@@ -90,17 +91,19 @@ for bin in build/release/crowd build/portable/crowd; do
   done
 done
 echo "plaza, neighbor cap 6: $ref (native and portable, 1/2/3/8 threads)"
-# The same through a scenario file and `crowd run --hash`.
-ref=""
-for bin in build/release/crowd build/portable/crowd; do
-  for t in 1 2 3 8; do
-    h=$("$bin" run tools/scenarios/crossing.json --ticks 200 --threads "$t" --hash | grep '^state-hash:')
-    [ -z "$ref" ] && ref=$h
-    if [ "$h" != "$ref" ]; then
-      echo "MISMATCH crossing.json $bin threads=$t: $h (expected $ref)"; fail=1
-    fi
+# The same through scenario files (one with walls) and `crowd run --hash`.
+for file in crossing shop; do
+  ref=""
+  for bin in build/release/crowd build/portable/crowd; do
+    for t in 1 2 3 8; do
+      h=$("$bin" run tools/scenarios/$file.json --ticks 200 --threads "$t" --hash | grep '^state-hash:')
+      [ -z "$ref" ] && ref=$h
+      if [ "$h" != "$ref" ]; then
+        echo "MISMATCH $file.json $bin threads=$t: $h (expected $ref)"; fail=1
+      fi
+    done
   done
+  echo "$file.json: $ref (native and portable, 1/2/3/8 threads)"
 done
-echo "crossing.json: $ref (native and portable, 1/2/3/8 threads)"
 [ "$fail" -eq 0 ] || { echo "determinism: 0 passed, 1 failed"; exit 1; }
 echo "determinism: 1 passed, 0 failed"

@@ -23,5 +23,6 @@ if ! "$crowd" demo --ticks 20 --record-every 2 --agents-scale "$scale" -o "$tmp/
   exit 1
 fi
 agents=$(sed -n 's/^agents: \([0-9]*\).*$/\1/p' "$tmp/out")
+obstacles=$(sed -n 's/^obstacles: \([0-9]*\)$/\1/p' "$tmp/out")
 shot=${CROWD_BROWSER_SCREENSHOT:-}
-node "$here/viewer_check.mjs" "$tmp/replay.html" 11 "$agents" $shot
+node "$here/viewer_check.mjs" "$tmp/replay.html" 11 "$agents" "${obstacles:-0}" $shot

@@ -1,15 +1,16 @@
 // Opens a crowd replay in headless Chromium and checks that it plays: frames render, change over
 // time, pause, scrub, zoom and pan work, and the page logs no errors. Talks the DevTools protocol
 // over --remote-debugging-pipe (file descriptors 3 and 4), so it needs no npm package and no port.
-// usage: node viewer_check.mjs REPLAY.html FRAMES AGENTS [SCREENSHOT.png]
+// usage: node viewer_check.mjs REPLAY.html FRAMES AGENTS OBSTACLES [SCREENSHOT.png]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [file, framesArg, agentsArg, shotPath] = process.argv.slice(2);
+const [file, framesArg, agentsArg, obstaclesArg, shotPath] = process.argv.slice(2);
 const wantFrames = Number(framesArg), wantAgents = Number(agentsArg);
+const wantObstacles = Number(obstaclesArg);
 const BACKGROUND = 0x181411; // #111418 as r | g << 8 | b << 16
 let pass = 0, fail = 0;
 const check = (cond, what) => {
@@ -115,10 +116,13 @@ async function main() {
   await until("document.readyState === 'complete' && !!window.crowdViewer && " +
               "(window.crowdViewer.ready || !!window.crowdViewer.error)", 60000, "the replay to load");
   const state = await evaluate("({ ready: crowdViewer.ready, error: crowdViewer.error, " +
-                               "frames: crowdViewer.frames, agents: crowdViewer.agents })");
+                               "frames: crowdViewer.frames, agents: crowdViewer.agents, " +
+                               "obstacles: crowdViewer.obstacles })");
   check(state.ready && state.error === null, "the replay loaded: " + state.error);
   check(state.frames === wantFrames, `frames ${state.frames}, want ${wantFrames}`);
   check(state.agents === wantAgents, `agents in the first frame ${state.agents}, want ${wantAgents}`);
+  check(state.obstacles === wantObstacles,
+        `obstacles in the recording ${state.obstacles}, want ${wantObstacles}`);
 
   // Playing: frames render and change over time.
   await until("crowdViewer.framesDrawn >= 3", 10000, "frames to render");

@@ -69,7 +69,7 @@ expect_error 2 "crowd scale: --threads: expected an integer in [1, 256], got '0'
 expect_error 2 "crowd scale: --scene goes with --agents, not with a scenario file" "$crowd" scale "$crossing" --scene mixed
 expect_error 2 "crowd scale: --agents-scale goes with a scenario file, not with --agents" "$crowd" scale --agents 10 --agents-scale 2
 expect_error 2 "crowd demo: unknown argument '--frobnicate' (try crowd demo --help)" "$crowd" demo --frobnicate
-expect_error 2 "crowd hash: --scene: expected separation, crossing, mixed, queue, waypoints, tube, groups or plaza, got 'nope'" "$crowd" hash --scene nope
+expect_error 2 "crowd hash: --scene: expected separation, crossing, mixed, queue, waypoints, tube, groups, plaza or town, got 'nope'" "$crowd" hash --scene nope
 expect_error 2 "crowd hash: unknown option '--fast' (try crowd hash --help)" "$crowd" hash --fast
 
 # ---- bad files: exit 1, one line -------------------------------------------------------------
@@ -180,6 +180,15 @@ for f in "$scenarios"/*.json; do
 done
 run "$crowd" run "$crossing" --ticks 3 --agents-scale 0.02
 if [ "$rc" -eq 0 ]; then ok; else bad "crossing.json must run on the core library: $err"; fi
+# Walls: the summary counts the obstacles (the shop has 6: walls, rails, counter, shelves); a
+# scenario without any says nothing about them.
+run "$crowd" run "$scenarios/shop.json" --ticks 3
+expect_line '^obstacles: 6$'
+run "$crowd" run "$crossing" --ticks 1 --agents-scale 0.02
+if grep -q '^obstacles:' <<<"$out"; then bad "obstacles line without obstacles"; else ok; fi
+# An obstacle the library refuses is reported at its position in the file.
+printf '{"obstacles": [\n  {"kind": "polygon", "points": [[0, 0], [4, 4], [4, 0], [0, 4]]}],\n "crowds": [{"count": 1, "area": {"kind": "grid", "center": [9, 9]}}]}\n' >"$tmp/bow.json"
+expect_error 1 "crowd run: $tmp/bow.json:2:3: obstacles[0]: cannot add the polygon: polygon edges cross each other" "$crowd" run "$tmp/bow.json" --ticks 1
 
 # ---- the demo ----------------------------------------------------------------------------------
 run "$crowd" demo --ticks 4 --agents-scale 0.01 --record-every 2 -o "$tmp/demo.html"

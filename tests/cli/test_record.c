@@ -11,10 +11,12 @@
 
 static const char SCENE[] =
     "{\"name\": \"rec test\", \"world\": {\"seed\": 3, \"dt\": 0.1},\n"
+    " \"obstacles\": [{\"kind\": \"wall\", \"points\": [[-40, -40], [40, -40], [40, -30.5]]},\n"
+    "                {\"kind\": \"polygon\", \"points\": [[50, 50], [60, 50], [55, 58.25]]}],\n"
     " \"crowds\": [\n"
     "  {\"count\": 300, \"area\": {\"kind\": \"uniform\", \"min\": [-20, -20], \"max\": [20, "
     "20]},\n"
-    "   \"agent\": {\"random_speed\": 1.0}},\n"
+    "   \"agent\": {\"random_speed\": 1.0, \"radius\": [0.2, 0.45]}},\n"
     "  {\"count\": 100, \"area\": {\"kind\": \"circle\", \"center\": [30, 0], \"radius\": 5},\n"
     "   \"goal\": {\"mode\": \"seek\", \"target\": [-30, 0]}},\n"
     "  {\"count\": 50, \"area\": {\"kind\": \"grid\", \"center\": [0, 30]},\n"
@@ -25,6 +27,7 @@ typedef struct truth {
     crowd_agent_id* ids;
     crowd_vec2* pos;
     crowd_vec2* heading;
+    float* radius;
     uint64_t tick;
 } truth;
 
@@ -33,9 +36,14 @@ static void capture(const built_world* b, truth* t) {
     t->ids = malloc(sizeof *t->ids * (size_t)n);
     t->pos = malloc(sizeof *t->pos * (size_t)n);
     t->heading = malloc(sizeof *t->heading * (size_t)n);
+    t->radius = malloc(sizeof *t->radius * (size_t)n);
     cr_assert_eq(crowd_world_get_agents(b->world, t->ids, t->pos, NULL, n, &t->count), CROWD_OK);
-    for (int i = 0; i < t->count; ++i)
+    for (int i = 0; i < t->count; ++i) {
         cr_assert_eq(crowd_agent_get_heading(b->world, t->ids[i], &t->heading[i]), CROWD_OK);
+        crowd_agent_def d;
+        cr_assert_eq(crowd_agent_get_def(b->world, t->ids[i], &d), CROWD_OK);
+        t->radius[i] = d.radius;
+    }
     t->tick = crowd_world_tick(b->world);
 }
 
@@ -43,6 +51,7 @@ static void free_truth(truth* t) {
     free(t->ids);
     free(t->pos);
     free(t->heading);
+    free(t->radius);
 }
 
 static float angle_diff(float a, float b) {
@@ -120,8 +129,21 @@ Test(record, round_trip_within_the_quantization_bound) {
             const uint32_t idx = t->index1[i] - 1;
             const int want_kind = idx < 300 ? AGENT_PLAIN : (idx < 400 ? AGENT_SEEK : AGENT_FLEE);
             cr_assert_eq(t->kind[i], want_kind);
+            // Radii to the millimetre.
+            cr_assert_not_null(t->radius_mm);
+            cr_assert_leq(fabsf((float)t->radius_mm[i] / 1000.0f - tr[f].radius[i]), 0.0005f,
+                          "frame %d agent %d radius", f, i);
         }
     }
+    // The scenario's obstacles, as the world holds them.
+    cr_assert_eq(r.version, 2u);
+    cr_assert_eq(r.obstacle_count, 2);
+    cr_assert_eq(r.obstacles[0].kind, (uint32_t)CROWD_OBSTACLE_WALL);
+    cr_assert_eq(r.obstacles[0].count, 3);
+    cr_assert_float_eq(r.obstacles[0].xy[5], -30.5f, 0.0f);
+    cr_assert_eq(r.obstacles[1].kind, (uint32_t)CROWD_OBSTACLE_POLYGON);
+    cr_assert_eq(r.obstacles[1].count, 3);
+    cr_assert_float_eq(r.obstacles[1].xy[5], 58.25f, 0.0f);
     // Agents move between frames.
     cr_assert_neq(memcmp(r.frames[0].qx, r.frames[1].qx, 2 * 450), 0);
     rec_free(&r);
@@ -148,9 +170,9 @@ static void bad_magic(uint8_t* d, size_t len) {
     (void)len;
     d[0] = 'X';
 }
-// Version 2 with a correct checksum: the version check must speak, not the checksum.
-static void version_two(uint8_t* d, size_t len) {
-    d[8] = 2;
+// Version 3 with a correct checksum: the version check must speak, not the checksum.
+static void version_three(uint8_t* d, size_t len) {
+    d[8] = 3;
     const uint64_t h = rec_checksum(d, len - 8);
     for (int k = 0; k < 8; ++k) d[len - 8 + (size_t)k] = (uint8_t)(h >> (8 * k));
 }
@@ -170,8 +192,80 @@ Test(record, corrupt_truncated_and_foreign_files_are_refused) {
     cr_assert_str_eq(err, "x.rec: truncated recording (20 bytes)");
     cr_assert(!parse_copy(&w, w.len, bad_magic, err, sizeof err));
     cr_assert_str_eq(err, "x.rec: not a crowd recording (bad magic number)");
-    cr_assert(!parse_copy(&w, w.len, version_two, err, sizeof err));
-    cr_assert_str_eq(err, "x.rec: recording version 2 is not supported (this crowd reads 1)");
+    cr_assert(!parse_copy(&w, w.len, version_three, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: recording version 3 is not supported (this crowd reads 1 to 2)");
+    for (int f = 0; f < 4; ++f) free_truth(&tr[f]);
+    rec_writer_free(&w);
+    scenario_free(&sc);
+}
+
+static uint32_t le32(const uint8_t* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void put_le32(uint8_t* p, uint32_t v) {
+    for (int k = 0; k < 4; ++k) p[k] = (uint8_t)(v >> (8 * k));
+}
+
+// The same recording as version 1 wrote it: no OBST chunks, HNDL without the radius array.
+static uint8_t* as_version_one(const uint8_t* in, size_t len, size_t* out_len) {
+    uint8_t* out = malloc(len);
+    memcpy(out, in, 16);
+    put_le32(out + 8, 1);
+    size_t o = 16, i = 16;
+    while (i < len - 24) {
+        const uint32_t size = le32(in + i + 4);
+        if (memcmp(in + i, "OBST", 4) != 0) {
+            uint32_t keep = size;
+            if (memcmp(in + i, "HNDL", 4) == 0) {
+                const uint32_t n = le32(in + i + 8);
+                keep = 4 + 4 * n + ((2 * n + 3) & ~3u) + ((n + 3) & ~3u);
+            }
+            memcpy(out + o, in + i, 8 + keep);
+            put_le32(out + o + 4, keep);
+            o += 8 + keep;
+        }
+        i += 8 + size;
+    }
+    memcpy(out + o, in + len - 24, 16); // END without its checksum
+    o += 16;
+    const uint64_t h = rec_checksum(out, o);
+    put_le32(out + o, (uint32_t)h);
+    put_le32(out + o + 4, (uint32_t)(h >> 32));
+    *out_len = o + 8;
+    return out;
+}
+
+Test(record, version_one_recordings_still_read) {
+    rec_writer w;
+    truth tr[4];
+    scenario sc;
+    record_scene(&w, tr, &sc);
+    size_t len1 = 0;
+    uint8_t* v1 = as_version_one(w.buf, w.len, &len1);
+    cr_assert_lt(len1, w.len);
+    recording r1, r2;
+    char err[256];
+    cr_assert(rec_parse(v1, len1, "v1", &r1, err, sizeof err), "%s", err);
+    uint8_t* copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    cr_assert(rec_parse(copy, w.len, "v2", &r2, err, sizeof err), "%s", err);
+    cr_assert_eq(r1.version, 1u);
+    cr_assert_eq(r1.obstacle_count, 0);
+    cr_assert_eq(r1.frame_count, r2.frame_count);
+    cr_assert_eq(r1.table_count, r2.table_count);
+    for (int t = 0; t < r1.table_count; ++t) {
+        cr_assert_null(r1.tables[t].radius_mm);
+        cr_assert_eq(r1.tables[t].count, r2.tables[t].count);
+        cr_assert_eq(memcmp(r1.tables[t].kind, r2.tables[t].kind, (size_t)r1.tables[t].count), 0);
+    }
+    for (int f = 0; f < r1.frame_count; ++f) {
+        cr_assert_eq(r1.frames[f].count, r2.frames[f].count);
+        cr_assert_eq(memcmp(r1.frames[f].qx, r2.frames[f].qx, 2 * (size_t)r1.frames[f].count), 0);
+        cr_assert_eq(memcmp(r1.frames[f].heading, r2.frames[f].heading, (size_t)r1.frames[f].count),
+                     0);
+    }
+    rec_free(&r1);
+    rec_free(&r2);
     for (int f = 0; f < 4; ++f) free_truth(&tr[f]);
     rec_writer_free(&w);
     scenario_free(&sc);

@@ -69,15 +69,15 @@ static const bad_case BAD[] = {
     // the document
     {"[]", "[", 0, "expected an object (a scenario), got an array of 0 elements"},
     {"{\"crowds\": [], \"wrold\": {}}", "\"wrold\"", 0,
-     "unknown key \"wrold\" in a scenario (expected one of: name, description, world, paths, "
-     "crowds)"},
+     "unknown key \"wrold\" in a scenario (expected one of: name, description, world, obstacles, "
+     "paths, crowds)"},
     {"{\"name\": \"x\"}", "{", 0, "missing key \"crowds\""},
     {"{\"name\": null, \"crowds\": []}", "null", 0, "name: expected a string, got null"},
     {"{\"crowds\": {}}", "{}", 0, "crowds: expected an array (crowds), got an object"},
     {"{\"crowds\": []}", "[]", 0, "crowds: expected at least one crowd, got an empty array"},
     {"{\"a\\nb\": 1, \"crowds\": []}", "\"a", 0,
-     "unknown key \"a\\nb\" in a scenario (expected one of: name, description, world, paths, "
-     "crowds)"},
+     "unknown key \"a\\nb\" in a scenario (expected one of: name, description, world, obstacles, "
+     "paths, crowds)"},
     // world
     {"{\"world\": {\"dt\": -0.1}, \"crowds\": []}", "-0.1", 0,
      "world.dt: expected a number in (0, 10], got -0.1"},
@@ -214,6 +214,37 @@ static const bad_case BAD[] = {
      "element"},
     {"{\"paths\": [{\"points\": [[0, 0], [1, 1]]}], \"crowds\": []}", "{\"points\"", 0,
      "paths[0]: missing key \"name\""},
+    // obstacles
+    {"{\"obstacles\": {}, \"crowds\": []}", "{}", 0,
+     "obstacles: expected an array (obstacles), got an object"},
+    {"{\"obstacles\": [{\"points\": [[0, 0], [1, 0]]}], \"crowds\": []}", "{\"points\"", 0,
+     "obstacles[0]: missing key \"kind\""},
+    {"{\"obstacles\": [{\"kind\": \"fence\", \"points\": [[0, 0], [1, 0]]}], \"crowds\": []}",
+     "\"fence\"", 0, "obstacles[0].kind: expected one of \"wall\", \"polygon\", got \"fence\""},
+    {"{\"obstacles\": [{\"kind\": \"wall\", \"points\": [[0, 0]]}], \"crowds\": []}", "[[0, 0]]", 0,
+     "obstacles[0].points: expected an array of at least 2 [x, y] points, got an array of 1 "
+     "element"},
+    {"{\"obstacles\": [{\"kind\": \"polygon\", \"points\": [[0, 0], [1, 0]]}], \"crowds\": "
+     "[]}",
+     "[[0, 0]", 0,
+     "obstacles[0].points: expected an array of at least 3 [x, y] points, got an array of 2 "
+     "elements"},
+    {"{\"obstacles\": [{\"kind\": \"wall\", \"points\": [[0, 0], [1, 0], [1, 0]]}], "
+     "\"crowds\": []}",
+     "[1, 0]", 1, "obstacles[0]: point 2 [1, 0] equals the point before it"},
+    {"{\"obstacles\": [{\"kind\": \"polygon\", \"points\": [[0, 0], [1, 0], [1, 1], [0, "
+     "0]]}], \"crowds\": []}",
+     "[0, 0]", 1,
+     "obstacles[0]: the polygon's last point [0, 0] equals its first (a polygon closes itself: "
+     "leave the first point out at the end)"},
+    {"{\"obstacles\": [{\"kind\": \"wall\", \"points\": [[0, 0], [1e39, 0]]}], \"crowds\": []}",
+     "1e39", 0, "obstacles[0].points[1][0]: 1e+39 is out of the float range"},
+    {"{\"obstacles\": [{\"kind\": \"wall\", \"points\": [[0, 0], [1, 0]], \"height\": 3}], "
+     "\"crowds\": []}",
+     "\"height\"", 0,
+     "obstacles[0]: unknown key \"height\" in an obstacle (expected one of: name, kind, points)"},
+    {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"wall_look_ahead\": -1}}]}", "-1", 0,
+     "crowds[0].agent.wall_look_ahead: expected a number >= 0, got -1"},
     // followers
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"followers\": {\"count\": 0}}]}", "0}", 0,
      "crowds[0].followers.count: expected an integer in [1, 4096], got 0"},
@@ -809,4 +840,113 @@ Test(scenario, mutated_documents_fail_on_one_positioned_line) {
     }
     cr_assert_gt(rejected, rounds / 2, "most single-byte mutations break a dense document");
     free(text);
+}
+
+// ---- obstacles --------------------------------------------------------------------------------
+
+static bool point_in_square(crowd_vec2 p, float lo, float hi) {
+    return p.x > lo && p.x < hi && p.y > lo && p.y < hi;
+}
+
+Test(build, obstacles_land_in_the_world_and_random_areas_avoid_them) {
+    // A solid square in the middle of a uniform area and a wall across a circle area: every
+    // agent is drawn again until its disc is clear of both.
+    scenario sc = parse_ok(
+        "{\"world\": {\"seed\": 4},\n"
+        " \"obstacles\": [{\"name\": \"block\", \"kind\": \"polygon\",\n"
+        "                 \"points\": [[-5, -5], [5, -5], [5, 5], [-5, 5]]},\n"
+        "                {\"kind\": \"wall\", \"points\": [[20, -10], [20, 10]]}],\n"
+        " \"crowds\": [{\"count\": 400, \"area\": {\"kind\": \"uniform\", \"min\": [-8, -8], "
+        "\"max\": [8, 8]},\n"
+        "              \"agent\": {\"wall_weight\": 2.5, \"wall_look_ahead\": [0.5, 1.5]}},\n"
+        "             {\"count\": 200, \"area\": {\"kind\": \"circle\", \"center\": [20, 0], "
+        "\"radius\": 4}}]}");
+    cr_assert_eq(sc.obstacle_count, 2);
+    cr_assert_str_eq(sc.obstacles[0].name, "block");
+    cr_assert_null(sc.obstacles[1].name);
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    char err[512];
+    cr_assert(scenario_build(&sc, &o, &b, err, sizeof err), "%s", err);
+    cr_assert_eq(crowd_world_obstacle_count(b.world), 2);
+    crowd_obstacle_id ids[2];
+    int n = 0;
+    cr_assert_eq(crowd_world_get_obstacles(b.world, ids, 2, &n), CROWD_OK);
+    for (int k = 0; k < 2; ++k) {
+        crowd_obstacle_kind kind;
+        crowd_vec2 pts[4];
+        int count = 0;
+        cr_assert_eq(crowd_obstacle_get_points(b.world, ids[k], &kind, pts, 4, &count), CROWD_OK);
+        cr_assert_eq(kind, sc.obstacles[k].kind);
+        cr_assert_eq(count, sc.obstacles[k].count);
+        cr_assert_eq(memcmp(pts, sc.obstacles[k].points, sizeof *pts * (size_t)count), 0);
+    }
+    cr_assert_eq(crowd_world_agent_count(b.world), 600, "no agent is given up");
+    crowd_agent_id* agents = all_agents(&b, &n);
+    for (int k = 0; k < n; ++k) {
+        crowd_agent_def a;
+        cr_assert_eq(crowd_agent_get_def(b.world, agents[k], &a), CROWD_OK);
+        // Clear of the block (by its radius) and of the wall's line x = 20.
+        cr_assert_not(point_in_square(a.position, -5.0f - a.radius, 5.0f + a.radius),
+                      "agent %d at [%g, %g] overlaps the block", k, (double)a.position.x,
+                      (double)a.position.y);
+        if (k >= 400)
+            cr_assert_geq(fabsf(a.position.x - 20.0f), a.radius, "agent %d overlaps the wall", k);
+        crowd_wall_def w;
+        cr_assert_eq(crowd_agent_get_walls(b.world, agents[k], &w), CROWD_OK);
+        if (k < 400) {
+            cr_assert_float_eq(w.weight, 2.5f, 0.0f);
+            cr_assert(w.look_ahead >= 0.5f && w.look_ahead <= 1.5f);
+        } else {
+            const crowd_wall_def d = crowd_wall_def_default();
+            cr_assert(w.weight == d.weight && w.look_ahead == d.look_ahead);
+        }
+    }
+    free(agents);
+    built_world_free(&b);
+    scenario_free(&sc);
+}
+
+Test(build, obstacle_and_grid_slot_errors_name_their_position) {
+    // A polygon whose edges cross: the library refuses it, at the obstacle's position.
+    const char* bow = "{\"obstacles\": [{\"kind\": \"polygon\",\n"
+                      "  \"points\": [[0, 0], [4, 4], [4, 0], [0, 4]]}],\n"
+                      " \"crowds\": [{\"count\": 1, " AREA "}]}";
+    scenario sc = parse_ok(bow);
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    char err[512], want[512];
+    int line, col;
+    cr_assert_not(scenario_build(&sc, &o, &b, err, sizeof err));
+    position_of(bow, "{\"kind\"", 0, &line, &col);
+    snprintf(want, sizeof want, "b.json:%d:%d: obstacles[0]: cannot add the polygon: %s", line,
+             col, crowd_status_string(CROWD_ERR_OBSTACLE_SELF_INTERSECTING));
+    cr_assert_str_eq(err, want);
+    cr_assert_null(b.world);
+    scenario_free(&sc);
+    // A grid slot inside a solid: grids are not drawn again.
+    const char* grid = "{\"obstacles\": [{\"kind\": \"polygon\", \"points\": [[-1, -1], [1, -1], "
+                       "[1, 1], [-1, 1]]}],\n"
+                       " \"crowds\": [{\"count\": 1, " AREA "}]}";
+    sc = parse_ok(grid);
+    cr_assert_not(scenario_build(&sc, &o, &b, err, sizeof err));
+    position_of(grid, "{\"count\"", 0, &line, &col);
+    snprintf(want, sizeof want, "b.json:%d:%d: crowds[0]: cannot add an agent at [0, 0]: %s", line,
+             col, crowd_status_string(CROWD_ERR_INSIDE_OBSTACLE));
+    cr_assert_str_eq(err, want);
+    scenario_free(&sc);
+    // A random area with no free place at all.
+    const char* full = "{\"obstacles\": [{\"kind\": \"polygon\", \"points\": [[-9, -9], [9, -9], "
+                       "[9, 9], [-9, 9]]}],\n"
+                       " \"crowds\": [{\"count\": 3, \"area\": {\"kind\": \"circle\", \"center\": "
+                       "[0, 0], \"radius\": 5}}]}";
+    sc = parse_ok(full);
+    cr_assert_not(scenario_build(&sc, &o, &b, err, sizeof err));
+    position_of(full, "{\"count\"", 0, &line, &col);
+    snprintf(want, sizeof want,
+             "b.json:%d:%d: crowds[0]: agent 0 found no place free of obstacles in 64 draws of "
+             "its area",
+             line, col);
+    cr_assert_str_eq(err, want);
+    scenario_free(&sc);
 }

@@ -54,6 +54,15 @@ static void read_one(const uint8_t* data, size_t size) {
     }
     for (int p = 0; p < r.path_count; ++p)
         for (int k = 0; k < 2 * r.paths[p].count; ++k) sink += r.paths[p].xy[k];
+    for (int o = 0; o < r.obstacle_count; ++o) {
+        check(r.obstacles[o].kind < CROWD_OBSTACLE_KIND_COUNT && r.obstacles[o].count >= 2);
+        for (int k = 0; k < 2 * r.obstacles[o].count; ++k) sink += r.obstacles[o].xy[k];
+    }
+    for (int t = 0; t < r.table_count; ++t) {
+        check((r.tables[t].radius_mm != NULL) == (r.version >= 2));
+        for (int i = 0; r.tables[t].radius_mm && i < r.tables[t].count; ++i)
+            sink += r.tables[t].radius_mm[i];
+    }
     (void)sink;
     char* html = NULL;
     size_t html_len = 0;

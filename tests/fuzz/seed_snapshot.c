@@ -1,6 +1,7 @@
 // Writes the snapshot fuzz target's seed corpus: snapshots of real worlds of a few shapes (empty,
 // one agent, removals and re-additions, every goal mode, reserved capacity, many agents, queues,
-// paths and follow-leader groups, values at the valid ranges with a neighbor cap).
+// paths and follow-leader groups, values at the valid ranges with a neighbor cap, and a walled
+// town).
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -78,6 +79,33 @@ static int paths_and_groups(const char* dir) {
     for (int i = 32; !bad && i < 36; ++i)
         bad |= crowd_agent_follow(w, ids[i], ids[12], &slot) != CROWD_OK;
     bad |= bad || write_seed(dir, "paths_groups", w);
+    crowd_world_destroy(w);
+    return bad;
+}
+
+// A small town (solid blocks, agents on street loops) after some steps, with its oldest block
+// removed (a free obstacle slot), a wall added at runtime and wall avoidance changed on a few
+// agents.
+static int walled(const char* dir) {
+    crowd_world* w = scene(SCENE_TOWN, 300, 10);
+    if (!w) return 1;
+    const int obstacles = crowd_world_obstacle_count(w), agents = crowd_world_agent_count(w);
+    crowd_obstacle_id* ids = malloc(sizeof *ids * (size_t)(obstacles ? obstacles : 1));
+    crowd_agent_id* all = malloc(sizeof *all * (size_t)(agents ? agents : 1));
+    int n = 0;
+    int bad = !ids || !all || obstacles < 1 || agents < 5 ||
+              crowd_world_get_obstacles(w, ids, obstacles, &n) != CROWD_OK;
+    bad |= bad || crowd_obstacle_remove(w, ids[0]) != CROWD_OK;
+    const crowd_vec2 wall[3] = {{-15, -15}, {-5, -15}, {-5, -12}};
+    crowd_obstacle_id id;
+    bad |= bad || crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 3, &id) != CROWD_OK;
+    bad |= bad || crowd_world_get_agents(w, all, NULL, NULL, agents, &n) != CROWD_OK;
+    const crowd_wall_def wd = {2.0f, 0.4f};
+    for (int i = 0; !bad && i < 5; ++i) bad |= crowd_agent_set_walls(w, all[i], &wd) != CROWD_OK;
+    free(ids);
+    free(all);
+    for (int t = 0; !bad && t < 2; ++t) crowd_world_step(w);
+    bad |= bad || write_seed(dir, "town", w);
     crowd_world_destroy(w);
     return bad;
 }
@@ -160,6 +188,7 @@ int main(int argc, char** argv) {
     bad |= !w || write_seed(dir, "queues", w);
     crowd_world_destroy(w);
     bad |= paths_and_groups(dir);
+    bad |= walled(dir);
     bad |= bounds(dir);
     if (bad) fputs("seed_snapshot: failed\n", stderr);
     return bad;

@@ -6,7 +6,10 @@
    world; after each batch of steps it asks for a full dump (read from the library) and requires
    its copy to be exactly equal. Errors must come exactly for the commands that should fail.
 2. The same script on 1 and 2 threads gives byte-identical output (hashes included).
-3. Real-time mode ticks on its clock: N tick lines, no faster than the rate allows.
+3. Walls: a wall added between ticks holds an agent seeking past it on its side until the wall
+   is removed; refused walls (over an agent, repeated points, malformed) and stale wall ids are
+   errors on exactly their lines; dumps and the final line list the live walls.
+4. Real-time mode ticks on its clock: N tick lines, no faster than the rate allows.
 Usage: test_server.py PATH_TO_CROWD_SERVER
 """
 import json
@@ -37,6 +40,9 @@ class Client:
         self.state = {}  # id -> [x, y, vx, vy], from deltas only
         self.ref_to_id = {}
         self.errors = []
+        self.walls_added = []  # [ref, id] pairs, in order
+        self.walls_removed = []
+        self.max_x = {}  # id -> largest x seen in the deltas
 
     def send(self, obj):
         self.p.stdin.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
@@ -54,8 +60,11 @@ class Client:
             self.ref_to_id[ref] = aid
         for aid in msg["removed"]:
             self.state.pop(aid, None)
+        self.walls_added += msg.get("walls_added", [])
+        self.walls_removed += msg.get("walls_removed", [])
         for aid, x, y, vx, vy in msg["changed"]:
             self.state[aid] = [x, y, vx, vy]
+            self.max_x[aid] = max(self.max_x.get(aid, x), x)
 
     def step(self, n):
         self.send({"cmd": "step", "n": n})
@@ -182,6 +191,43 @@ check(len(c1.state) > 40, f"a crowd remains ({len(c1.state)} agents)")
 c2, _, _, final2 = session(2)
 check(c1.lines == c2.lines, "1 and 2 threads: byte-identical output")
 check(final1["hash"] == final2["hash"], f"same final hash {final1['hash']}")
+
+# Walls between ticks.
+w = Client(1)
+w.send({"cmd": "add", "ref": 0, "x": 0, "y": 0, "goal": {"mode": "seek", "x": 10, "y": 0}})  # 1
+w.send({"cmd": "add", "ref": 1, "x": 0, "y": 5})  # 2
+w.send({"cmd": "add_wall", "ref": 100, "points": [[5, -5], [5, 5]]})  # 3
+w.send({"cmd": "add_wall", "ref": 101, "kind": "polygon",
+        "points": [[-1, 4], [1, 4], [1, 6], [-1, 6]]})  # 4: agent 1 stands inside
+w.send({"cmd": "add_wall", "ref": 102, "points": [[0, -9], [3, -9], [3, -9]]})  # 5: repeated
+w.send({"cmd": "add_wall", "ref": 103, "points": [[0, 0], [1]]})  # 6: malformed
+w.send({"cmd": "step", "n": 80})  # 7
+ticks = 0
+while ticks < 80:
+    msg = w.read()
+    if "error" in msg:
+        w.errors.append(msg)
+    else:
+        w.apply(msg)
+        ticks += 1
+a0 = w.ref_to_id[0]
+check(w.walls_added and w.walls_added[0][0] == 100, f"wall ref 100 reported added: {w.walls_added}")
+check(len(w.walls_added) == 1, "only the valid wall was added")
+wall_id = w.walls_added[0][1] if w.walls_added else 0
+check(w.max_x.get(a0, 99) <= 5 - 0.3 + 1e-4,
+      f"the seeking agent stays on its side of the wall (max x {w.max_x.get(a0)})")
+check(w.state[a0][0] > 4.0, f"and reaches it ({w.state[a0][0]:.3f})")
+d = w.dump()  # 8
+check(d["walls"] == [[wall_id, "wall", [[5, -5], [5, 5]]]], f"dump lists the wall: {d['walls']}")
+w.send({"cmd": "remove_wall", "id": wall_id})  # 9
+w.send({"cmd": "remove_wall", "id": wall_id})  # 10: stale
+w.step(60)  # 11
+check(w.walls_removed == [wall_id], "the removal is reported")
+check(w.state[a0][0] > 5.3, f"without the wall the agent walks on ({w.state[a0][0]:.3f})")
+fw = w.finish()
+got = [e["line"] for e in w.errors]
+check(got == [4, 5, 6, 10], f"wall errors on lines 4, 5, 6, 10: {got} {[e['error'] for e in w.errors]}")
+check(fw["walls"] == [], "no wall left at the end")
 
 # Real-time mode: 12 ticks at 100 Hz, commands arriving while it runs.
 t0 = time.monotonic()

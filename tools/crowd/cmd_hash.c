@@ -1,6 +1,7 @@
 // crowd hash: step a built-in scene (optionally with churn) and print its final state hash.
 // tools/test.sh compares these hashes across thread counts and builds.
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,18 +15,48 @@ static void usage(FILE* f) {
           "\n"
           "options:\n"
           "  --scene NAME   separation | crossing | mixed | queue | waypoints | tube | groups |\n"
-          "                 plaza (default mixed)\n"
+          "                 plaza | town (default mixed)\n"
           "  --agents N     number of agents (default 20000)\n"
           "  --ticks N      ticks to step (default 200)\n"
           "  --threads T    OpenMP threads, 0 = all cores (default 0)\n"
           "  --seed S       random seed (default 1)\n"
-          "  --churn        add, remove and teleport agents between steps\n"
+          "  --churn        add, remove and teleport agents between steps (and in a world\n"
+          "                 with obstacles, remove two and add two short walls)\n"
           "  --max-neighbors K  per-agent neighbor cap, 0 = none (default 0)\n"
           "  -h, --help     show this help\n",
           f);
 }
 
-// Between steps, exercises every mutation a server makes: removals, additions, teleports.
+// A status of a mutation that a world with walls may refuse and leave unchanged: a place in or
+// across an obstacle.
+static crowd_status refused_ok(crowd_status st) {
+    return st == CROWD_ERR_INSIDE_OBSTACLE ? CROWD_OK : st;
+}
+
+// In a world with obstacles: removes the first two in handle order and adds two 3 m walls at random
+// places (where no agent stands in their way).
+static crowd_status churn_walls(crowd_world* w, scene_rng* rng, float half) {
+    const int n = crowd_world_obstacle_count(w);
+    if (n == 0) return CROWD_OK;
+    crowd_obstacle_id* all = malloc(sizeof *all * (size_t)n);
+    if (!all) return CROWD_ERR_OUT_OF_MEMORY;
+    int count = 0;
+    crowd_status st = crowd_world_get_obstacles(w, all, n, &count);
+    for (int k = 0; st == CROWD_OK && k < 2 && k < count; ++k)
+        st = crowd_obstacle_remove(w, all[k]);
+    free(all);
+    for (int k = 0; st == CROWD_OK && k < 2; ++k) {
+        const crowd_vec2 a = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
+        const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
+        const crowd_vec2 pts[2] = {a, {a.x + 3.0f * cosf(ang), a.y + 3.0f * sinf(ang)}};
+        crowd_obstacle_id id;
+        st = refused_ok(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, pts, 2, &id));
+    }
+    return st;
+}
+
+// Between steps, exercises every mutation a server makes: removals, additions, teleports (and
+// walls, when the world has some).
 static crowd_status churn(crowd_world* w, scene_rng* rng, float half) {
     enum { MAX = 64 };
     crowd_agent_id ids[MAX];
@@ -44,7 +75,7 @@ static crowd_status churn(crowd_world* w, scene_rng* rng, float half) {
             if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK; // picked twice
         } else if (k % 3 == 1) {
             crowd_vec2 p = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-            st = crowd_agent_set_position(w, ids[k], p);
+            st = refused_ok(crowd_agent_set_position(w, ids[k], p));
             if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK;
         } else {
             crowd_agent_def a = crowd_agent_def_default();
@@ -53,10 +84,10 @@ static crowd_status churn(crowd_world* w, scene_rng* rng, float half) {
             a.goal.mode = CROWD_GOAL_ARRIVE;
             a.goal.target = (crowd_vec2){0.0f, 0.0f};
             crowd_agent_id id;
-            st = crowd_agent_add(w, &a, &id);
+            st = refused_ok(crowd_agent_add(w, &a, &id));
         }
     }
-    return st;
+    return st == CROWD_OK ? churn_walls(w, rng, half) : st;
 }
 
 int cmd_hash(int argc, char** argv) {
@@ -88,7 +119,7 @@ int cmd_hash(int argc, char** argv) {
             if (kind < 0) {
                 cli_error(cmd,
                           "--scene: expected separation, crossing, mixed, queue, waypoints, tube, "
-                          "groups or plaza, got '%s'",
+                          "groups, plaza or town, got '%s'",
                           v);
                 return EXIT_USAGE;
             }

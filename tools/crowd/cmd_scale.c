@@ -23,7 +23,8 @@ static void usage(FILE* f) {
         "  --warmup N            untimed ticks before them (default 5)\n"
         "  --agents LIST         sizes of the built-in scene, e.g. 10000,100000\n"
         "  --scene NAME          built-in scene: separation | crossing | mixed | queue |\n"
-        "                        waypoints | tube | groups | plaza (default separation)\n"
+        "                        waypoints | tube | groups | plaza | town (default\n"
+        "                        separation)\n"
         "  --agents-scale LIST   scenario sizes as count multipliers (default 1)\n"
         "  --json OUT            write the results as JSON (schema in tools/scenarios/README.md)\n"
         "  --svg OUT             write a chart of speedup and phase times\n"
@@ -79,7 +80,7 @@ static int parse(int argc, char** argv, scale_args* a) {
             if (kind < 0) {
                 cli_error(cmd,
                           "--scene: expected separation, crossing, mixed, queue, waypoints, tube, "
-                          "groups or plaza, got '%s'",
+                          "groups, plaza or town, got '%s'",
                           v);
                 return EXIT_USAGE;
             }

@@ -2,22 +2,28 @@
 //
 // Layout (little-endian, every chunk 4-byte aligned):
 //
-//   "CROWDREC"  u32 version (1)  u32 flags (0)
+//   "CROWDREC"  u32 version (2)  u32 flags (0)
 //   chunks: u32 tag, u32 size (payload bytes, a multiple of 4), payload
 //     META  f32 dt, u32 record_every, u32 world_tag, u32 name_len, name (padded)
 //     PATH  u32 uses (bit 0 waypoints, bit 1 tube), f32 tube_radius, u32 count, f32 xy[2 count]
 //     GOAL  u32 agent_kind, f32 x, f32 y, f32 radius        (goal and queue targets)
 //     AREA  u32 shape (0 rectangle, 1 circle), f32 a, b, c, d (queue respawn areas)
-//     HNDL  u32 count, u32 index1[count], u16 generation[count], u8 agent_kind[count]
-//           (each array padded to 4 bytes); the handle table of the frames that follow
+//     OBST  u32 kind (crowd_obstacle_kind), u32 count, f32 xy[2 count] (the world's obstacles
+//           when the recording starts, in handle order)
+//     HNDL  u32 count, u32 index1[count], u16 generation[count], u8 agent_kind[count],
+//           u16 radius_mm[count] (each array padded to 4 bytes); the handle table of the frames
+//           that follow, written again when the agents, their kinds or their radii change
 //     FRAM  u32 tick_lo, u32 tick_hi, u32 count, f32 min_x, min_y, max_x, max_y,
 //           u16 qx[count], u16 qy[count], u8 heading[count] (each array padded to 4 bytes)
 //     END   u32 frame_count, u32 0, u64 checksum
 //
 // Positions are quantized to 16 bits per axis inside each frame's bounding box (error at most
 // extent / 131070, 3 mm across a 400 m plaza); headings to 8 bits of angle (1.4 degrees).
-// Agent i of a frame is entry i of the latest HNDL. The checksum is FNV-1a (64 bit) over every
-// byte of the file before the checksum field.
+// Agent i of a frame is entry i of the latest HNDL. Radii are in millimetres (at most 65.535 m).
+// The checksum is FNV-1a (64 bit) over every byte of the file before the checksum field.
+//
+// Version 1 had no OBST chunk and no radius_mm array in HNDL; the reader still reads it (its
+// tables have radius_mm NULL). Chunks of unknown tags are skipped.
 #ifndef CROWD_CLI_RECORD_H
 #define CROWD_CLI_RECORD_H
 
@@ -29,7 +35,8 @@
 #include "build.h"
 
 #define REC_MAGIC "CROWDREC"
-#define REC_VERSION 1u
+#define REC_VERSION 2u
+#define REC_VERSION_OLDEST 1u
 
 uint64_t rec_checksum(const uint8_t* data, size_t len);
 
@@ -45,11 +52,14 @@ typedef struct rec_writer {
     crowd_vec2* pos;
     uint8_t* kinds;
     uint8_t* prev_kinds;
+    uint16_t* radius_mm;
+    uint16_t* prev_radius_mm;
     crowd_agent_id* prev_ids;
     int prev_count, cap_agents;
 } rec_writer;
 
-// Starts a recording of `b` (header, META, and the scenario's paths, goals and areas).
+// Starts a recording of `b` (header, META, the scenario's paths, goals and areas, and the world's
+// obstacles).
 bool rec_begin(rec_writer* w, const built_world* b, int record_every);
 // Appends the world's current state as a frame.
 bool rec_frame(rec_writer* w, const built_world* b);
@@ -78,11 +88,18 @@ typedef struct rec_area {
     float v[4];
 } rec_area;
 
+typedef struct rec_obstacle {
+    uint32_t kind; // crowd_obstacle_kind
+    int count;
+    const float* xy;
+} rec_obstacle;
+
 typedef struct rec_table {
     int count;
     const uint32_t* index1;
     const uint16_t* generation;
     const uint8_t* kind;
+    const uint16_t* radius_mm; // NULL in a version 1 recording
 } rec_table;
 
 typedef struct rec_frame_view {
@@ -98,6 +115,7 @@ typedef struct rec_frame_view {
 typedef struct recording {
     uint8_t* data; // the whole file; the views below point into it
     size_t size;
+    uint32_t version;
     float dt;
     int record_every;
     uint32_t world_tag;
@@ -108,6 +126,8 @@ typedef struct recording {
     int goal_count;
     rec_area* areas;
     int area_count;
+    rec_obstacle* obstacles;
+    int obstacle_count;
     rec_table* tables;
     int table_count;
     rec_frame_view* frames;

@@ -95,15 +95,28 @@ static bool parse_chunks(recording* r, const char* name, char* err, size_t errle
                           {rd_f32(p + 4), rd_f32(p + 8), rd_f32(p + 12), rd_f32(p + 16)}};
             if (!push((void**)&r->areas, &r->area_count, sizeof a, &a))
                 return fail(err, errlen, name, "out of memory");
+        } else if (memcmp(tagp, "OBST", 4) == 0) {
+            if (size < 8) return fail(err, errlen, name, "short OBST chunk");
+            rec_obstacle o = {
+                .kind = rd_u32(p), .count = (int)rd_u32(p + 4), .xy = (const float*)(p + 8)};
+            if (o.kind >= CROWD_OBSTACLE_KIND_COUNT || o.count < 2 ||
+                (size_t)o.count * 8 != size - 8)
+                return fail(err, errlen, name, "bad OBST chunk at byte %zu", off);
+            if (!push((void**)&r->obstacles, &r->obstacle_count, sizeof o, &o))
+                return fail(err, errlen, name, "out of memory");
         } else if (memcmp(tagp, "HNDL", 4) == 0) {
             if (size < 4) return fail(err, errlen, name, "short HNDL chunk");
             const size_t n = rd_u32(p);
-            if (4 + n * 4 + pad4(n * 2) + pad4(n) != size)
+            const size_t radii = r->version >= 2 ? pad4(n * 2) : 0;
+            if (n > size || 4 + n * 4 + pad4(n * 2) + pad4(n) + radii != size)
                 return fail(err, errlen, name, "bad HNDL chunk at byte %zu", off);
             rec_table t = {.count = (int)n,
                            .index1 = (const uint32_t*)(p + 4),
                            .generation = (const uint16_t*)(p + 4 + n * 4),
-                           .kind = p + 4 + n * 4 + pad4(n * 2)};
+                           .kind = p + 4 + n * 4 + pad4(n * 2),
+                           .radius_mm =
+                               radii ? (const uint16_t*)(p + 4 + n * 4 + pad4(n * 2) + pad4(n))
+                                     : NULL};
             for (size_t i = 0; i < n; ++i)
                 if (t.kind[i] >= AGENT_KIND_COUNT)
                     return fail(err, errlen, name, "unknown agent kind %u in HNDL", t.kind[i]);
@@ -150,17 +163,20 @@ bool rec_parse(uint8_t* data, size_t size, const char* name, recording* out, cha
     bool ok = true;
     if (size < 16 + 24 || (size & 3u)) {
         ok = fail(err, errlen, name, "truncated recording (%zu bytes)", size);
-    } else if (rd_u32(data + 8) != REC_VERSION) {
-        ok = fail(err, errlen, name, "recording version %u is not supported (this crowd reads %u)",
-                  rd_u32(data + 8), REC_VERSION);
+    } else if (rd_u32(data + 8) < REC_VERSION_OLDEST || rd_u32(data + 8) > REC_VERSION) {
+        ok = fail(err, errlen, name,
+                  "recording version %u is not supported (this crowd reads %u to %u)",
+                  rd_u32(data + 8), REC_VERSION_OLDEST, REC_VERSION);
     } else if (memcmp(data + size - 24, "END ", 4) != 0 || rd_u32(data + size - 20) != 16) {
         ok = fail(err, errlen, name, "truncated recording (no END chunk)");
     } else {
         const uint64_t want = rd_u32(data + size - 8) | (uint64_t)rd_u32(data + size - 4) << 32;
-        if (rec_checksum(data, size - 8) != want)
+        if (rec_checksum(data, size - 8) != want) {
             ok = fail(err, errlen, name, "checksum mismatch: the recording is corrupt");
-        else
+        } else {
+            out->version = rd_u32(data + 8);
             ok = parse_chunks(out, name, err, errlen);
+        }
     }
     if (!ok) rec_free(out);
     return ok;
@@ -202,6 +218,7 @@ void rec_free(recording* r) {
     free(r->paths);
     free(r->goals);
     free(r->areas);
+    free(r->obstacles);
     free(r->tables);
     free(r->frames);
     *r = (recording){0};

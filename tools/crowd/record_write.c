@@ -105,6 +105,44 @@ static void put_goal(rec_writer* w, agent_kind kind, crowd_vec2 p, float radius)
     chunk_end(w, c);
 }
 
+// The world's obstacles as they are now, in handle order.
+static void put_obstacles(rec_writer* w, const crowd_world* world) {
+    int n = crowd_world_obstacle_count(world);
+    crowd_obstacle_id* ids = malloc(sizeof *ids * (size_t)(n ? n : 1));
+    crowd_vec2* pts = NULL;
+    int cap = 0;
+    if (!ids || (n && crowd_world_get_obstacles(world, ids, n, &n) != CROWD_OK)) w->failed = true;
+    for (int k = 0; k < n && !w->failed; ++k) {
+        crowd_obstacle_kind kind;
+        int count = 0;
+        crowd_status st = crowd_obstacle_get_points(world, ids[k], &kind, pts, cap, &count);
+        if (st == CROWD_ERR_BUFFER_TOO_SMALL) {
+            crowd_vec2* p = realloc(pts, sizeof *p * (size_t)count);
+            if (!p) {
+                w->failed = true;
+                break;
+            }
+            pts = p;
+            cap = count;
+            st = crowd_obstacle_get_points(world, ids[k], &kind, pts, cap, &count);
+        }
+        if (st != CROWD_OK) {
+            w->failed = true;
+            break;
+        }
+        size_t c = chunk_begin(w, "OBST");
+        put_u32(w, (uint32_t)kind);
+        put_u32(w, (uint32_t)count);
+        for (int i = 0; i < count; ++i) {
+            put_f32(w, pts[i].x);
+            put_f32(w, pts[i].y);
+        }
+        chunk_end(w, c);
+    }
+    free(pts);
+    free(ids);
+}
+
 bool rec_begin(rec_writer* w, const built_world* b, int record_every) {
     *w = (rec_writer){0};
     const scenario* sc = b->sc;
@@ -144,6 +182,7 @@ bool rec_begin(rec_writer* w, const built_world* b, int record_every) {
         }
         chunk_end(w, c);
     }
+    put_obstacles(w, b->world);
     for (int k = 0; k < sc->crowd_count; ++k) {
         const sc_crowd* cr = &sc->crowds[k];
         if (cr->has_goal) {
@@ -174,9 +213,13 @@ static bool grow_agents(rec_writer* w, int n) {
     if (kinds) w->kinds = kinds;
     uint8_t* pk = realloc(w->prev_kinds, (size_t)cap);
     if (pk) w->prev_kinds = pk;
+    uint16_t* rad = realloc(w->radius_mm, sizeof *rad * (size_t)cap);
+    if (rad) w->radius_mm = rad;
+    uint16_t* prad = realloc(w->prev_radius_mm, sizeof *prad * (size_t)cap);
+    if (prad) w->prev_radius_mm = prad;
     crowd_agent_id* pids = realloc(w->prev_ids, sizeof *pids * (size_t)cap);
     if (pids) w->prev_ids = pids;
-    if (!ids || !pos || !kinds || !pk || !pids) return false;
+    if (!ids || !pos || !kinds || !pk || !rad || !prad || !pids) return false;
     w->cap_agents = cap;
     return true;
 }
@@ -202,10 +245,16 @@ bool rec_frame(rec_writer* w, const built_world* b) {
     for (int i = 0; i < count; ++i) {
         const int idx = (int)w->ids[i].index1 - 1;
         w->kinds[i] = idx < b->kind_cap ? b->kind[idx] : (uint8_t)AGENT_PLAIN;
+        crowd_agent_def d;
+        crowd_agent_get_def(b->world, w->ids[i], &d);
+        const double mm = floor((double)d.radius * 1000.0 + 0.5);
+        w->radius_mm[i] = (uint16_t)(mm > 65535.0 ? 65535.0 : mm);
     }
-    const bool same = w->frames > 0 && count == w->prev_count &&
-                      memcmp(w->ids, w->prev_ids, sizeof *w->ids * (size_t)count) == 0 &&
-                      memcmp(w->kinds, w->prev_kinds, (size_t)count) == 0;
+    const bool same =
+        w->frames > 0 && count == w->prev_count &&
+        memcmp(w->ids, w->prev_ids, sizeof *w->ids * (size_t)count) == 0 &&
+        memcmp(w->kinds, w->prev_kinds, (size_t)count) == 0 &&
+        memcmp(w->radius_mm, w->prev_radius_mm, sizeof *w->radius_mm * (size_t)count) == 0;
     if (!same) {
         size_t c = chunk_begin(w, "HNDL");
         put_u32(w, (uint32_t)count);
@@ -213,9 +262,12 @@ bool rec_frame(rec_writer* w, const built_world* b) {
         for (int i = 0; i < count; ++i) put_u16(w, w->ids[i].generation);
         pad4(w);
         put(w, w->kinds, (size_t)count);
+        pad4(w);
+        for (int i = 0; i < count; ++i) put_u16(w, w->radius_mm[i]);
         chunk_end(w, c);
         memcpy(w->prev_ids, w->ids, sizeof *w->ids * (size_t)count);
         memcpy(w->prev_kinds, w->kinds, (size_t)count);
+        memcpy(w->prev_radius_mm, w->radius_mm, sizeof *w->radius_mm * (size_t)count);
         w->prev_count = count;
     }
     float min_x = 0.0f, min_y = 0.0f, max_x = 0.0f, max_y = 0.0f;
@@ -276,6 +328,8 @@ void rec_writer_free(rec_writer* w) {
     free(w->pos);
     free(w->kinds);
     free(w->prev_kinds);
+    free(w->radius_mm);
+    free(w->prev_radius_mm);
     free(w->prev_ids);
     *w = (rec_writer){0};
 }

@@ -105,6 +105,8 @@ void print_run_summary(FILE* f, const built_world* b, const run_stats* s) {
         fprintf(f, "agents: %d\n", s->agents);
     else
         fprintf(f, "agents: %d at the start, %d at the end\n", s->agents_start, s->agents);
+    const int obstacles = crowd_world_obstacle_count(b->world);
+    if (obstacles > 0) fprintf(f, "obstacles: %d\n", obstacles);
     fprintf(f, "threads: %d\n", s->threads);
     fprintf(f, "ticks: %d (dt %g s, %g s simulated)\n", s->ticks, (double)sc->dt,
             (double)sc->dt * s->ticks);

@@ -124,9 +124,10 @@ bool scale_write_json(FILE* f, const scale_report* r) {
 
 static const char* const SIZE_COLORS[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b",
                                           "#b07aa1", "#76b7b2", "#edc948", "#ff9da7"};
-static const char* const PHASE_COLORS[CROWD_PHASE_COUNT] = {"#4e79a7", "#f28e2b", "#edc948",
-                                                            "#b07aa1", "#59a14f", "#9c755f",
-                                                            "#76b7b2", "#e15759", "#bab0ac"};
+// One color per phase, taken in turn (the palette outlasts the phase list).
+static const char* const PHASE_COLORS[] = {"#4e79a7", "#f28e2b", "#edc948", "#b07aa1", "#59a14f",
+                                           "#76b7b2", "#e15759", "#9c755f", "#ff9da7", "#bab0ac"};
+enum { PHASE_COLOR_COUNT = sizeof PHASE_COLORS / sizeof PHASE_COLORS[0] };
 
 static void xml_escape(const char* s, char* out, size_t len) {
     size_t n = 0;
@@ -281,8 +282,8 @@ bool scale_write_svg(FILE* f, const scale_report* r) {
                 fprintf(f,
                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\">"
                         "<title>%s %.3f ms</title></rect>\n",
-                        x, y, bw, h, PHASE_COLORS[p], crowd_phase_name((crowd_phase)p),
-                        run->stats.phase_ms[p]);
+                        x, y, bw, h, PHASE_COLORS[p % PHASE_COLOR_COUNT],
+                        crowd_phase_name((crowd_phase)p), run->stats.phase_ms[p]);
             }
             fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d%s</text>\n", x + bw / 2,
                     BOTTOM + 16, run->threads, run->oversubscribed ? "*" : "");
@@ -297,8 +298,8 @@ bool scale_write_svg(FILE* f, const scale_report* r) {
         fprintf(f,
                 "<rect x=\"%.0f\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                 "<text x=\"%.0f\" y=\"%d\">%s</text>\n",
-                rx1 - 80, TOP + 16 * p, PHASE_COLORS[p], rx1 - 66, TOP + 9 + 16 * p,
-                crowd_phase_name((crowd_phase)p));
+                rx1 - 80, TOP + 16 * p, PHASE_COLORS[p % PHASE_COLOR_COUNT], rx1 - 66,
+                TOP + 9 + 16 * p, crowd_phase_name((crowd_phase)p));
     fprintf(f,
             "<text x=\"%d\" y=\"%d\" fill=\"#555\">speedup and efficiency against the smallest "
             "thread count; * oversubscribed (more threads than cores)</text>\n",

@@ -37,6 +37,7 @@ typedef struct sc_area {
 
 typedef struct sc_agent {
     sc_range radius, max_speed, max_force, separation_radius, separation_weight;
+    sc_range wall_weight, wall_look_ahead; // crowd_wall_def
     bool has_heading;
     crowd_vec2 heading; // unit length
     crowd_vec2 velocity;
@@ -73,6 +74,15 @@ typedef struct sc_path {
     int count; // >= 2
     json_pos pos;
 } sc_path;
+
+// A wall (open polyline) or a solid polygon, added to the world before any agent.
+typedef struct sc_obstacle {
+    char* name; // may be NULL
+    crowd_obstacle_kind kind;
+    crowd_vec2* points;
+    int count; // >= 2 for a wall, >= 3 for a polygon; no two consecutive points equal
+    json_pos pos;
+} sc_obstacle;
 
 typedef enum sc_path_kind { SC_PATH_WAYPOINTS, SC_PATH_TUBE, SC_PATH_KIND_COUNT } sc_path_kind;
 typedef enum sc_path_mode {
@@ -137,6 +147,8 @@ typedef struct scenario {
     int record_every; // default recording interval in ticks
     sc_path* paths;
     int path_count;
+    sc_obstacle* obstacles;
+    int obstacle_count;
     sc_crowd* crowds;
     int crowd_count;
 } scenario;
@@ -157,5 +169,6 @@ const char* sc_formation_name(sc_formation f);
 const char* sc_path_kind_name(sc_path_kind k);
 const char* sc_path_mode_name(sc_path_mode m);
 const char* sc_arrival_name(sc_arrival a);
+const char* sc_obstacle_kind_name(crowd_obstacle_kind k);
 
 #endif

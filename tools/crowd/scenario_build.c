@@ -1,5 +1,10 @@
-// Building a world from a scenario: world settings, crowds placed in their areas with their
-// agent parameters, separation and goals; queue, path and leader sections go to build_behaviors.c.
+// Building a world from a scenario: world settings, obstacles, crowds placed in their areas with
+// their agent parameters, separation, wall avoidance and goals; queue, path and leader sections go
+// to build_behaviors.c.
+//
+// Obstacles are added first, so the library refuses any agent that would stand in one. An agent of
+// a random area (uniform or circle) that lands in an obstacle is drawn again from the same stream,
+// so a crowd may cover an area with buildings in it; a grid slot in an obstacle is an error.
 //
 // Everything random comes from one splitmix stream per crowd (and one per crowd's followers)
 // seeded from world.seed and the crowd's index, drawn in a fixed order, so a scenario builds the
@@ -74,6 +79,12 @@ static bool crowd_target(const scenario* sc, const sc_crowd* c, crowd_vec2* out)
     return c->has_goal || c->has_queue || c->has_path;
 }
 
+static bool same_walls(const sc_agent* t) {
+    const crowd_wall_def d = crowd_wall_def_default();
+    return t->wall_weight.lo == d.weight && t->wall_weight.hi == d.weight &&
+           t->wall_look_ahead.lo == d.look_ahead && t->wall_look_ahead.hi == d.look_ahead;
+}
+
 // One agent from a template. The heading is the given one, else the velocity's direction, else
 // toward the crowd's target (a fleeing agent faces away), else +x.
 static crowd_agent_def make_agent(const sc_agent* t, scene_rng* rng, crowd_vec2 pos,
@@ -85,6 +96,10 @@ static crowd_agent_def make_agent(const sc_agent* t, scene_rng* rng, crowd_vec2 
     a.max_force = draw(rng, t->max_force);
     a.separation_radius = draw(rng, t->separation_radius);
     a.separation_weight = draw(rng, t->separation_weight);
+    // Drawn only when the scenario changes the library's default, so scenarios without the keys
+    // draw exactly what they drew before walls existed.
+    if (!same_walls(t))
+        a.walls = (crowd_wall_def){draw(rng, t->wall_weight), draw(rng, t->wall_look_ahead)};
     a.velocity = t->velocity;
     if (t->random_speed > 0.0f) {
         const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
@@ -121,17 +136,31 @@ static agent_kind crowd_kind(const sc_crowd* c) {
     return AGENT_PLAIN;
 }
 
+enum { PLACEMENT_DRAWS = 64 }; // draws of a random area before an agent is given up
+
+static crowd_status try_add(built_world* b, const crowd_agent_def* a, agent_kind kind,
+                            crowd_agent_id* out) {
+    crowd_status st = crowd_agent_add(b->world, a, out);
+    if (st == CROWD_OK && !built_world_set_kind(b, *out, kind)) {
+        crowd_agent_remove(b->world, *out);
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    }
+    if (st == CROWD_OK) b->agents++;
+    return st;
+}
+
+static bool add_failed(built_world* b, const crowd_agent_def* a, crowd_status st, const sc_crowd* c,
+                       int index, char* err, size_t errlen) {
+    snprintf(err, errlen, "%s:%d:%d: crowds[%d]: cannot add an agent at [%g, %g]: %s", b->sc->file,
+             c->pos.line, c->pos.col, index, (double)a->position.x, (double)a->position.y,
+             crowd_status_string(st));
+    return false;
+}
+
 static bool add_agent(built_world* b, const crowd_agent_def* a, agent_kind kind,
                       crowd_agent_id* out, const sc_crowd* c, int index, char* err, size_t errlen) {
-    crowd_status st = crowd_agent_add(b->world, a, out);
-    if (st == CROWD_OK && !built_world_set_kind(b, *out, kind)) st = CROWD_ERR_OUT_OF_MEMORY;
-    if (st == CROWD_OK) {
-        b->agents++;
-        return true;
-    }
-    snprintf(err, errlen, "%s:%d:%d: crowds[%d]: cannot add an agent: %s", b->sc->file, c->pos.line,
-             c->pos.col, index, crowd_status_string(st));
-    return false;
+    const crowd_status st = try_add(b, a, kind, out);
+    return st == CROWD_OK || add_failed(b, a, st, c, index, err, errlen);
 }
 
 static bool build_followers(built_world* b, const sc_crowd* c, int index,
@@ -164,6 +193,22 @@ static bool build_followers(built_world* b, const sc_crowd* c, int index,
     return ok;
 }
 
+static bool build_obstacles(built_world* b, char* err, size_t errlen) {
+    const scenario* sc = b->sc;
+    for (int k = 0; k < sc->obstacle_count; ++k) {
+        const sc_obstacle* o = &sc->obstacles[k];
+        crowd_obstacle_id id;
+        const crowd_status st = crowd_obstacle_add(b->world, o->kind, o->points, o->count, &id);
+        if (st != CROWD_OK) {
+            snprintf(err, errlen, "%s:%d:%d: obstacles[%d]: cannot add the %s: %s", sc->file,
+                     o->pos.line, o->pos.col, k, sc_obstacle_kind_name(o->kind),
+                     crowd_status_string(st));
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool build_crowd(built_world* b, const sc_crowd* c, int index, double scale, char* err,
                         size_t errlen) {
     const scenario* sc = b->sc;
@@ -180,18 +225,33 @@ static bool build_crowd(built_world* b, const sc_crowd* c, int index, double sca
     const bool has_target = crowd_target(sc, c, &target);
     const bool flee = c->has_goal && c->goal.mode == CROWD_GOAL_FLEE;
     const agent_kind kind = crowd_kind(c);
+    const bool redraw = c->area.kind == SC_AREA_UNIFORM || c->area.kind == SC_AREA_CIRCLE;
     bool ok = true;
     for (int k = 0; k < n && ok; ++k) {
-        const crowd_vec2 p = area_point(&c->area, k, n, &rng);
-        crowd_agent_def a = make_agent(&c->agent, &rng, p, has_target ? &target : NULL, flee);
-        if (c->has_goal) {
-            a.goal =
-                (crowd_goal){c->goal.mode, c->goal.target, c->goal.slow_radius, c->goal.weight};
-        } else if (c->has_queue) {
-            a.goal =
-                (crowd_goal){c->queue.mode, c->queue.target, c->queue.slow_radius, c->queue.weight};
+        crowd_status st = CROWD_ERR_INSIDE_OBSTACLE;
+        crowd_agent_def a;
+        for (int d = 0; st == CROWD_ERR_INSIDE_OBSTACLE && d < (redraw ? PLACEMENT_DRAWS : 1);
+             ++d) {
+            const crowd_vec2 p = area_point(&c->area, k, n, &rng);
+            a = make_agent(&c->agent, &rng, p, has_target ? &target : NULL, flee);
+            if (c->has_goal) {
+                a.goal =
+                    (crowd_goal){c->goal.mode, c->goal.target, c->goal.slow_radius, c->goal.weight};
+            } else if (c->has_queue) {
+                a.goal = (crowd_goal){c->queue.mode, c->queue.target, c->queue.slow_radius,
+                                      c->queue.weight};
+            }
+            st = try_add(b, &a, kind, &ids[k]);
         }
-        ok = add_agent(b, &a, kind, &ids[k], c, index, err, errlen);
+        if (st == CROWD_ERR_INSIDE_OBSTACLE && redraw) {
+            snprintf(err, errlen,
+                     "%s:%d:%d: crowds[%d]: agent %d found no place free of obstacles in %d "
+                     "draws of its area",
+                     sc->file, c->pos.line, c->pos.col, index, k, PLACEMENT_DRAWS);
+            ok = false;
+        } else if (st != CROWD_OK) {
+            ok = add_failed(b, &a, st, c, index, err, errlen);
+        }
     }
     if (ok && c->has_queue) ok = build_queue(b, c, ids, n, err, errlen);
     if (ok && c->has_path) ok = build_path(b, c, ids, n, err, errlen);
@@ -236,12 +296,12 @@ bool scenario_build(const scenario* sc, const build_options* opt, built_world* o
         snprintf(err, errlen, "%s: cannot create the world: %s", sc->file, crowd_status_string(st));
         return false;
     }
-    for (int k = 0; k < sc->crowd_count; ++k) {
-        if (!build_crowd(out, &sc->crowds[k], k, scale, err, errlen)) {
-            built_world_free(out);
-            out->sc = sc;
-            return false;
-        }
+    bool ok = build_obstacles(out, err, errlen);
+    for (int k = 0; ok && k < sc->crowd_count; ++k)
+        ok = build_crowd(out, &sc->crowds[k], k, scale, err, errlen);
+    if (!ok) {
+        built_world_free(out);
+        out->sc = sc;
     }
-    return true;
+    return ok;
 }

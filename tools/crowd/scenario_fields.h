@@ -72,4 +72,7 @@ bool pc_range(pctx* c, const cJSON* obj, const char* key, pc_rule rule, sc_range
 // An array of at least `min` [x, y] points; *out is malloc'd.
 bool pc_points(pctx* c, const cJSON* obj, const char* key, int min, crowd_vec2** out, int* count);
 
+// scenario_obstacles.c: the document's `obstacles` array (the current node).
+bool sc_parse_obstacles(pctx* c, const cJSON* node, scenario* sc);
+
 #endif

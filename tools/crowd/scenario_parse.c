@@ -112,32 +112,32 @@ static bool parse_area(pctx* c, const cJSON* node, sc_area* a, bool start_area) 
 
 static void agent_defaults(sc_agent* a) {
     crowd_agent_def d = crowd_agent_def_default();
+    crowd_wall_def w = crowd_wall_def_default();
     *a = (sc_agent){
         .radius = {d.radius, d.radius},
         .max_speed = {d.max_speed, d.max_speed},
         .max_force = {d.max_force, d.max_force},
         .separation_radius = {d.separation_radius, d.separation_radius},
         .separation_weight = {d.separation_weight, d.separation_weight},
+        .wall_weight = {w.weight, w.weight},
+        .wall_look_ahead = {w.look_ahead, w.look_ahead},
         .heading = d.heading,
     };
 }
 
 static bool parse_agent(pctx* c, const cJSON* node, sc_agent* a) {
-    static const char* const keys[] = {"radius",
-                                       "max_speed",
-                                       "max_force",
-                                       "separation_radius",
-                                       "separation_weight",
-                                       "heading",
-                                       "velocity",
-                                       "random_speed",
-                                       NULL};
+    static const char* const keys[] = {
+        "radius",      "max_speed",       "max_force", "separation_radius", "separation_weight",
+        "wall_weight", "wall_look_ahead", "heading",   "velocity",          "random_speed",
+        NULL};
     if (!pc_object(c, node, "agent parameters", keys)) return false;
     if (!pc_range(c, node, "radius", PC_POSITIVE, &a->radius) ||
         !pc_range(c, node, "max_speed", PC_POSITIVE, &a->max_speed) ||
         !pc_range(c, node, "max_force", PC_POSITIVE, &a->max_force) ||
         !pc_range(c, node, "separation_radius", PC_POSITIVE, &a->separation_radius) ||
         !pc_range(c, node, "separation_weight", PC_NON_NEGATIVE, &a->separation_weight) ||
+        !pc_range(c, node, "wall_weight", PC_NON_NEGATIVE, &a->wall_weight) ||
+        !pc_range(c, node, "wall_look_ahead", PC_NON_NEGATIVE, &a->wall_look_ahead) ||
         !pc_vec2(c, node, "heading", true, &a->heading) ||
         !pc_vec2(c, node, "velocity", false, &a->velocity) ||
         !pc_float(c, node, "random_speed", PC_POSITIVE, &a->random_speed))
@@ -459,13 +459,15 @@ static char* file_stem(const char* file) {
 }
 
 static bool parse_document(pctx* c, const cJSON* root, scenario* sc) {
-    static const char* const keys[] = {"name", "description", "world", "paths", "crowds", NULL};
+    static const char* const keys[] = {"name",  "description", "world", "obstacles",
+                                       "paths", "crowds",      NULL};
     if (!pc_object(c, root, "a scenario", keys)) return false;
     if (!pc_require(c, root, "crowds")) return false;
     if (!pc_string(c, root, "name", &sc->name) ||
         !pc_string(c, root, "description", &sc->description))
         return false;
     WITH_MEMBER(c, root, "world", n, parse_world(c, n, sc));
+    WITH_MEMBER(c, root, "obstacles", n, sc_parse_obstacles(c, n, sc));
     WITH_MEMBER(c, root, "paths", n, parse_paths(c, n, sc));
     WITH_MEMBER(c, root, "crowds", n, parse_crowds(c, n, sc));
     return true;
@@ -598,11 +600,16 @@ void scenario_free(scenario* sc) {
         free(sc->paths[k].name);
         free(sc->paths[k].points);
     }
+    for (int k = 0; k < sc->obstacle_count; ++k) {
+        free(sc->obstacles[k].name);
+        free(sc->obstacles[k].points);
+    }
     for (int k = 0; k < sc->crowd_count; ++k) {
         free(sc->crowds[k].name);
         free(sc->crowds[k].followers.offsets);
     }
     free(sc->paths);
+    free(sc->obstacles);
     free(sc->crowds);
     free(sc->file);
     free(sc->name);

@@ -4,7 +4,7 @@
 #include <string.h>
 
 static const char* const kind_names[SCENE_KIND_COUNT] = {
-    "separation", "crossing", "mixed", "queue", "waypoints", "tube", "groups", "plaza"};
+    "separation", "crossing", "mixed", "queue", "waypoints", "tube", "groups", "plaza", "town"};
 
 const char* scene_kind_name(scene_kind kind) {
     return (unsigned)kind < SCENE_KIND_COUNT ? kind_names[kind] : "unknown";
@@ -17,6 +17,7 @@ int scene_kind_of(const char* name) {
 }
 
 crowd_status scene_create_behaviors(const scene_def* def, crowd_world* w);
+crowd_status scene_create_town(const scene_def* def, crowd_world* w);
 
 uint64_t scene_rng_next(scene_rng* r) {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
@@ -77,7 +78,7 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
     if (st != CROWD_OK) return st;
     crowd_world* w = *out;
     if (def->kind >= SCENE_WAYPOINTS) {
-        st = scene_create_behaviors(def, w);
+        st = def->kind == SCENE_TOWN ? scene_create_town(def, w) : scene_create_behaviors(def, w);
         if (st != CROWD_OK) {
             crowd_world_destroy(w);
             *out = NULL;

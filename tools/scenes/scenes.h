@@ -3,6 +3,7 @@
 #ifndef CROWD_SCENES_H
 #define CROWD_SCENES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "crowd/crowd.h"
@@ -29,6 +30,8 @@ typedef enum scene_kind {
     SCENE_TUBE,       // the same paths, Reynolds' path tube
     SCENE_GROUPS,     // groups of 50: a leader walking a path, 49 followers in formations
     SCENE_PLAZA,      // every behavior at once, in blocks of 10 agents
+    SCENE_TOWN,       // walls: a town of solid blocks covering a third of the square, agents on
+                      // looping waypoint paths along the streets between them (town.c)
     SCENE_KIND_COUNT
 } scene_kind;
 
@@ -42,7 +45,8 @@ typedef struct scene_def {
     float density; // agents per square metre (default 0.25)
     uint64_t seed;
     int threads;
-    int queues; // SCENE_QUEUE: number of queues, 0 = one per 200 agents
+    int queues;     // SCENE_QUEUE: number of queues, 0 = one per 200 agents
+    bool open_town; // SCENE_TOWN: the same agents and paths without the blocks
     // Allocator hooks handed to the world (NULL = the library's default), so a caller can count
     // the bytes a scene's world uses.
     crowd_alloc_fn* alloc;
@@ -58,6 +62,9 @@ float scene_side(const scene_def* def);
 // Creates a world and fills it. Agent parameters follow the benchmark family: radius 0.3,
 // max speed 1.5, separation radius 1.2, dt 0.1, cell 2.5.
 crowd_status scene_create(const scene_def* def, crowd_world** out);
+
+// SCENE_TOWN: edge of a block (the street grid's pitch is 20 m).
+float scene_town_block(void);
 
 #ifdef __cplusplus
 }

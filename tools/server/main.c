@@ -13,6 +13,9 @@
 //   {"cmd":"remove","id":4294967297}
 //   {"cmd":"set_goal","id":4294967297,"mode":"seek","x":3,"y":4,"slow_radius":1,"weight":1}
 //   {"cmd":"teleport","id":4294967297,"x":1,"y":2}                  (optional "vx", "vy")
+//   {"cmd":"add_wall","ref":3,"kind":"wall","points":[[0,0],[10,0]]}
+//                             (kind "wall", an open polyline, the default, or "polygon", solid)
+//   {"cmd":"remove_wall","id":4294967297}
 //   {"cmd":"step","n":10}     (--lockstep only: run n ticks now)
 //   {"cmd":"dump"}            (write the full state: {"dump":{"tick","hash","agents"}})
 //   {"cmd":"quit"}
@@ -21,11 +24,15 @@
 // neighbors per agent by piling agents up.
 // Output lines:
 //   {"tick":T,"added":[[ref,id],...],"removed":[id,...],"changed":[[id,x,y,vx,vy],...]}
+//     plus "walls_added":[[ref,id],...] and "walls_removed":[id,...] on the ticks that have some
 //   {"error":"<status>","line":N}   for a command that failed (the world is unchanged), among
 //                                   them a command with a key it does not know
 //                                   ("add: unknown key \"z\""), as in scenario files
-//   {"final":{"tick":T,"hash":"<16 hex digits>","agents":[[id,x,y,vx,vy],...]}} at the end
-// An agent id is generation * 2^32 + index + 1 (the handle without its world tag).
+//   {"final":{"tick":T,"hash":"<16 hex digits>","agents":[[id,x,y,vx,vy],...],
+//             "walls":[[id,"wall"|"polygon",[[x,y],...]],...]}} at the end
+// An agent or wall id is generation * 2^32 + index + 1 (the handle without its world tag).
+// Agents are never inside a wall: a wall that an agent would overlap is refused, and so is an
+// agent added or teleported into one (error "inside_obstacle" or the like, from the library).
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -67,6 +74,12 @@ typedef struct server {
     size_t added_n, added_cap;
     uint64_t* removed;
     size_t removed_n, removed_cap;
+    int64_t* walls_added; // pairs ref, id
+    size_t walls_added_n, walls_added_cap;
+    uint64_t* walls_removed;
+    size_t walls_removed_n, walls_removed_cap;
+    crowd_vec2* points; // scratch for a wall's points
+    size_t points_cap;
     // Snapshot of the world after a step.
     crowd_agent_id* ids;
     crowd_vec2 *pos, *vel;
@@ -95,6 +108,10 @@ static bool grow(void** p, size_t* cap, size_t need, size_t elem) {
 }
 
 static uint64_t id_number(crowd_agent_id id) {
+    return (uint64_t)id.generation << 32 | id.index1;
+}
+
+static uint64_t wall_number(crowd_obstacle_id id) {
     return (uint64_t)id.generation << 32 | id.index1;
 }
 
@@ -152,7 +169,21 @@ static bool emit_tick(server* s) {
                 s->added[2 * i + 1]);
     fputs("],\"removed\":[", f);
     for (size_t i = 0; i < s->removed_n; ++i) fprintf(f, "%s%" PRIu64, i ? "," : "", s->removed[i]);
-    fputs("],\"changed\":[", f);
+    fputs("]", f);
+    if (s->walls_added_n) {
+        fputs(",\"walls_added\":[", f);
+        for (size_t i = 0; i < s->walls_added_n; ++i)
+            fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", s->walls_added[2 * i],
+                    s->walls_added[2 * i + 1]);
+        fputs("]", f);
+    }
+    if (s->walls_removed_n) {
+        fputs(",\"walls_removed\":[", f);
+        for (size_t i = 0; i < s->walls_removed_n; ++i)
+            fprintf(f, "%s%" PRIu64, i ? "," : "", s->walls_removed[i]);
+        fputs("]", f);
+    }
+    fputs(",\"changed\":[", f);
     bool first = true;
     for (int k = 0; k < n; ++k) {
         const size_t idx = s->ids[k].index1 - 1;
@@ -170,8 +201,35 @@ static bool emit_tick(server* s) {
     }
     fputs("]}\n", f);
     fflush(f);
-    s->added_n = s->removed_n = 0;
+    s->added_n = s->removed_n = s->walls_added_n = s->walls_removed_n = 0;
     return true;
+}
+
+// Every live wall, in handle order: [id,"wall"|"polygon",[[x,y],...]].
+static void put_walls(server* s) {
+    const int n = crowd_world_obstacle_count(s->world);
+    crowd_obstacle_id* ids = malloc(sizeof *ids * (size_t)(n ? n : 1));
+    int count = 0;
+    if (!ids || crowd_world_get_obstacles(s->world, ids, n, &count) != CROWD_OK) count = 0;
+    for (int k = 0; k < count; ++k) {
+        crowd_obstacle_kind kind;
+        int np = 0;
+        crowd_obstacle_get_points(s->world, ids[k], &kind, NULL, 0, &np);
+        if (!grow((void**)&s->points, &s->points_cap, (size_t)np, sizeof *s->points) ||
+            crowd_obstacle_get_points(s->world, ids[k], &kind, s->points, np, &np) != CROWD_OK)
+            continue;
+        fprintf(s->out, "%s[%" PRIu64 ",\"%s\",[", k ? "," : "", wall_number(ids[k]),
+                kind == CROWD_OBSTACLE_POLYGON ? "polygon" : "wall");
+        for (int i = 0; i < np; ++i) {
+            fputs(i ? ",[" : "[", s->out);
+            put_float(s->out, s->points[i].x);
+            fputc(',', s->out);
+            put_float(s->out, s->points[i].y);
+            fputc(']', s->out);
+        }
+        fputs("]]", s->out);
+    }
+    free(ids);
 }
 
 static void emit_state(server* s, const char* key) {
@@ -184,6 +242,8 @@ static void emit_state(server* s, const char* key) {
         if (k) fputc(',', f);
         put_agent(f, s->ids[k], s->pos[k], s->vel[k]);
     }
+    fputs("],\"walls\":[", f);
+    put_walls(s);
     fputs("]}}\n", f);
     fflush(f);
 }
@@ -361,6 +421,84 @@ static void cmd_teleport(server* s, const cJSON* o) {
     if (st != CROWD_OK) report_error(s, st, "teleport");
 }
 
+// [[x,y],...] into s->points; false when it is not an array of pairs of numbers.
+static bool parse_points(server* s, const cJSON* v, int* count) {
+    if (!cJSON_IsArray(v)) return false;
+    const int n = cJSON_GetArraySize(v);
+    if (!grow((void**)&s->points, &s->points_cap, (size_t)(n ? n : 1), sizeof *s->points))
+        return false;
+    int k = 0;
+    for (const cJSON* e = v->child; e; e = e->next, ++k) {
+        const cJSON* x = cJSON_GetArrayItem(e, 0);
+        const cJSON* y = cJSON_GetArrayItem(e, 1);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsNumber(x) ||
+            !cJSON_IsNumber(y))
+            return false;
+        const double xy[2] = {x->valuedouble, y->valuedouble};
+        for (int a = 0; a < 2; ++a) {
+            float f = fabs(xy[a]) <= FLT_MAX ? (float)xy[a] : (xy[a] > 0 ? INFINITY : -INFINITY);
+            if (a == 0)
+                s->points[k].x = f;
+            else
+                s->points[k].y = f;
+        }
+    }
+    *count = n;
+    return true;
+}
+
+static void cmd_add_wall(server* s, const cJSON* o) {
+    double ref = 0;
+    int count = 0;
+    crowd_obstacle_kind kind = CROWD_OBSTACLE_WALL;
+    const cJSON* k = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    bool ok = num(o, "ref", &ref) && exact_int(ref) &&
+              parse_points(s, cJSON_GetObjectItemCaseSensitive(o, "points"), &count);
+    if (ok && k) {
+        ok = cJSON_IsString(k) &&
+             (!strcmp(k->valuestring, "wall") || !strcmp(k->valuestring, "polygon"));
+        if (ok && !strcmp(k->valuestring, "polygon")) kind = CROWD_OBSTACLE_POLYGON;
+    }
+    if (!ok) {
+        report_error(s, CROWD_OK, "add_wall: bad or missing field");
+        return;
+    }
+    if (!grow((void**)&s->walls_added, &s->walls_added_cap, 2 * (s->walls_added_n + 1),
+              sizeof *s->walls_added)) {
+        report_error(s, CROWD_ERR_OUT_OF_MEMORY, "add_wall");
+        return;
+    }
+    crowd_obstacle_id id;
+    crowd_status st = crowd_obstacle_add(s->world, kind, s->points, count, &id);
+    if (st != CROWD_OK) {
+        report_error(s, st, "add_wall");
+        return;
+    }
+    s->walls_added[2 * s->walls_added_n] = (int64_t)ref;
+    s->walls_added[2 * s->walls_added_n + 1] = (int64_t)wall_number(id);
+    s->walls_added_n++;
+}
+
+static void cmd_remove_wall(server* s, const cJSON* o) {
+    crowd_agent_id a;
+    if (!parse_id(o, &a)) {
+        report_error(s, CROWD_OK, "remove_wall: bad or missing field");
+        return;
+    }
+    if (!grow((void**)&s->walls_removed, &s->walls_removed_cap, s->walls_removed_n + 1,
+              sizeof *s->walls_removed)) {
+        report_error(s, CROWD_ERR_OUT_OF_MEMORY, "remove_wall");
+        return;
+    }
+    const crowd_obstacle_id id = {.index1 = a.index1, .generation = a.generation, .world = 1};
+    crowd_status st = crowd_obstacle_remove(s->world, id);
+    if (st != CROWD_OK) {
+        report_error(s, st, "remove_wall");
+        return;
+    }
+    s->walls_removed[s->walls_removed_n++] = wall_number(id);
+}
+
 static void cmd_step(server* s, const cJSON* o) {
     double n = 1;
     if (!s->opt.lockstep || !num(o, "n", &n) || !exact_int(n) || n < 0 || n > 1e6) {
@@ -384,6 +522,8 @@ static const command_keys known_keys[] = {
     {"remove", {"cmd", "id", NULL}},
     {"set_goal", {"cmd", "id", "mode", "x", "y", "slow_radius", "weight", NULL}},
     {"teleport", {"cmd", "id", "x", "y", "vx", "vy", NULL}},
+    {"add_wall", {"cmd", "ref", "kind", "points", NULL}},
+    {"remove_wall", {"cmd", "id", NULL}},
     {"step", {"cmd", "n", NULL}},
     {"dump", {"cmd", NULL}},
     {"quit", {"cmd", NULL}},
@@ -424,6 +564,10 @@ static void dispatch(server* s, const cJSON* o, const char* name) {
         cmd_set_goal(s, o);
     else if (!strcmp(name, "teleport"))
         cmd_teleport(s, o);
+    else if (!strcmp(name, "add_wall"))
+        cmd_add_wall(s, o);
+    else if (!strcmp(name, "remove_wall"))
+        cmd_remove_wall(s, o);
     else if (!strcmp(name, "step"))
         cmd_step(s, o);
     else if (!strcmp(name, "dump"))
@@ -599,6 +743,9 @@ int main(int argc, char** argv) {
     free(s.buf);
     free(s.added);
     free(s.removed);
+    free(s.walls_added);
+    free(s.walls_removed);
+    free(s.points);
     free(s.ids);
     free(s.pos);
     free(s.vel);

@@ -1,0 +1,101 @@
+// Walls at scale: the town scene (tools/scenes/town.c), solid blocks over a third of the square
+// and agents on looping waypoint paths along the streets, at density 0.25 over the whole square,
+// with its blocks (walls:1) and the same crowd without them (walls:0), per size and thread count.
+// The whole step is timed; ns/agent_<phase> splits it by phase (ns/agent_walls is the wall phase
+// when the engine has one). After every timed step, untimed, each agent's disc is measured
+// against its block: a disc that reaches into a block by more than kTolerance fails the run, and
+// max_penetration_mm reports the deepest reach of all (0 when no disc touched a block).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "crowd/crowd.h"
+#include "scenes.h"
+
+namespace {
+
+constexpr float kPitch = 20.0f;     // the town's street grid (town.c)
+constexpr float kTolerance = 1e-4f; // metres of float rounding allowed at a wall
+constexpr int kWarmupTicks = 20;    // agents leave their start spots and meet at corners
+
+// How far the disc at (x, y) reaches into the block of its street-grid cell (<= 0: it does not).
+// Every block is the square of side scene_town_block() centred in its cell; a disc narrower than
+// the street reaches at most the block of the cell it stands in or one beside it, so the nearest
+// block's centre is the nearest cell centre.
+float penetration(float x, float y, float r, float half_block, int m) {
+    const float ci = std::floor(x / kPitch), cj = std::floor(y / kPitch);
+    if (ci < (float)-m || ci >= (float)m || cj < (float)-m || cj >= (float)m) return 0.0f;
+    const float cx = (ci + 0.5f) * kPitch, cy = (cj + 0.5f) * kPitch;
+    const float dx = std::fabs(x - cx) - half_block, dy = std::fabs(y - cy) - half_block;
+    if (dx <= 0.0f && dy <= 0.0f) return r + std::min(-dx, -dy); // centre inside the block
+    const float ox = std::max(dx, 0.0f), oy = std::max(dy, 0.0f);
+    return r - std::sqrt(ox * ox + oy * oy);
+}
+
+// Deepest reach of any agent into a block, and how many agents reach deeper than kTolerance.
+void measure(crowd_world* w, int m, std::vector<crowd_agent_id>& ids, std::vector<crowd_vec2>& pos,
+             double* deepest, long* overlaps) {
+    const int n = crowd_world_agent_count(w);
+    ids.resize((size_t)n);
+    pos.resize((size_t)n);
+    int count = 0;
+    crowd_world_get_agents(w, ids.data(), pos.data(), nullptr, n, &count);
+    const float half_block = scene_town_block() * 0.5f;
+    for (int i = 0; i < count; ++i) {
+        crowd_agent_def d;
+        crowd_agent_get_def(w, ids[(size_t)i], &d);
+        const float p = penetration(pos[(size_t)i].x, pos[(size_t)i].y, d.radius, half_block, m);
+        *deepest = std::max(*deepest, (double)p);
+        if (p > kTolerance) ++*overlaps;
+    }
+}
+
+void BM_Town(benchmark::State& state) {
+    scene_def def = scene_def_default();
+    def.kind = SCENE_TOWN;
+    def.agents = (int)state.range(0);
+    def.open_town = state.range(1) == 0;
+    def.threads = (int)state.range(2);
+    crowd_world* w = nullptr;
+    if (scene_create(&def, &w) != CROWD_OK) {
+        state.SkipWithError("cannot build the town");
+        return;
+    }
+    const int m = std::max(1, (int)std::floor(scene_side(&def) * 0.5f / kPitch));
+    for (int t = 0; t < kWarmupTicks; ++t) crowd_world_step(w);
+    std::vector<crowd_agent_id> ids;
+    std::vector<crowd_vec2> pos;
+    double phase[CROWD_PHASE_COUNT] = {}, deepest = 0.0;
+    long overlaps = 0;
+    for (auto _ : state) {
+        crowd_world_step(w);
+        state.PauseTiming();
+        const crowd_profile p = crowd_world_get_profile(w);
+        for (int k = 0; k < CROWD_PHASE_COUNT; ++k) phase[k] += p.phase_ms[k];
+        if (!def.open_town) measure(w, m, ids, pos, &deepest, &overlaps);
+        state.ResumeTiming();
+    }
+    const double n = def.agents, iters = (double)state.iterations();
+    state.counters["agent_steps/s"] = benchmark::Counter(n * iters, benchmark::Counter::kIsRate);
+    state.counters["obstacles"] = crowd_world_obstacle_count(w);
+    for (int k = 0; k < CROWD_PHASE_COUNT; ++k)
+        state.counters[std::string("ns/agent_") + crowd_phase_name((crowd_phase)k)] =
+            phase[k] * 1e6 / (n * iters);
+    if (!def.open_town) {
+        state.counters["max_penetration_mm"] = std::max(deepest, 0.0) * 1e3;
+        state.counters["overlaps"] = (double)overlaps;
+        if (overlaps > 0) state.SkipWithError("an agent's disc overlapped a block");
+    }
+    crowd_world_destroy(w);
+}
+
+} // namespace
+
+BENCHMARK(BM_Town)
+    ->ArgNames({"agents", "walls", "threads"})
+    ->ArgsProduct({{10000, 100000, 1000000}, {0, 1}, {1, 2}})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
