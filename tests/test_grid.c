@@ -95,9 +95,8 @@ static void check_sort(const hashed* h, const float* x, const float* y, float ce
     cr_assert(g->min_cx == bx0 && g->min_cy == by0 && g->max_cx == bx1 && g->max_cy == by1,
               "bounding box (%d,%d)-(%d,%d), brute force (%d,%d)-(%d,%d)", g->min_cx, g->min_cy,
               g->max_cx, g->max_cy, bx0, by0, bx1, by1);
-    // Dense rows are at least 3 cells wide, so the 3x3 stencil's row ranges never overlap.
-    int64_t wide = (int64_t)bx1 - bx0 + 1;
-    if (wide < 3) wide = 3;
+    // Dense rows have an empty column on each side, so a 3x3 stencil stays inside its rows.
+    const int64_t wide = (int64_t)bx1 - bx0 + 3;
     const int64_t high = (int64_t)by1 - by0 + 1;
     const bool dense = wide * high <= (int64_t)h->bucket_capacity;
     cr_assert_eq(g->dense, dense, "layout for %lld x %lld cells, capacity %u", (long long)wide,
@@ -243,11 +242,18 @@ static void check_stencil(const hashed* h, int s, float r, visitor* v, stats* st
     uint32_t b[3], e[3];
     cs_grid_stencil(g, h->sorted_keys[s], b, e);
     st->stencil_queries++;
+    const int32_t cx = cs_cell_coord(px, g->inv_cell), cy = cs_cell_coord(py, g->inv_cell);
     for (int k = 0; k < 3; ++k) {
         cr_assert(b[k] <= e[k] && e[k] <= (uint32_t)h->n, "stencil range [%u, %u)", b[k], e[k]);
         for (uint32_t j = b[k]; j < e[k]; ++j) {
             if (v->visits[j]++ == 0) v->touched[v->ntouched++] = j;
             cr_assert_eq(v->visits[j], 1u, "slot %u enumerated twice by the stencil", j);
+            // Nothing but the nine cells: row k is cy - 1 + k, columns cx - 1 .. cx + 1.
+            const int32_t jx = cs_cell_coord(h->sx[j], g->inv_cell);
+            const int32_t jy = cs_cell_coord(h->sy[j], g->inv_cell);
+            cr_assert(jy == cy - 1 + k && jx >= cx - 1 && jx <= cx + 1,
+                      "stencil row %d of cell (%d, %d) holds an agent of cell (%d, %d)", k, cx, cy,
+                      jx, jy);
         }
     }
     for (int j = 0; j < h->n; ++j) {

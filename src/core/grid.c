@@ -16,11 +16,10 @@ static inline void chunk_of(int n, int t, int nt, int* lo, int* hi) {
 // Decides the key layout from the occupied cell bounding box.
 static void choose_layout(cs_grid* g, int64_t min_cx, int64_t min_cy, int64_t max_cx,
                           int64_t max_cy, uint32_t bucket_capacity) {
-    int64_t w = max_cx - min_cx + 1, h = max_cy - min_cy + 1;
+    // Dense rows get an empty column on each side (see cs_grid_row_base).
+    const int64_t w = max_cx - min_cx + 3, h = max_cy - min_cy + 1;
     g->min_cx = (int32_t)min_cx, g->min_cy = (int32_t)min_cy;
     g->max_cx = (int32_t)max_cx, g->max_cy = (int32_t)max_cy;
-    // Rows at least 3 cells wide: the 3x3 stencil's three row ranges then never overlap.
-    if (w < 3) w = 3;
     if (w * h <= (int64_t)bucket_capacity) {
         g->dense = true;
         g->width = (uint32_t)w;
@@ -44,7 +43,7 @@ static void compute_keys(const cs_grid* g, const float* restrict x, const float*
         const int32_t min_cx = g->min_cx, min_cy = g->min_cy;
         for (int i = lo; i < hi; ++i)
             keys[i] = (uint32_t)(cs_cell_coord(y[i], inv) - min_cy) * width +
-                      (uint32_t)(cs_cell_coord(x[i], inv) - min_cx);
+                      (uint32_t)(cs_cell_coord(x[i], inv) - min_cx) + 1u;
     } else {
         const uint32_t mask = g->mask;
         for (int i = lo; i < hi; ++i)

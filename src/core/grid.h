@@ -3,8 +3,11 @@
 // A cell (cx, cy) = floor(p / cell_size) gets a bucket key laid out row by row, so the cells
 // cx0..cx1 of one row are the contiguous keys base(cy) + cx0 .. base(cy) + cx1 and, after the
 // counting sort, one contiguous range of sorted agents. Two layouts:
-//  - dense: when the agents' cell bounding box has at most `bucket_capacity` cells, base(cy) =
-//    (cy - min_cy) * width, keys are collision-free and rows never overlap;
+//  - dense: when the agents' cell bounding box, widened by one empty column on each side, has at
+//    most `bucket_capacity` cells, base(cy) = (cy - min_cy) * width - min_cx + 1 with width =
+//    max_cx - min_cx + 3; keys are collision-free and rows never overlap. The empty columns keep
+//    the 3x3 stencil of any occupied cell inside its three rows: its ranges hold exactly the agents
+//    of those nine cells, whatever the bounding box is (see cs_grid_stencil);
 //  - sparse: otherwise (agents far apart), base(cy) = mix(cy) and keys wrap modulo a power of two.
 //    Rows may then share keys, so a query accepts a candidate only while visiting its own row:
 //    every agent is visited at most once and the exact distance tests reject the rest.
@@ -49,7 +52,7 @@ static inline uint32_t cs_mix32(uint32_t x) {
 }
 
 static inline uint32_t cs_grid_row_base(const cs_grid* g, int32_t cy) {
-    if (g->dense) return (uint32_t)(cy - g->min_cy) * g->width - (uint32_t)g->min_cx;
+    if (g->dense) return (uint32_t)(cy - g->min_cy) * g->width - (uint32_t)g->min_cx + 1u;
     return cs_mix32((uint32_t)cy);
 }
 
@@ -58,25 +61,35 @@ static inline uint32_t cs_grid_key(const cs_grid* g, int32_t cx, int32_t cy) {
     return g->dense ? k : (k & g->mask);
 }
 
-// A query box in cell coordinates, already clipped to the occupied bounding box.
+// A box of cells, corners included.
 typedef struct cs_cell_box {
     int32_t cx0, cy0, cx1, cy1;
 } cs_cell_box;
 
-// Returns false when the box misses every occupied cell. The box covers exactly the cells its
-// corners fall in: a cone's box then walks about a third fewer candidates than one padded to a
-// fixed span. A NaN corner clamps to the lowest cell, so a NaN query finds nothing, which its
-// exact tests would have rejected anyway.
+// The cells that (x0, y0)-(x1, y1) touches: exactly the cells its corners fall in (a cone's box
+// then walks about a third fewer candidates than one padded to a fixed span). A NaN corner clamps
+// to the lowest cell, so a NaN query finds nothing, which its exact tests would have rejected
+// anyway.
+static inline cs_cell_box cs_grid_cells(const cs_grid* g, float x0, float y0, float x1, float y1) {
+    return (cs_cell_box){cs_cell_coord(x0, g->inv_cell), cs_cell_coord(y0, g->inv_cell),
+                         cs_cell_coord(x1, g->inv_cell), cs_cell_coord(y1, g->inv_cell)};
+}
+
+// Clips a box of cells to the occupied bounding box (which drops only empty cells); returns false
+// when nothing is left.
+static inline bool cs_grid_clip(const cs_grid* g, cs_cell_box* box) {
+    if (box->cx0 < g->min_cx) box->cx0 = g->min_cx;
+    if (box->cy0 < g->min_cy) box->cy0 = g->min_cy;
+    if (box->cx1 > g->max_cx) box->cx1 = g->max_cx;
+    if (box->cy1 > g->max_cy) box->cy1 = g->max_cy;
+    return box->cx0 <= box->cx1 && box->cy0 <= box->cy1;
+}
+
+// cs_grid_cells, clipped; false when the box misses every occupied cell.
 static inline bool cs_grid_box(const cs_grid* g, float x0, float y0, float x1, float y1,
                                cs_cell_box* box) {
-    int32_t cx0 = cs_cell_coord(x0, g->inv_cell), cx1 = cs_cell_coord(x1, g->inv_cell);
-    int32_t cy0 = cs_cell_coord(y0, g->inv_cell), cy1 = cs_cell_coord(y1, g->inv_cell);
-    if (cx0 < g->min_cx) cx0 = g->min_cx;
-    if (cy0 < g->min_cy) cy0 = g->min_cy;
-    if (cx1 > g->max_cx) cx1 = g->max_cx;
-    if (cy1 > g->max_cy) cy1 = g->max_cy;
-    box->cx0 = cx0, box->cy0 = cy0, box->cx1 = cx1, box->cy1 = cy1;
-    return cx0 <= cx1 && cy0 <= cy1;
+    *box = cs_grid_cells(g, x0, y0, x1, y1);
+    return cs_grid_clip(g, box);
 }
 
 // The sorted-slot ranges of row cy, columns box->cx0..cx1: one range, or two where a sparse row
@@ -109,11 +122,11 @@ static inline int cs_grid_row_ranges(const cs_grid* g, const cs_cell_box* box, i
     return 2;
 }
 
-// The 3x3 stencil around the cell with dense key `key`: the sorted-slot ranges of its three rows
-// (the row's own cell and its left and right neighbors; rows past the table's ends are empty).
-// Covers every agent within one cell edge of any point of the cell. Rows are at least 3 cells
-// wide, so the three key ranges never overlap; a range that runs past a row's end reaches into
-// the next row's first cell, whose agents the exact distance test rejects.
+// The 3x3 stencil around the occupied cell with dense key `key`: the sorted-slot ranges of its
+// three rows (the row's own cell and its left and right neighbors; rows past the table's ends are
+// empty). Covers every agent within one cell edge of any point of the cell. The empty columns at
+// both ends of every row keep each range inside its row, so the ranges hold the agents of exactly
+// these nine cells: the same candidates, in the same order, as the box walk over the same cells.
 static inline void cs_grid_stencil(const cs_grid* g, uint32_t key, uint32_t begin[3],
                                    uint32_t end[3]) {
     const int64_t last = (int64_t)g->buckets - 1;

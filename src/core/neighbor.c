@@ -7,6 +7,15 @@
 // sorted agents, walked in fixed CS_LANES-wide chunks with branch-free masks; the padding after
 // the last agent lets a chunk read past the end of its range. Sums are carried per lane and reduced
 // in one fixed order, so results do not depend on the ISA, the vector width or the thread count.
+//
+// A lane's candidates are those at its positions in the row's sequence of candidates: the agents
+// of the row's cells of the box, cell by cell, each cell in agent-index order (the sort phase's
+// order). That sequence depends on the agents near the query alone, not on the grid layout, the
+// occupied bounding box or where the row starts in the arrays, so an agent's sums come out the
+// same, to the bit, whatever other agents the world holds elsewhere. A dense row range is that
+// sequence; a sparse row's own agents are gathered out of its ranges first (visit_sparse_row). Two
+// fallbacks of the sparse layout for huge query boxes keep table order instead: a row wider than
+// the table, and a box with more rows than there are agents (one walk over all agents).
 #include <math.h>
 #include <string.h>
 
@@ -68,7 +77,7 @@ static inline float min_lanes(const float* a) {
 static inline __attribute__((always_inline)) void
 sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
           float py, float r, float inv_r, float* restrict ax, float* restrict ay,
-          float* restrict an, bool sparse, int32_t cy, float inv_cell) {
+          float* restrict an) {
     for (uint32_t j = b; j < end; j += CS_LANES) {
         // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
         // contiguous and loads them one by one.
@@ -78,8 +87,7 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
         for (int l = 0; l < CS_LANES; ++l) {
             const float dx = px - xc[l], dy = py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
-            bool in = (l < live) & (d > 0.01f) & (d < r);
-            if (sparse) in &= cs_cell_coord(yc[l], inv_cell) == cy;
+            const bool in = (l < live) & (d > 0.01f) & (d < r);
             const float q = 1.0f / (in ? d : 1.0f) - inv_r;
             ax[l] += in ? dx * q : 0.0f;
             ay[l] += in ? dy * q : 0.0f;
@@ -89,31 +97,28 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 }
 
 // Everything: separation, separation within the agent's group (none unless `grp`), and the
-// forward cone. The group sums stay unconditional: a branch around them, even on a constant,
-// keeps gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate
-// behind a wall counts for nothing: each one that would count is tested against q->sight, one
-// lane at a time; without it that test is compiled out. With `file` the cone is the file query's
-// (CS_NB_FILE) instead of the forward cone.
-static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w, const query* q,
-                                                            sums* acc, uint32_t b, uint32_t e,
-                                                            int32_t cy, bool sparse, bool grp,
-                                                            bool los, bool file) {
-    const float* restrict xs = w->cur.px;
-    const float* restrict ys = w->cur.py;
-    const uint32_t* restrict groups = w->cur.group;
-    const float inv_cell = w->grid.inv_cell;
+// forward cone, over candidates [b, e) of xs / ys / groups; `self` is the agent's own position in
+// them (or -1). The group sums stay unconditional: a branch around them, even on a constant, keeps
+// gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate behind a
+// wall counts for nothing: each one that would count is tested against q->sight, one lane at a
+// time; without it that test is compiled out. With `file` the cone is the file query's
+// (CS_NB_FILE) instead of the forward cone; `slots` gives the sorted slot of each candidate (NULL:
+// the candidates are the sorted slots themselves).
+static inline __attribute__((always_inline)) void
+chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
+          const uint32_t* restrict slots, const query* q, sums* acc, uint32_t b, uint32_t e,
+          int64_t self, bool grp, bool los, bool file) {
     const float r = q->sep_r, inv_r = q->inv_r;
     for (uint32_t j = b; j < e; j += CS_LANES) {
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
         const uint32_t* restrict gc = groups + j;
         const int live = (int)(e - j);
-        const int self = (int)q->self - (int)j; // lane of the agent itself, if in this chunk
+        const int64_t self_lane = self - (int64_t)j; // lane of the agent itself, if in this chunk
         for (int l = 0; l < CS_LANES; ++l) {
             const float dx = q->px - xc[l], dy = q->py - yc[l];
             const float d = sqrtf(dx * dx + dy * dy);
-            bool valid = l < live;
-            if (sparse) valid &= cs_cell_coord(yc[l], inv_cell) == cy;
+            const bool valid = l < live;
             bool near = valid & (d > 0.01f) & (d < r);
             // The cone uses offset = other - agent, the opposite sign of dx, dy.
             const float along = -dx * q->hx + -dy * q->hy;
@@ -123,11 +128,11 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
             // off the line) and strictly closer to the target, so that "the one ahead" never forms
             // a loop.
             const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
-            bool in_cone = file ? valid & q->cone & (l != self) & (along > 0.0f) &
+            bool in_cone = file ? valid & q->cone & (l != self_lane) & (along > 0.0f) &
                                       (along <= q->cone_l) &
                                       ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) &
                                       (ex * ex + ey * ey < q->gd2)
-                                : valid & q->cone & (l != self) & (along >= 0.0f) &
+                                : valid & q->cone & (l != self_lane) & (along >= 0.0f) &
                                       (along <= q->cone_l) & (lat2 <= q->cone_w2);
             if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
                 near = in_cone = false;
@@ -152,77 +157,102 @@ static inline __attribute__((always_inline)) void chunk_all(const crowd_world* w
                     ((along == acc->along[l]) &
                      ((ox < acc->ox[l]) | ((ox == acc->ox[l]) & (oy < acc->oy[l]))));
                 const bool take = in_cone & better;
+                const uint32_t slot = slots ? slots[j + (uint32_t)l] : j + (uint32_t)l;
                 acc->along[l] = take ? along : acc->along[l];
                 acc->ox[l] = take ? ox : acc->ox[l];
                 acc->oy[l] = take ? oy : acc->oy[l];
-                acc->os[l] = take ? j + (uint32_t)l : acc->os[l];
+                acc->os[l] = take ? slot : acc->os[l];
             }
         }
     }
 }
 
-// The rows of a query box. A sparse box with more rows than there are agents (a huge radius over
-// agents spread across the plane) costs less as one walk over all agents: without the row filter
-// each agent is visited exactly once, and the exact tests decide as always.
-typedef struct box_walk {
-    cs_cell_box box;
-    int32_t cy_end; // last row to visit
-    bool whole;     // one range [0, n) instead of the rows
-} box_walk;
-
-static inline __attribute__((always_inline)) bool walk_begin(const cs_grid* g, float x0, float y0,
-                                                             float x1, float y1, uint32_t n,
-                                                             bool sparse, box_walk* bw) {
-    if (!cs_grid_box(g, x0, y0, x1, y1, &bw->box)) return false;
-    bw->whole = sparse && (int64_t)bw->box.cy1 - bw->box.cy0 >= (int64_t)n;
-    bw->cy_end = bw->whole ? bw->box.cy0 : bw->box.cy1;
-    return true;
-}
-
-// Ranges [b[k], e[k]) of row cy; returns their count.
-static inline __attribute__((always_inline)) int walk_row(const cs_grid* g, const box_walk* bw,
-                                                          int32_t cy, uint32_t n, uint32_t b[2],
-                                                          uint32_t e[2]) {
-    if (bw->whole) {
-        b[0] = 0, e[0] = n;
-        return 1;
-    }
-    return cs_grid_row_ranges(g, &bw->box, cy, b, e);
-}
-
 // One range of candidates: chunk_all (with group sums when `grp`, line of sight when `los`) when
-// `general`, else the separation loop. `rows` filters the candidates by row cy.
-static inline __attribute__((always_inline)) void visit_range(const crowd_world* w, const query* q,
-                                                              sums* acc, uint32_t b, uint32_t e,
-                                                              int32_t cy, bool rows, bool general,
-                                                              bool grp, bool los, bool file) {
+// `general`, else the separation loop.
+static inline __attribute__((always_inline)) void
+visit_range(const float* xs, const float* ys, const uint32_t* groups, const uint32_t* slots,
+            const query* q, sums* acc, uint32_t b, uint32_t e, int64_t self, bool general, bool grp,
+            bool los, bool file) {
     if (general)
-        chunk_all(w, q, acc, b, e, cy, rows, grp, los, file);
+        chunk_all(xs, ys, groups, slots, q, acc, b, e, self, grp, los, file);
     else
-        sep_range(w->cur.px, w->cur.py, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
-                  acc->sn, rows, cy, w->grid.inv_cell);
+        sep_range(xs, ys, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy, acc->sn);
 }
 
-// Visits every row of the box; returns the candidates examined. Every flag reaches the loops as a
-// constant (a runtime flag inside a lane loop keeps gcc from vectorizing it).
-static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
-                                                            sums* acc, float x0, float y0, float x1,
-                                                            float y1, bool general, bool grp,
-                                                            bool sparse, bool los, bool file) {
-    const uint32_t n = (uint32_t)w->count;
-    box_walk bw;
-    if (!walk_begin(&w->grid, x0, y0, x1, y1, n, sparse, &bw)) return 0;
-    uint64_t candidates = 0;
-    for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
-        uint32_t b[2], e[2];
-        const int ranges = walk_row(&w->grid, &bw, cy, n, b, e);
-        for (int k = 0; k < ranges; ++k) {
-            candidates += e[k] - b[k];
-            if (bw.whole) // only when sparse
-                visit_range(w, q, acc, b[k], e[k], cy, false, general, grp, los, file);
-            else
-                visit_range(w, q, acc, b[k], e[k], cy, sparse, general, grp, los, file);
+// A sparse row's own candidates are gathered in blocks of this many (a multiple of CS_LANES, so a
+// candidate keeps its lane across blocks).
+#define CS_ROW_BLOCK 64
+
+typedef struct row_block {
+    float x[CS_ROW_BLOCK + CS_PAD], y[CS_ROW_BLOCK + CS_PAD];
+    uint32_t group[CS_ROW_BLOCK + CS_PAD], slot[CS_ROW_BLOCK + CS_PAD];
+} row_block;
+
+static inline __attribute__((always_inline)) void flush_block(row_block* blk, uint32_t m,
+                                                              int64_t self, const query* q,
+                                                              sums* acc, bool general, bool grp,
+                                                              bool los, bool file) {
+    for (int l = 0; l < CS_LANES; ++l)
+        blk->x[m + l] = blk->y[m + l] = 0.0f, blk->group[m + l] = blk->slot[m + l] = 0;
+    visit_range(blk->x, blk->y, blk->group, blk->slot, q, acc, 0, m, self, general, grp, los, file);
+}
+
+// Row cy of a sparse layout: its ranges also hold agents of rows (and, in a row wider than the
+// table, of columns) that share its keys. The agents of the box's cells of this row are gathered
+// in the order the ranges hold them, which is cell by cell (keys rise with cx) and, within a cell,
+// agent-index order: the sequence a dense walk sees, lane for lane.
+static inline __attribute__((always_inline)) void
+visit_sparse_row(const crowd_world* w, const query* q, sums* acc, const cs_cell_box* box,
+                 int32_t cy, const uint32_t b[2], const uint32_t e[2], int ranges, bool general,
+                 bool grp, bool los, bool file) {
+    const cs_columns* c = &w->cur;
+    const float inv_cell = w->grid.inv_cell;
+    row_block blk;
+    uint32_t m = 0;
+    int64_t self = -1;
+    for (int k = 0; k < ranges; ++k)
+        for (uint32_t j = b[k]; j < e[k]; ++j) {
+            const float x = c->px[j], y = c->py[j];
+            const int32_t cx = cs_cell_coord(x, inv_cell);
+            if (cs_cell_coord(y, inv_cell) != cy || cx < box->cx0 || cx > box->cx1) continue;
+            if (j == q->self) self = m;
+            blk.x[m] = x, blk.y[m] = y, blk.group[m] = c->group[j], blk.slot[m] = j;
+            if (++m == CS_ROW_BLOCK) {
+                flush_block(&blk, m, self, q, acc, general, grp, los, file);
+                m = 0, self = -1;
+            }
         }
+    if (m) flush_block(&blk, m, self, q, acc, general, grp, los, file);
+}
+
+// Visits every row of the cell box (clipped to the occupied cells); returns the candidates
+// examined. Every flag reaches the loops as a constant (a runtime flag inside a lane loop keeps gcc
+// from vectorizing it). A sparse box with more rows than there are agents (a huge radius over
+// agents spread across the plane) costs less as one walk over all agents: each agent is visited
+// exactly once, and the exact tests decide as always.
+static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w, const query* q,
+                                                            sums* acc, cs_cell_box box,
+                                                            bool general, bool grp, bool sparse,
+                                                            bool los, bool file) {
+    const cs_grid* g = &w->grid;
+    const cs_columns* c = &w->cur;
+    const uint32_t n = (uint32_t)w->count;
+    if (!cs_grid_clip(g, &box)) return 0;
+    if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
+        visit_range(c->px, c->py, c->group, NULL, q, acc, 0, n, q->self, general, grp, los, file);
+        return n;
+    }
+    uint64_t candidates = 0;
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+        uint32_t b[2], e[2];
+        const int ranges = cs_grid_row_ranges(g, &box, cy, b, e);
+        for (int k = 0; k < ranges; ++k) candidates += e[k] - b[k];
+        if (sparse)
+            visit_sparse_row(w, q, acc, &box, cy, b, e, ranges, general, grp, los, file);
+        else
+            for (int k = 0; k < ranges; ++k)
+                visit_range(c->px, c->py, c->group, NULL, q, acc, b[k], e[k], q->self, general, grp,
+                            los, file);
     }
     return candidates;
 }
@@ -366,6 +396,7 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     }
     const float m = margin(q.px, q.py, reach);
     x0 -= m, y0 -= m, x1 += m, y1 += m;
+    const cs_cell_box box = cs_grid_cells(&w->grid, x0, y0, x1, y1);
 
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) {
@@ -391,12 +422,11 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     q.sight = &sight;
     // (An agent in a group and in a file gets the group's instance, where the file query finds no
     // one ahead.)
-    uint64_t cand =
-        los      ? visit(w, &q, &acc, x0, y0, x1, y1, true, q.grp, sparse, true, q.file && !q.grp)
-        : q.grp  ? visit(w, &q, &acc, x0, y0, x1, y1, true, true, sparse, false, false)
-        : q.file ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false, true)
-        : q.cone ? visit(w, &q, &acc, x0, y0, x1, y1, true, false, sparse, false, false)
-                 : visit(w, &q, &acc, x0, y0, x1, y1, false, false, sparse, false, false);
+    uint64_t cand = los      ? visit(w, &q, &acc, box, true, q.grp, sparse, true, q.file && !q.grp)
+                    : q.grp  ? visit(w, &q, &acc, box, true, true, sparse, false, false)
+                    : q.file ? visit(w, &q, &acc, box, true, false, sparse, false, true)
+                    : q.cone ? visit(w, &q, &acc, box, true, false, sparse, false, false)
+                             : visit(w, &q, &acc, box, false, false, sparse, false, false);
 
     const float ms = c->max_speed[s];
     // CS_FLAG_SEP_PUSH: separation (the agent's own and its group's) without the spec's velocity
@@ -448,47 +478,78 @@ static __attribute__((noinline)) uint64_t agent_neighbors_sparse(crowd_world* w,
     return agent_neighbors(w, nb, s, true);
 }
 
-// Separation-only agent: the hot path of a plain crowd, with every accumulator a local the
-// compiler keeps in vector registers. When the separation disc fits in the agent's own cell and
-// its eight neighbors (the usual case: radius 1.2, cell 2.5) and the layout is dense, the rows
-// come straight from the agent's sorted key: three ranges, no cell arithmetic. Otherwise the
-// query box decides.
+// The cells a separation disc of radius r (and margin m) at p covers: the 3x3 cells around p's
+// when it fits in them (the usual case: radius 1.2, cell 2.5), else the disc's box. Both layouts
+// walk these same cells.
+static inline bool sep_fits_stencil(float r, float m, float inv_cell) {
+    return (r + m) * inv_cell <= 1.0f;
+}
+
+static inline cs_cell_box sep_cells(const cs_grid* g, float px, float py, float r, float m) {
+    if (sep_fits_stencil(r, m, g->inv_cell)) {
+        const int32_t cx = cs_cell_coord(px, g->inv_cell), cy = cs_cell_coord(py, g->inv_cell);
+        return (cs_cell_box){cx - 1, cy - 1, cx + 1, cy + 1};
+    }
+    return cs_grid_cells(g, px - r - m, py - r - m, px + r + m, py + r + m);
+}
+
+// Without `drag` (CS_FLAG_SEP_PUSH) the separation has no velocity term
+// (crowd_steer_separation_push).
+static inline void sep_force(float ms, float weight, bool drag, float vx, float vy, const float* ax,
+                             const float* ay, const float* an, float* out_x, float* out_y) {
+    const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
+    *out_x = (drag ? ms * sx - sn * vx : ms * sx) * weight;
+    *out_y = (drag ? ms * sy - sn * vy : ms * sy) * weight;
+}
+
+// Separation-only agent in the dense layout: the hot path of a plain crowd, with every accumulator
+// a local the compiler keeps in vector registers. When the disc fits in the 3x3 cells, their rows
+// come straight from the agent's sorted key: three ranges, no cell arithmetic.
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
-         bool drag, float* restrict out_x, float* restrict out_y, uint32_t n, bool sparse) {
+         bool drag, float* restrict out_x, float* restrict out_y) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
     uint64_t candidates = 0;
-    if (!sparse && (r + m) * inv_cell <= 1.0f) {
+    if (sep_fits_stencil(r, m, inv_cell)) {
         uint32_t b[3], e[3];
         cs_grid_stencil(g, key, b, e);
         for (int k = 0; k < 3; ++k) {
             candidates += e[k] - b[k];
-            sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, 0, inv_cell);
+            sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an);
         }
     } else {
-        box_walk bw;
-        if (walk_begin(g, px - r - m, py - r - m, px + r + m, py + r + m, n, sparse, &bw)) {
-            for (int32_t cy = bw.box.cy0; cy <= bw.cy_end; ++cy) {
+        cs_cell_box box = sep_cells(g, px, py, r, m);
+        if (cs_grid_clip(g, &box))
+            for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
                 uint32_t b[2], e[2];
-                const int ranges = walk_row(g, &bw, cy, n, b, e);
-                for (int k = 0; k < ranges; ++k) {
-                    candidates += e[k] - b[k];
-                    if (bw.whole) // only when sparse
-                        sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, false, cy,
-                                  inv_cell);
-                    else
-                        sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an, sparse, cy,
-                                  inv_cell);
-                }
+                cs_grid_row_ranges(g, &box, cy, b, e); // one range: dense
+                candidates += e[0] - b[0];
+                sep_range(xs, ys, b[0], e[0], px, py, r, inv_r, ax, ay, an);
             }
-        }
     }
-    const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
-    *out_x = (drag ? ms * sx - sn * vx : ms * sx) * weight;
-    *out_y = (drag ? ms * sy - sn * vy : ms * sy) * weight;
+    sep_force(ms, weight, drag, vx, vy, ax, ay, an, out_x, out_y);
+    return candidates;
+}
+
+// Separation-only agent in the sparse layout: the same cells through visit().
+static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s) {
+    const cs_columns* c = &w->cur;
+    const float r = c->sep_radius[s];
+    const query q = {.px = c->px[s],
+                     .py = c->py[s],
+                     .sep_r = r,
+                     .inv_r = 1.0f / r,
+                     .self = (uint32_t)s,
+                     .sep = true};
+    sums acc;
+    for (int l = 0; l < CS_LANES; ++l) acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
+    const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, margin(q.px, q.py, r));
+    const uint64_t candidates = visit(w, &q, &acc, box, false, false, true, false, false);
+    sep_force(c->max_speed[s], c->sep_weight[s], !(c->flags[s] & CS_FLAG_SEP_PUSH), c->vx[s],
+              c->vy[s], acc.sx, acc.sy, acc.sn, &w->force_x[s], &w->force_y[s]);
     return candidates;
 }
 
@@ -563,10 +624,12 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
                 sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;
         }
-        candidates +=
-            sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                     c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), &fx[s], &fy[s],
-                     (uint32_t)w->count, sparse);
+        if (sparse)
+            candidates += sep_only_sparse(w, s);
+        else
+            candidates += sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
+                                   c.sep_radius[s], c.max_speed[s], weight,
+                                   !(c.flags[s] & CS_FLAG_SEP_PUSH), &fx[s], &fy[s]);
     }
     return candidates;
 }

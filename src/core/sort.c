@@ -19,11 +19,136 @@ static uint32_t* sort_order(crowd_world* w) {
     return (uint32_t*)(void*)w->force_y;
 }
 
+// Puts the agents of each cell in agent-index order: the counting sort keeps them in the order of
+// the slots before the sort, which is history (what moved where last tick), while agent indices are
+// the same whatever the history, the thread count or, in a world split across processes, which
+// other agents a process holds. The neighbor sums then see every cell's agents in one order.
+//
+// A cell's agents that were together last tick come in index order already; only those that
+// entered it are out of place, a few per tick. Each is found by a branch-free scan and inserted
+// back. A cell that gets many (agents put down together by the caller) is heap-sorted instead, so
+// no input costs more than n log n.
+
+// Agent indices of the slots are in `ids` (a copy the sort permutes along with `order`).
+typedef struct cell_order {
+    const uint32_t* skey;
+    uint32_t *order, *ids;
+} cell_order;
+
+// First slot of the cell of slot j (sorted keys rise: gallop back, then bisect).
+static int cell_begin(const uint32_t* skey, int j) {
+    const uint32_t key = skey[j];
+    int lo = j, step = 1;
+    while (lo > 0 && skey[lo - 1] == key) {
+        const int next = lo - step;
+        if (next <= 0 || skey[next - 1] != key) break;
+        lo = next;
+        step *= 2;
+    }
+    int a = lo - step < 0 ? 0 : lo - step, b = lo; // skey[b] == key; find the first such slot
+    while (a < b) {
+        const int m = a + (b - a) / 2;
+        if (skey[m] == key)
+            b = m;
+        else
+            a = m + 1;
+    }
+    return b;
+}
+
+static void sift(cell_order* c, int base, int root, int n) {
+    uint32_t* ids = c->ids + base;
+    uint32_t* order = c->order + base;
+    for (;;) {
+        int child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && ids[child + 1] > ids[child]) child++;
+        if (ids[root] >= ids[child]) return;
+        const uint32_t ti = ids[root], to = order[root];
+        ids[root] = ids[child], order[root] = order[child];
+        ids[child] = ti, order[child] = to;
+        root = child;
+    }
+}
+
+static void heap_sort_cell(cell_order* c, int b, int e) {
+    const int n = e - b;
+    for (int i = n / 2 - 1; i >= 0; --i) sift(c, b, i, n);
+    for (int end = n - 1; end > 0; --end) {
+        const uint32_t ti = c->ids[b], to = c->order[b];
+        c->ids[b] = c->ids[b + end], c->order[b] = c->order[b + end];
+        c->ids[b + end] = ti, c->order[b + end] = to;
+        sift(c, b, 0, end);
+    }
+}
+
+// Moves slot j, out of place, back among the slots before it in its cell (which are in order).
+static void insert_back(cell_order* c, int j) {
+    const uint32_t k = c->ids[j], o = c->order[j], key = c->skey[j];
+    int i = j;
+    for (; i > 0 && c->skey[i - 1] == key && c->ids[i - 1] > k; --i)
+        c->ids[i] = c->ids[i - 1], c->order[i] = c->order[i - 1];
+    c->ids[i] = k, c->order[i] = o;
+}
+
+// Insertions into one cell before it is heap-sorted instead.
+#define CS_CELL_INSERTS 16
+
+// Out of place: slot j shares its cell with slot j - 1 and comes before it in index order.
+static inline uint64_t out_of_place(const uint32_t* skey, const uint32_t* ids, int j) {
+    return (uint64_t)(skey[j] == skey[j - 1]) & (uint64_t)(ids[j] < ids[j - 1]);
+}
+
+// Thread t orders the cells that start in its slots [lo, hi), reading on past hi to their end.
+static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict id,
+                        uint32_t* restrict order, uint32_t* restrict ids, int n, int lo, int hi) {
+    if (lo >= hi) return;
+    int s = lo;
+    while (s > 0 && s < hi && skey[s] == skey[s - 1]) ++s; // a cell that straddles lo is t - 1's
+    int e = hi;
+    while (e < n && skey[e] == skey[e - 1]) ++e;
+    if (s >= e) return;
+    // The agent indices of the slots first, in a loop of its own: a gather that vectorizes.
+    for (int j = s; j < e; ++j) ids[j] = id[order[j]];
+    cell_order c = {skey, order, ids};
+    uint32_t last_key = 0;
+    int inserts = 0;
+    // 64 slots at a time, tested without branches into a bit mask: per slot, the cell test is a
+    // coin toss (half the slots share their cell with the one before), too costly as a branch.
+    for (int blk = s + 1; blk < e; blk += 64) {
+        const int len = e - blk < 64 ? e - blk : 64;
+        uint64_t bad = 0;
+        for (int l = 0; l < len; ++l) bad |= out_of_place(skey, ids, blk + l) << l;
+        while (bad) {
+            const int l = __builtin_ctzll(bad), j = blk + l;
+            bad &= bad - 1;
+            inserts = skey[j] == last_key ? inserts + 1 : 1;
+            last_key = skey[j];
+            if (inserts <= CS_CELL_INSERTS) {
+                insert_back(&c, j);
+                // Slot j now holds the cell's largest index so far: j + 1 may have become out of
+                // place (slots after it are unchanged).
+                if (l + 1 < len) bad |= out_of_place(skey, ids, j + 1) << (l + 1);
+                continue;
+            }
+            const int b = cell_begin(skey, j);
+            int end = j + 1;
+            while (end < e && skey[end] == skey[j]) ++end;
+            heap_sort_cell(&c, b, end);
+            // The rest of the cell is in order now; the slots after it are unchanged.
+            const int past = end - blk;
+            bad = past >= 64 ? 0 : bad & ~((UINT64_C(1) << past) - 1);
+        }
+    }
+}
+
 static void gather_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const uint32_t* order = sort_order(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    order_cells(w->skey, w->cur.id, sort_order(w), sort_keys(w), w->count, lo, hi);
+    cs_team_barrier(nt);
     for (int c = 0; c < CS_KIN_COUNT; ++c)
         gather_range(w->alt.col[c], w->cur.col[c], order, lo, hi);
     void* dst = w->spare;
