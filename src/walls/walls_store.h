@@ -149,6 +149,14 @@ static inline uint32_t cs_walls_point_slot(const cs_walls* g, float x, float y) 
     return cs_walls_slot(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
 }
 
+// Fetches ahead what cs_walls_slot(g, cx, cy) reads first: the occupied bit and the home slot.
+static inline void cs_walls_prefetch_slot(const cs_walls* g, int32_t cx, int32_t cy) {
+    if (g->table_cap == 0) return;
+    const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
+    __builtin_prefetch(&g->occupied[h >> 6]);
+    __builtin_prefetch(&g->cells[h]);
+}
+
 static inline float cs_walls_clearance(const cs_walls* g, float x, float y, uint32_t h) {
     const float reach = cs_walls_reach(g, x, y);
     if (h == UINT32_MAX) return reach;

@@ -28,9 +28,26 @@ typedef struct probe {
     cs_wall_seg seg;
 } probe;
 
+// fmin / fmax are library calls without -ffinite-math-only; every operand here is finite.
+static inline double lo2(double a, double b) {
+    return a < b ? a : b;
+}
+static inline double hi2(double a, double b) {
+    return a > b ? a : b;
+}
+
+// Segments whose bounding box lies farther from the probe's than the nearest so far are skipped:
+// the boxes' gap is a lower bound of the distance, and the relative margin covers its rounding,
+// so a skipped segment could neither be nearer nor tie.
 static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
     probe* p = ctx;
+    const double x0 = lo2(p->px, p->qx), x1 = hi2(p->px, p->qx);
+    const double y0 = lo2(p->py, p->qy), y1 = hi2(p->py, p->qy);
     for (uint32_t i = 0; i < n; ++i) {
+        const cs_wall_seg* s = &list[i];
+        const double gx = hi2(0.0, hi2(lo2(s->ax, s->bx) - x1, x0 - hi2(s->ax, s->bx)));
+        const double gy = hi2(0.0, hi2(lo2(s->ay, s->by) - y1, y0 - hi2(s->ay, s->by)));
+        if (gx * gx + gy * gy > p->best * (1.0 + 1e-6)) continue;
         double ux, uy, wx, wy;
         const double d = cs_segseg_dist2(p->px, p->py, p->qx, p->qy, &list[i], &ux, &uy, &wx, &wy);
         if (d < p->best || (d == p->best && list[i].id < p->id)) {
@@ -66,7 +83,10 @@ static void force_range(crowd_world* w, int lo, int hi) {
         const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
 
         const double r = w->radius[idx];
-        probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = INFINITY, .id = UINT32_MAX};
+        // Only a segment nearer than 2 r pushes: starting from that bound rather than infinity
+        // gives the same nearest one when there is one (a tie at the bound keeps best at 4 r r,
+        // which pushes nothing either way) and lets nearest() skip the far segments.
+        probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
         if (reach <= cs_walls_reach(g, x, y)) {
             const cs_wall_cell* cell = &g->cells[w->wall_slot[s]];
             nearest(&p, g->segs + cell->start, cell->count);
