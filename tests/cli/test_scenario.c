@@ -919,8 +919,8 @@ Test(build, obstacle_and_grid_slot_errors_name_their_position) {
     int line, col;
     cr_assert_not(scenario_build(&sc, &o, &b, err, sizeof err));
     position_of(bow, "{\"kind\"", 0, &line, &col);
-    snprintf(want, sizeof want, "b.json:%d:%d: obstacles[0]: cannot add the polygon: %s", line,
-             col, crowd_status_string(CROWD_ERR_OBSTACLE_SELF_INTERSECTING));
+    snprintf(want, sizeof want, "b.json:%d:%d: obstacles[0]: cannot add the polygon: %s", line, col,
+             crowd_status_string(CROWD_ERR_OBSTACLE_SELF_INTERSECTING));
     cr_assert_str_eq(err, want);
     cr_assert_null(b.world);
     scenario_free(&sc);
