@@ -194,4 +194,27 @@ void cs_pass_clearance(crowd_world* w); // with obstacles: wall_clear and wall_s
 void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
 
+// A neighbor query's subscribers (core/behavior.h), resolved for one pass: agents with `flag`
+// (0: nobody) read their inputs from and write their outputs to float fields of their records of
+// one kind. The neighbor pass and its capped form both resolve through this.
+typedef struct cs_nb_use {
+    uint32_t flag;
+    const cs_pool* pool;
+    const int32_t* rec_of;
+    uint16_t in[4], out[2];
+} cs_nb_use;
+
+static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query query) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
+        if (u->flag)
+            return (cs_nb_use){u->flag,
+                               &w->pools[u->kind],
+                               w->rec_of[u->kind],
+                               {u->in[0], u->in[1], u->in[2], u->in[3]},
+                               {u->out[0], u->out[1]}};
+    }
+    return (cs_nb_use){0};
+}
+
 #endif

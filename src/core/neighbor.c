@@ -272,33 +272,12 @@ static inline float margin(float px, float py, float reach) {
     return (fabsf(px) + fabsf(py) + reach) * 1e-6f + 1e-6f;
 }
 
-// A query's subscription, resolved for one pass.
-typedef struct nb_use {
-    uint32_t flag; // 0: nobody
-    const cs_pool* pool;
-    const int32_t* rec_of;
-    uint16_t in[4], out[2];
-} nb_use;
-
 typedef struct nb_subs {
-    nb_use cone, group, file;
+    cs_nb_use cone, group, file;
     uint32_t flags; // agents with any of these take the general path
 } nb_subs;
 
-static nb_use resolve(const crowd_world* w, cs_neighbor_query query) {
-    for (int b = 0; b < CS_BEH_COUNT; ++b) {
-        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
-        if (!u->flag) continue;
-        return (nb_use){u->flag,
-                        &w->pools[u->kind],
-                        w->rec_of[u->kind],
-                        {u->in[0], u->in[1], u->in[2], u->in[3]},
-                        {u->out[0], u->out[1]}};
-    }
-    return (nb_use){0};
-}
-
-static inline unsigned char* rec_for(const nb_use* u, uint32_t flags, uint32_t idx) {
+static inline unsigned char* rec_for(const cs_nb_use* u, uint32_t flags, uint32_t idx) {
     return flags & u->flag ? cs_pool_find(u->pool, u->rec_of, idx) : NULL;
 }
 
@@ -651,9 +630,9 @@ static void neighbor_team(void* arg, int t, int nt) {
 
 void cs_pass_neighbor(crowd_world* w) {
     neighbor_ctx c = {.w = w};
-    c.nb.cone = resolve(w, CS_NB_CONE);
-    c.nb.group = resolve(w, CS_NB_GROUP);
-    c.nb.file = resolve(w, CS_NB_FILE);
+    c.nb.cone = cs_nb_resolve(w, CS_NB_CONE);
+    c.nb.group = cs_nb_resolve(w, CS_NB_GROUP);
+    c.nb.file = cs_nb_resolve(w, CS_NB_FILE);
     c.nb.flags = c.nb.cone.flag | c.nb.group.flag | c.nb.file.flag;
     cs_team_run(w->threads, neighbor_team, &c);
     uint64_t total = 0;

@@ -139,34 +139,12 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
     }
 }
 
-// A query's subscribers (core/behavior.h), resolved for one pass: agents with `flag` read their
-// inputs from and write their outputs to float fields of their records of one kind.
-typedef struct cap_use {
-    uint32_t flag; // 0: nobody
-    const cs_pool* pool;
-    const int32_t* rec_of;
-    uint16_t in[4], out[2];
-} cap_use;
-
-static cap_use resolve(const crowd_world* w, cs_neighbor_query query) {
-    for (int b = 0; b < CS_BEH_COUNT; ++b) {
-        const cs_neighbor_use* u = &cs_behaviors[b].neighbor[query];
-        if (u->flag)
-            return (cap_use){u->flag,
-                             &w->pools[u->kind],
-                             w->rec_of[u->kind],
-                             {u->in[0], u->in[1], u->in[2], u->in[3]},
-                             {u->out[0], u->out[1]}};
-    }
-    return (cap_use){0};
-}
-
 static inline float* field(unsigned char* rec, uint16_t offset) {
     return (float*)(void*)(rec + offset);
 }
 
-static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_use* group_use,
-                             const cap_use* file_use, int s, kept* scratch) {
+static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs_nb_use* group_use,
+                             const cs_nb_use* file_use, int s, kept* scratch) {
     const cs_columns* c = &w->cur;
     const uint32_t flags = c->flags[s], idx = c->id[s];
     unsigned char* grec =
@@ -260,7 +238,7 @@ static uint64_t agent_capped(crowd_world* w, const cap_use* cone_use, const cap_
 
 typedef struct cap_ctx {
     crowd_world* w;
-    cap_use cone, group, file;
+    cs_nb_use cone, group, file;
     uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } cap_ctx;
 
@@ -278,9 +256,9 @@ static void cap_team(void* arg, int t, int nt) {
 
 void cs_pass_neighbor_capped(crowd_world* w) {
     cap_ctx x = {.w = w,
-                 .cone = resolve(w, CS_NB_CONE),
-                 .group = resolve(w, CS_NB_GROUP),
-                 .file = resolve(w, CS_NB_FILE)};
+                 .cone = cs_nb_resolve(w, CS_NB_CONE),
+                 .group = cs_nb_resolve(w, CS_NB_GROUP),
+                 .file = cs_nb_resolve(w, CS_NB_FILE)};
     cs_team_run(w->threads, cap_team, &x);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];
