@@ -5,7 +5,8 @@
 //    enough to keep the dense layout but with another bounding box, or far enough to make the
 //    layout sparse (where rows share keys). This is what a world split across processes needs:
 //    each process holds the agents near its own, and the neighbor sums of an agent must not
-//    depend on which others are there.
+//    depend on which others are there;
+//  - a respawn point does not depend on whether another agent respawns in the same tick.
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -191,4 +192,41 @@ Test(canonical, one_crowded_cell) {
     }
     cr_assert_gt(shared, CROWD_N / 2, "the agents did not share a cell");
     crowd_world_destroy(w);
+}
+
+// A respawn point is drawn from the seed, the agent's handle and the tick alone: whether another
+// agent (here one with a lower index, which respawns first) respawns in the same tick changes
+// nothing. Both worlds hold the same handles; in `b` the first agent does not queue.
+Test(canonical, respawn_draws_keyed_by_handle) {
+    crowd_world *a = make_world(16), *b = make_world(16);
+    crowd_vec2 at[2];
+    for (int k = 0; k < 2; ++k) {
+        crowd_world* w = k ? b : a;
+        crowd_agent_id first, second;
+        crowd_agent_def d = crowd_agent_def_default();
+        d.position = (crowd_vec2){10.0f, 0.0f};
+        cr_assert_eq(crowd_agent_add(w, &d, &first), CROWD_OK);
+        d.position = (crowd_vec2){-10.0f, 0.0f};
+        cr_assert_eq(crowd_agent_add(w, &d, &second), CROWD_OK);
+        crowd_queue_def q = crowd_queue_def_default();
+        q.on_arrival = CROWD_QUEUE_RESPAWN;
+        q.arrival_radius = 1.0f;
+        q.start_min = (crowd_vec2){-50.0f, -50.0f};
+        q.start_max = (crowd_vec2){50.0f, 50.0f};
+        q.goal = (crowd_vec2){-10.0f, 0.0f};
+        cr_assert_eq(crowd_agent_set_queue(w, second, &q), CROWD_OK);
+        if (w == a) {
+            q.goal = (crowd_vec2){10.0f, 0.0f};
+            cr_assert_eq(crowd_agent_set_queue(w, first, &q), CROWD_OK);
+        }
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        cr_assert_eq(crowd_world_arrival_count(w), w == a ? 2 : 1);
+        cr_assert_eq(crowd_agent_get_position(w, second, &at[k]), CROWD_OK);
+    }
+    cr_assert(at[0].x != -10.0f || at[0].y != 0.0f, "the agent did not respawn");
+    cr_assert(memcmp(&at[0], &at[1], sizeof at[0]) == 0,
+              "respawned at (%.9g, %.9g) beside another respawn, (%.9g, %.9g) alone",
+              (double)at[0].x, (double)at[0].y, (double)at[1].x, (double)at[1].y);
+    crowd_world_destroy(a);
+    crowd_world_destroy(b);
 }

@@ -29,7 +29,7 @@ typedef struct crowd_world_def {
     int max_neighbors;     // per-agent neighbor cap, 0 = none (default); see
                            // crowd_world_set_max_neighbors
     uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
-    uint64_t seed;         // seeds the world's random generator (queue respawn points) (default 1)
+    uint64_t seed;         // keys each random draw with handle and tick (respawns) (default 1)
     crowd_alloc_fn* alloc; // NULL = the C library's aligned_alloc
     crowd_free_fn* free;   // NULL = the C library's free
     void* alloc_user;

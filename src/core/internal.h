@@ -114,7 +114,7 @@ struct crowd_world {
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
     void* state[CS_BEH_COUNT];
-    uint64_t rng; // splitmix64 state, the world's one random stream (seeded by the def)
+    uint64_t seed; // keys the random draws (queue respawn points) with the handle and the tick
 
     cs_walls walls; // static obstacles and their segment grid (src/walls/)
 

@@ -224,7 +224,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->threads = resolve_threads(def->threads);
     w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
-    w->rng = def->seed;
+    w->seed = def->seed;
     cs_walls_init(&w->walls, w->cell_size);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {

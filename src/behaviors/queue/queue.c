@@ -190,17 +190,26 @@ crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, 
 
 // ---- arrival phase ------------------------------------------------------------------------------
 
-// splitmix64, the world's one random stream.
-static uint64_t rng_next(uint64_t* state) {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+// splitmix64's finalizer.
+static uint64_t mix64(uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
+// The random bits of draw `k` of agent (index, generation) at tick `tick`: a function of the
+// world's seed and those keys alone, not a position in a shared stream, so a draw does not depend
+// on which other agents drew before it (nor, in a world split across processes, on where they
+// live). Integer only.
+static uint64_t draw_bits(uint64_t seed, crowd_agent_id id, uint64_t tick, uint32_t k) {
+    uint64_t z = mix64(seed + 0x9e3779b97f4a7c15ull);
+    z = mix64(z ^ ((uint64_t)id.index1 << 32 | (uint64_t)id.generation << 8 | k));
+    return mix64(z ^ tick);
+}
+
 // A point of [lo, hi] from 24 random bits.
-static float rng_range(uint64_t* state, float lo, float hi) {
-    const float u = (float)(rng_next(state) >> 40) * (1.0f / 16777216.0f);
+static float draw_range(uint64_t bits, float lo, float hi) {
+    const float u = (float)(bits >> 40) * (1.0f / 16777216.0f);
     return lo + (hi - lo) * u;
 }
 
@@ -243,8 +252,8 @@ static void arrival_team(void* arg, int t, int nt) {
 
 // Tests every queueing agent in parallel on the positions just integrated. Arrivals are appended
 // in whatever order the threads get there and then put in handle order: the order the policies are
-// applied in, and so the order respawn points are drawn in, depends neither on the cell order nor
-// on the threads.
+// applied in (removals move other agents' slots) depends neither on the cell order nor on the
+// threads. A respawn point depends on none of it: it is keyed by handle and tick.
 void cs_pass_arrival(crowd_world* w) {
     cs_queue_world* qw = cs_queue_world_of(w);
     qw->arrival_count = 0;
@@ -273,8 +282,10 @@ void cs_pass_arrival(crowd_world* w) {
             // Earlier removals in this loop may have moved the agent: look its slot up now.
             const int32_t s = w->slot_of[idx];
             const crowd_queue_def* d = &cs_queue_of(w, idx)->def;
-            const float x = rng_range(&w->rng, d->start_min.x, d->start_max.x);
-            const float y = rng_range(&w->rng, d->start_min.y, d->start_max.y);
+            const float x =
+                draw_range(draw_bits(w->seed, a->id, w->tick, 0), d->start_min.x, d->start_max.x);
+            const float y =
+                draw_range(draw_bits(w->seed, a->id, w->tick, 1), d->start_min.y, d->start_max.y);
             w->cur.px[s] = x;
             w->cur.py[s] = y;
             w->cur.vx[s] = 0.0f;

@@ -22,7 +22,7 @@ uint64_t cs_snap_queue_size(const crowd_world* w) {
 }
 
 void cs_snap_save_queue(const crowd_world* w, cs_snap_writer* out) {
-    cs_snap_put_u64(out, w->rng);
+    cs_snap_put_u64(out, w->seed);
     cs_snap_put_u32(out, (uint32_t)queueing(w));
     for (int i = 0; i < w->index_count; ++i) {
         const cs_queue_rec* q = cs_queue_of(w, (uint32_t)i);
@@ -46,7 +46,7 @@ void cs_snap_save_queue(const crowd_world* w, cs_snap_writer* out) {
 }
 
 crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
-    w->rng = cs_snap_get_u64(in);
+    w->seed = cs_snap_get_u64(in);
     const uint32_t count = cs_snap_get_u32(in);
     int flagged = 0;
     for (int s = 0; s < w->count; ++s) flagged += (w->cur.flags[s] & CS_FLAG_QUEUE) != 0;
