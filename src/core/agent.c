@@ -2,6 +2,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/dist_hooks.h"
 #include "core/internal.h"
 #include "core/range.h"
 
@@ -141,22 +142,10 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
 void cs_agent_remove_now(crowd_world* w, uint32_t idx) {
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].on_remove) cs_behaviors[b].on_remove(w, idx);
-    const int s = w->slot_of[idx];
-    const int last = w->count - 1;
-    if (s != last) {
-        for (int k = 0; k < CS_COL_COUNT; ++k) {
-            uint32_t* col = w->cur.col[k];
-            col[s] = col[last];
-        }
-        w->slot_of[w->cur.id[s]] = s;
-    }
-    w->count--;
-    w->slot_of[idx] = -1;
+    cs_dist_drop(w, idx);
     // An index whose handles have used every generation is retired rather than reused: the next
     // generation would be 0 again and a stale handle would name a new agent.
-    if (w->generation[idx] == CS_GENERATION_LAST) return;
-    w->generation[idx]++;
-    w->free_list[w->free_count++] = (int32_t)idx;
+    cs_dist_free_handle(w, idx, w->generation[idx]);
 }
 
 crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {

@@ -99,6 +99,8 @@ const char* crowd_status_string(crowd_status status) {
         return "polygon edges cross each other";
     case CROWD_ERR_INSIDE_OBSTACLE:
         return "agent would overlap a wall or stand inside an obstacle";
+    case CROWD_ERR_NOT_DISTRIBUTABLE:
+        return "a world split across processes cannot hold this (follow leader, neighbor cap)";
     case CROWD_STATUS_COUNT:
         break;
     }

@@ -10,6 +10,7 @@
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/queue/queue_internal.h"
 #include "behaviors/separation.h"
+#include "core/dist_hooks.h"
 #include "core/heapsort.h"
 #include "core/range.h"
 
@@ -234,7 +235,8 @@ static void arrival_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(n, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
-        if (!(c->flags[s] & CS_FLAG_QUEUE)) continue;
+        // A ghost's arrival is its owner's to apply (core/dist_hooks.h).
+        if ((c->flags[s] & (CS_FLAG_QUEUE | CS_FLAG_GHOST)) != CS_FLAG_QUEUE) continue;
         cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, hi);
         const uint32_t idx = c->id[s];
         const cs_queue_rec* q = cs_queue_of(w, idx);

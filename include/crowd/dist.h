@@ -1,0 +1,89 @@
+// One world stepped by several MPI processes, bit-identical to the same world stepped by one.
+// Built only with -DCROWD_MPI=ON (library crowd_dist); the plain library has no MPI dependency.
+//
+// Each process (rank) holds an ordinary crowd_world with the agents it owns: those whose hash-cell
+// column lies in its strip of the plane. Strips are whole cell columns, recomputed before every
+// step so each holds about the same number of agents. For the step, each rank also holds copies
+// (ghosts) of every agent whose column lies within the interaction range of its strip, over as
+// many strips as that range crosses; after it, the ghosts are dropped and agents that left a strip
+// move to its owner with their behavior records. Every rank keeps the same handle table, so a
+// handle names the same agent on every rank, and the tick's result does not depend on the number
+// of ranks (docs/distributed.md says which rules make that so).
+//
+// The contract (SPMD, as lockstep servers run): every call below is collective. Every rank of the
+// communicator makes the same calls in the same order with the same arguments, and gets the same
+// status back. A structural call (add, remove, teleport) updates the handle table on every rank;
+// only the owner stores or changes the agent. Between steps the rank's world (crowd_dist_world)
+// holds only the agents the rank owns: read them there with the ordinary API, never change it.
+//
+// Supported: separation, goals, queues (every arrival rule), path following, obstacles and wall
+// avoidance. Paths and obstacles are replicated: every rank builds them identically before
+// crowd_dist_create and none is added or removed afterwards. Not supported yet: follow leader and
+// a neighbor cap (crowd_dist_create refuses such a world with CROWD_ERR_NOT_DISTRIBUTABLE).
+#ifndef CROWD_DIST_H
+#define CROWD_DIST_H
+
+#include <mpi.h>
+
+#include "crowd/queue.h"
+#include "crowd/world.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct crowd_dist crowd_dist;
+
+// Figures of this rank for the last step.
+typedef struct crowd_dist_stats {
+    int owned;           // agents this rank owns (after the step)
+    int ghosts;          // copies of other ranks' agents it held for the step
+    int migrated_in;     // agents that moved to this rank before the step
+    int64_t bytes_sent;  // bytes this rank sent for the step (migration, ghosts, arrivals)
+    int64_t strip_first; // its strip: cell columns [strip_first, strip_last]
+    int64_t strip_last;
+    int halo_columns; // cell columns of ghosts on each side of the strip
+} crowd_dist_stats;
+
+// Splits `world` across the ranks of `comm`. Every rank passes the same world (built by the same
+// calls); the call takes it over: each rank keeps the agents of its strip, and every rank gets
+// rank 0's world tag, so handles are equal everywhere (handles read from the world before the
+// call carry the old tag on the other ranks: take them from crowd_dist_get_agents). On failure
+// the world is left as it was and still belongs to the caller.
+CROWD_API crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** out);
+// Destroys the rank's world too.
+CROWD_API void crowd_dist_destroy(crowd_dist* d);
+
+// This rank's world: between steps, exactly the agents it owns.
+CROWD_API const crowd_world* crowd_dist_world(const crowd_dist* d);
+
+CROWD_API crowd_status crowd_dist_step(crowd_dist* d);
+
+// Structural calls, as crowd_agent_add, crowd_agent_remove and crowd_agent_set_position.
+CROWD_API crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def,
+                                            crowd_agent_id* out);
+CROWD_API crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id);
+CROWD_API crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id,
+                                                     crowd_vec2 position);
+
+// Agents in the whole world, and their handles in handle order (no communication).
+CROWD_API int crowd_dist_agent_count(const crowd_dist* d);
+CROWD_API crowd_status crowd_dist_get_agents(const crowd_dist* d, crowd_agent_id* ids, int capacity,
+                                             int* count);
+// The rank that owns the agent, or -1 when the handle is not live.
+CROWD_API int crowd_dist_owner(const crowd_dist* d, crowd_agent_id id);
+
+// The last step's arrivals over all ranks, in handle order (as crowd_world_get_arrivals).
+CROWD_API crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out,
+                                               int capacity, int* count);
+
+// crowd_world_state_hash of the whole world, on every rank: the agents are gathered to rank 0.
+CROWD_API crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out);
+
+CROWD_API crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,490 @@
+// A world split across MPI ranks in strips of cell columns (crowd/dist.h).
+//
+// A step: strips from the owned agents' columns (a histogram summed over the ranks, integers
+// only), agents outside their rank's strip sent to its owner, ghosts sent to every rank whose
+// strip lies within the interaction range (the largest neighbor-query reach over all agents, in
+// whole cell columns), the ordinary step of the rank's world, the ghosts dropped, and the
+// arrivals of all ranks gathered in handle order so every rank frees the same handles in the same
+// order. Nothing is summed across ranks in floating point; the only float reduction is a maximum.
+#include "crowd/dist.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dist_hooks.h"
+
+enum { BINS = 4096 };
+
+struct crowd_dist {
+    MPI_Comm comm;
+    int rank, size;
+    crowd_world* w;
+    uint8_t* live; // per agent index: its handle is issued and the agent lives (on some rank)
+    int live_cap;
+    int count;      // agents in the whole world
+    int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
+    int halo;       // cell columns of ghosts on each side of a strip
+
+    unsigned char *send, *recv;
+    size_t send_cap, recv_cap;
+    int *scount, *sdispl, *rcount, *rdispl;
+    unsigned char** bucket; // per destination rank: packed agents
+    size_t *bucket_len, *bucket_cap;
+    uint32_t* ghost; // indices of the ghosts held during a step
+    size_t ghost_cap;
+    crowd_arrival* arrivals;
+    int arrival_count;
+    size_t arrival_cap;
+    crowd_dist_stats stats;
+};
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+static bool grow(void** p, size_t* cap, size_t need, size_t elem) {
+    if (need <= *cap) return true;
+    size_t n = *cap ? *cap : 64;
+    while (n < need) n *= 2;
+    void* q = realloc(*p, n * elem);
+    if (!q) return false;
+    *p = q;
+    *cap = n;
+    return true;
+}
+
+static int64_t column_of(const crowd_world* w, float x) {
+    const float c = floorf(x / w->cell_size);
+    return (int64_t)c;
+}
+
+static int owner_of(const crowd_dist* d, int64_t col) {
+    int lo = 0, hi = d->size - 1; // the last r with first[r] <= col
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (d->first[mid] <= col)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static bool live_reserve(crowd_dist* d, int n) {
+    if (n <= d->live_cap) return true;
+    int cap = d->live_cap ? d->live_cap : 1024;
+    while (cap < n) cap *= 2;
+    uint8_t* p = realloc(d->live, (size_t)cap);
+    if (!p) return false;
+    memset(p + d->live_cap, 0, (size_t)(cap - d->live_cap));
+    d->live = p;
+    d->live_cap = cap;
+    return true;
+}
+
+// ---- strips -------------------------------------------------------------------------------------
+
+// Strips of about equal agent counts from a histogram of the agents' columns in BINS bins over
+// the occupied columns. `everyone`: every rank holds every agent (at creation), no sums needed.
+static void compute_strips(crowd_dist* d, bool everyone) {
+    const crowd_world* w = d->w;
+    int64_t range[2] = {INT64_MAX, INT64_MAX}; // min column, -max column
+    for (int s = 0; s < w->count; ++s) {
+        const int64_t c = column_of(w, w->cur.px[s]);
+        if (c < range[0]) range[0] = c;
+        if (-c < range[1]) range[1] = -c;
+    }
+    if (!everyone) MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MIN, d->comm);
+    d->first[0] = INT64_MIN;
+    if (range[0] == INT64_MAX) { // no agent anywhere: everything on rank 0
+        for (int r = 1; r <= d->size; ++r) d->first[r] = INT64_MAX;
+        return;
+    }
+    const int64_t lo = range[0], span = -range[1] - lo + 1;
+    const int64_t bins = span < BINS ? span : BINS;
+    int hist[BINS];
+    memset(hist, 0, sizeof hist);
+    for (int s = 0; s < w->count; ++s) hist[(column_of(w, w->cur.px[s]) - lo) * bins / span]++;
+    if (!everyone) MPI_Allreduce(MPI_IN_PLACE, hist, (int)bins, MPI_INT, MPI_SUM, d->comm);
+    int64_t total = 0;
+    for (int64_t b = 0; b < bins; ++b) total += hist[b];
+    // Rank r's strip starts at the first bin where the running count reaches r / size of the
+    // total; bin b starts at column lo + ceil(b * span / bins).
+    int64_t run = 0, b = 0;
+    for (int r = 1; r < d->size; ++r) {
+        const int64_t want = (total * r + d->size - 1) / d->size;
+        while (b < bins && run < want) run += hist[b++];
+        d->first[r] = lo + (b * span + bins - 1) / bins;
+        if (d->first[r] < d->first[r - 1]) d->first[r] = d->first[r - 1];
+    }
+    d->first[d->size] = INT64_MAX;
+}
+
+// ---- exchange -----------------------------------------------------------------------------------
+
+static bool bucket_add(crowd_dist* d, int to, uint32_t idx) {
+    const size_t n = cs_dist_packed_size(d->w, idx);
+    if (!grow((void**)&d->bucket[to], &d->bucket_cap[to], d->bucket_len[to] + n, 1)) return false;
+    cs_dist_pack(d->w, idx, d->bucket[to] + d->bucket_len[to]);
+    d->bucket_len[to] += n;
+    return true;
+}
+
+// Sends every bucket to its rank; the received bytes land in d->recv (returned length).
+static bool exchange(crowd_dist* d, size_t* received) {
+    size_t total = 0;
+    for (int r = 0; r < d->size; ++r) {
+        if (d->bucket_len[r] > INT_MAX || total > (size_t)INT_MAX - d->bucket_len[r]) return false;
+        d->scount[r] = (int)d->bucket_len[r];
+        d->sdispl[r] = (int)total;
+        total += d->bucket_len[r];
+    }
+    if (!grow((void**)&d->send, &d->send_cap, total + 1, 1)) return false;
+    for (int r = 0; r < d->size; ++r) {
+        if (d->bucket_len[r]) memcpy(d->send + d->sdispl[r], d->bucket[r], d->bucket_len[r]);
+        d->bucket_len[r] = 0;
+    }
+    d->stats.bytes_sent += (int64_t)(total - (size_t)d->scount[d->rank]);
+    MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    size_t in = 0;
+    for (int r = 0; r < d->size; ++r) {
+        d->rdispl[r] = (int)in;
+        in += (size_t)d->rcount[r];
+    }
+    if (in > INT_MAX || !grow((void**)&d->recv, &d->recv_cap, in + 1, 1)) return false;
+    MPI_Alltoallv(d->send, d->scount, d->sdispl, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
+                  d->comm);
+    *received = in;
+    return true;
+}
+
+// Puts the n packed agents of d->recv into the rank's world; ghosts are listed.
+static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or, int* n_out) {
+    int n = 0;
+    for (size_t at = 0; at < bytes; at += cs_dist_packed_bytes(d->w, d->recv + at)) ++n;
+    crowd_status st = cs_dist_reserve(d->w, d->recv, n);
+    if (st != CROWD_OK) return st;
+    if (flags_or && !grow((void**)&d->ghost, &d->ghost_cap, (size_t)n, sizeof *d->ghost))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    size_t at = 0;
+    for (int i = 0; i < n; ++i) {
+        if (flags_or) d->ghost[i] = cs_dist_packed_index(d->recv + at);
+        cs_dist_put(d->w, d->recv + at, flags_or);
+        at += cs_dist_packed_bytes(d->w, d->recv + at);
+    }
+    *n_out = n;
+    return CROWD_OK;
+}
+
+// Agents outside this rank's strip go to their owners.
+static crowd_status migrate(crowd_dist* d) {
+    crowd_world* w = d->w;
+    for (int s = 0; s < w->count;) {
+        const int to = owner_of(d, column_of(w, w->cur.px[s]));
+        if (to == d->rank) {
+            ++s;
+            continue;
+        }
+        const uint32_t idx = w->cur.id[s];
+        if (!bucket_add(d, to, idx)) return CROWD_ERR_OUT_OF_MEMORY;
+        cs_dist_drop(w, idx); // the last slot moves into s
+    }
+    size_t bytes;
+    if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
+    return put_received(d, bytes, 0, &d->stats.migrated_in);
+}
+
+// Copies of the agents within `halo` columns of another rank's strip go to that rank.
+static crowd_status send_ghosts(crowd_dist* d) {
+    crowd_world* w = d->w;
+    float reach = cs_dist_reach(w);
+    MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_FLOAT, MPI_MAX, d->comm);
+    // A query box reaches ceil(reach / cell) columns past its agent's, and a hash cell may straddle
+    // a column of floor(x / cell) (the grid's origin is its own): one more on each side.
+    const float cols = ceilf(reach / w->cell_size);
+    d->halo = cols < (float)(INT_MAX / 4) ? (int)cols + 2 : INT_MAX / 4;
+    const int owned = w->count;
+    for (int s = 0; s < owned; ++s) {
+        const int64_t c = column_of(w, w->cur.px[s]);
+        const int lo = owner_of(d, c - d->halo), hi = owner_of(d, c + d->halo);
+        for (int r = lo; r <= hi; ++r)
+            if (r != d->rank && !bucket_add(d, r, w->cur.id[s])) return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    size_t bytes;
+    if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
+    return put_received(d, bytes, CS_FLAG_GHOST, &d->stats.ghosts);
+}
+
+static int cmp_arrival(const void* a, const void* b) {
+    const uint32_t x = ((const crowd_arrival*)a)->id.index1,
+                   y = ((const crowd_arrival*)b)->id.index1;
+    return (x > y) - (x < y);
+}
+
+// Every rank's arrivals, in handle order; removals free their handles on every rank in that order
+// (the free list is LIFO, so the order is part of the state).
+static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
+    crowd_world* w = d->w;
+    int mine = crowd_world_arrival_count(w), n = 0;
+    if (!grow((void**)&d->send, &d->send_cap, (size_t)mine * sizeof(crowd_arrival) + 1, 1))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    int got = 0;
+    crowd_world_get_arrivals(w, (crowd_arrival*)d->send, mine, &got);
+    const int bytes = mine * (int)sizeof(crowd_arrival);
+    MPI_Allgather(&bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    size_t total = 0;
+    for (int r = 0; r < d->size; ++r) {
+        d->rdispl[r] = (int)total;
+        total += (size_t)d->rcount[r];
+    }
+    n = (int)(total / sizeof(crowd_arrival));
+    if (!grow((void**)&d->arrivals, &d->arrival_cap, (size_t)n + 1, sizeof(crowd_arrival)))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    MPI_Allgatherv(d->send, bytes, MPI_BYTE, d->arrivals, d->rcount, d->rdispl, MPI_BYTE, d->comm);
+    d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
+    qsort(d->arrivals, (size_t)n, sizeof *d->arrivals, cmp_arrival);
+    d->arrival_count = n;
+    cs_dist_free_truncate(w, free_before);
+    for (int i = 0; i < n; ++i) {
+        const crowd_arrival* a = &d->arrivals[i];
+        if (a->action != CROWD_QUEUE_REMOVE) continue;
+        const uint32_t idx = a->id.index1 - 1;
+        cs_dist_free_handle(w, idx, a->id.generation);
+        d->live[idx] = 0;
+        d->count--;
+    }
+    return CROWD_OK;
+}
+
+// ---- public -------------------------------------------------------------------------------------
+
+crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** out) {
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    *out = NULL;
+    if (!world) return CROWD_ERR_NULL_ARGUMENT;
+    if (world->pools[CS_REC_FOLLOWER].live > 0 || world->pools[CS_REC_LEADER].live > 0 ||
+        world->max_neighbors > 0)
+        return CROWD_ERR_NOT_DISTRIBUTABLE;
+    crowd_dist* d = calloc(1, sizeof *d);
+    if (!d) return CROWD_ERR_OUT_OF_MEMORY;
+    d->comm = comm;
+    MPI_Comm_rank(comm, &d->rank);
+    MPI_Comm_size(comm, &d->size);
+    d->w = world;
+    const size_t k = (size_t)d->size;
+    d->first = calloc(k + 1, sizeof *d->first);
+    d->scount = calloc(k, sizeof(int));
+    d->sdispl = calloc(k, sizeof(int));
+    d->rcount = calloc(k, sizeof(int));
+    d->rdispl = calloc(k, sizeof(int));
+    d->bucket = calloc(k, sizeof *d->bucket);
+    d->bucket_len = calloc(k, sizeof(size_t));
+    d->bucket_cap = calloc(k, sizeof(size_t));
+    if (!d->first || !d->scount || !d->sdispl || !d->rcount || !d->rdispl || !d->bucket ||
+        !d->bucket_len || !d->bucket_cap || !live_reserve(d, world->index_count + 1)) {
+        d->w = NULL;
+        crowd_dist_destroy(d);
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < world->index_count; ++i) d->live[i] = world->slot_of[i] >= 0;
+    d->count = world->count;
+    unsigned tag = cs_dist_tag(world);
+    MPI_Bcast(&tag, 1, MPI_UNSIGNED, 0, comm);
+    cs_dist_set_tag(world, (uint16_t)tag);
+    compute_strips(d, true);
+    for (int s = 0; s < world->count;)
+        if (owner_of(d, column_of(world, world->cur.px[s])) != d->rank)
+            cs_dist_drop(world, world->cur.id[s]);
+        else
+            ++s;
+    d->stats.owned = world->count;
+    *out = d;
+    return CROWD_OK;
+}
+
+void crowd_dist_destroy(crowd_dist* d) {
+    if (!d) return;
+    crowd_world_destroy(d->w);
+    for (int r = 0; d->bucket && r < d->size; ++r) free(d->bucket[r]);
+    free(d->bucket);
+    free(d->bucket_len);
+    free(d->bucket_cap);
+    free(d->first);
+    free(d->scount);
+    free(d->sdispl);
+    free(d->rcount);
+    free(d->rdispl);
+    free(d->send);
+    free(d->recv);
+    free(d->ghost);
+    free(d->arrivals);
+    free(d->live);
+    free(d);
+}
+
+const crowd_world* crowd_dist_world(const crowd_dist* d) {
+    return d ? d->w : NULL;
+}
+
+crowd_status crowd_dist_step(crowd_dist* d) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_world* w = d->w;
+    d->stats.bytes_sent = 0;
+    compute_strips(d, false);
+    crowd_status st = migrate(d);
+    if (st == CROWD_OK) st = send_ghosts(d);
+    const int free_before = cs_dist_free_count(w);
+    if (st == CROWD_OK) st = crowd_world_step(w);
+    for (int i = 0; i < d->stats.ghosts; ++i) cs_dist_drop(w, d->ghost[i]);
+    if (st == CROWD_OK) st = gather_arrivals(d, free_before);
+    d->stats.owned = w->count;
+    d->stats.strip_first = d->first[d->rank];
+    d->stats.strip_last =
+        d->first[d->rank + 1] == INT64_MAX ? INT64_MAX : d->first[d->rank + 1] - 1;
+    d->stats.halo_columns = d->halo;
+    return st;
+}
+
+// The handle's status as cs_agent_slot would give it in the whole world.
+static crowd_status check_handle(const crowd_dist* d, crowd_agent_id id) {
+    const crowd_world* w = d->w;
+    if (id.index1 == 0) return CROWD_ERR_NULL_HANDLE;
+    if (id.world != w->tag) return CROWD_ERR_FOREIGN_HANDLE;
+    const uint32_t idx = id.index1 - 1;
+    if (idx >= (uint32_t)w->index_count) return CROWD_ERR_FOREIGN_HANDLE;
+    if (!d->live[idx] || w->generation[idx] != id.generation) return CROWD_ERR_STALE_HANDLE;
+    return CROWD_OK;
+}
+
+crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, crowd_agent_id* out) {
+    if (!d || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_world* w = d->w;
+    if (d->count >= w->max_agents) return CROWD_ERR_CAPACITY;
+    if (!live_reserve(d, w->index_count + 1)) return CROWD_ERR_OUT_OF_MEMORY;
+    // The same call on every rank issues the same handle; the def's checks see nothing a rank
+    // holds alone (obstacles are replicated).
+    crowd_status st = crowd_agent_add(w, def, out);
+    if (st != CROWD_OK) return st;
+    const uint32_t idx = out->index1 - 1;
+    d->live[idx] = 1;
+    d->count++;
+    if (owner_of(d, column_of(w, def->position.x)) != d->rank) cs_dist_drop(w, idx);
+    return CROWD_OK;
+}
+
+crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = check_handle(d, id);
+    if (st != CROWD_OK) return st;
+    crowd_world* w = d->w;
+    const uint32_t idx = id.index1 - 1;
+    if (w->slot_of[idx] >= 0)
+        st = crowd_agent_remove(w, id);
+    else
+        cs_dist_free_handle(w, idx, id.generation);
+    d->live[idx] = 0;
+    d->count--;
+    return st;
+}
+
+crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, crowd_vec2 position) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = check_handle(d, id);
+    if (st != CROWD_OK) return st;
+    // The owner's answer (it may refuse a place inside an obstacle), on every rank.
+    int mine = d->w->slot_of[id.index1 - 1] >= 0 ? (int)crowd_agent_set_position(d->w, id, position)
+                                                 : INT_MAX;
+    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, d->comm);
+    return (crowd_status)mine;
+}
+
+int crowd_dist_agent_count(const crowd_dist* d) {
+    return d ? d->count : 0;
+}
+
+crowd_status crowd_dist_get_agents(const crowd_dist* d, crowd_agent_id* ids, int capacity,
+                                   int* count) {
+    if (!d || !count) return CROWD_ERR_NULL_ARGUMENT;
+    if (capacity < d->count) {
+        *count = d->count;
+        return CROWD_ERR_BUFFER_TOO_SMALL;
+    }
+    if (d->count > 0 && !ids) return CROWD_ERR_NULL_ARGUMENT;
+    int n = 0;
+    for (int i = 0; i < d->w->index_count; ++i)
+        if (d->live[i]) ids[n++] = cs_agent_handle(d->w, (uint32_t)i);
+    *count = n;
+    return CROWD_OK;
+}
+
+int crowd_dist_owner(const crowd_dist* d, crowd_agent_id id) {
+    if (!d || check_handle(d, id) != CROWD_OK) return -1;
+    int r = d->w->slot_of[id.index1 - 1] >= 0 ? d->rank : -1;
+    MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, d->comm);
+    return r;
+}
+
+crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out, int capacity,
+                                     int* count) {
+    if (!d || !count) return CROWD_ERR_NULL_ARGUMENT;
+    if (capacity < d->arrival_count) {
+        *count = d->arrival_count;
+        return CROWD_ERR_BUFFER_TOO_SMALL;
+    }
+    if (d->arrival_count > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->arrival_count > 0) memcpy(out, d->arrivals, sizeof *out * (size_t)d->arrival_count);
+    *count = d->arrival_count;
+    return CROWD_OK;
+}
+
+crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
+    if (!d || !out) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_world* w = d->w;
+    // Every other rank's agents put into rank 0's world for the hash, then taken out again.
+    size_t n = 0;
+    for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
+    int ok = n <= INT_MAX && grow((void**)&d->send, &d->send_cap, n + 1, 1);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
+    if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
+    const int bytes = d->rank == 0 ? 0 : (int)n;
+    if (d->rank != 0)
+        for (size_t at = 0, s = 0; s < (size_t)w->count; ++s) {
+            cs_dist_pack(w, w->cur.id[s], d->send + at);
+            at += cs_dist_packed_size(w, w->cur.id[s]);
+        }
+    MPI_Gather(&bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, d->comm);
+    size_t total = 0;
+    if (d->rank == 0)
+        for (int r = 0; r < d->size; ++r) {
+            d->rdispl[r] = (int)total;
+            total += (size_t)d->rcount[r];
+        }
+    ok = total <= INT_MAX && grow((void**)&d->recv, &d->recv_cap, total + 1, 1);
+    MPI_Bcast(&ok, 1, MPI_INT, 0, d->comm);
+    if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
+    MPI_Gatherv(d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0, d->comm);
+    uint64_t h = 0;
+    crowd_status st = CROWD_OK;
+    if (d->rank == 0) {
+        int put = 0, ghosts = d->stats.ghosts;
+        st = put_received(d, total, CS_FLAG_GHOST, &put);
+        if (st == CROWD_OK) {
+            for (int i = 0; i < put; ++i) {
+                const int32_t s = w->slot_of[d->ghost[i]];
+                w->cur.flags[s] &= ~CS_FLAG_GHOST;
+            }
+            h = crowd_world_state_hash(w);
+            for (int i = 0; i < put; ++i) cs_dist_drop(w, d->ghost[i]);
+        }
+        d->stats.ghosts = ghosts;
+    }
+    int code = (int)st;
+    MPI_Bcast(&code, 1, MPI_INT, 0, d->comm);
+    MPI_Bcast(&h, 1, MPI_UINT64_T, 0, d->comm);
+    *out = h;
+    return (crowd_status)code;
+}
+
+crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d) {
+    return d ? d->stats : (crowd_dist_stats){0};
+}
