@@ -6,10 +6,13 @@
 // whole cell columns), the ordinary step of the rank's world, the ghosts dropped, and the
 // arrivals of all ranks gathered in handle order so every rank frees the same handles in the same
 // order. Nothing is summed across ranks in floating point; the only float reduction is a maximum.
+#define _POSIX_C_SOURCE 200809L // sched_yield
+
 #include "crowd/dist.h"
 
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +44,19 @@ struct crowd_dist {
 };
 
 // ---- helpers ------------------------------------------------------------------------------------
+
+// Collectives wait by polling and yielding the core: with more ranks than cores (and OpenMP teams
+// besides) a rank that spins in a blocking collective takes the core from the rank it waits for.
+static void settle(MPI_Request* r) {
+    int done = 0;
+    while (MPI_Test(r, &done, MPI_STATUS_IGNORE), !done) sched_yield();
+}
+#define COLLECTIVE(call, ...)                                                                      \
+    do {                                                                                           \
+        MPI_Request r_;                                                                            \
+        call(__VA_ARGS__, &r_);                                                                    \
+        settle(&r_);                                                                               \
+    } while (0)
 
 static bool grow(void** p, size_t* cap, size_t need, size_t elem) {
     if (need <= *cap) return true;
@@ -94,7 +110,8 @@ static void compute_strips(crowd_dist* d, bool everyone) {
         if (c < range[0]) range[0] = c;
         if (-c < range[1]) range[1] = -c;
     }
-    if (!everyone) MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MIN, d->comm);
+    if (!everyone)
+        COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MIN, d->comm);
     d->first[0] = INT64_MIN;
     if (range[0] == INT64_MAX) { // no agent anywhere: everything on rank 0
         for (int r = 1; r <= d->size; ++r) d->first[r] = INT64_MAX;
@@ -105,7 +122,8 @@ static void compute_strips(crowd_dist* d, bool everyone) {
     int hist[BINS];
     memset(hist, 0, sizeof hist);
     for (int s = 0; s < w->count; ++s) hist[(column_of(w, w->cur.px[s]) - lo) * bins / span]++;
-    if (!everyone) MPI_Allreduce(MPI_IN_PLACE, hist, (int)bins, MPI_INT, MPI_SUM, d->comm);
+    if (!everyone)
+        COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, hist, (int)bins, MPI_INT, MPI_SUM, d->comm);
     int64_t total = 0;
     for (int64_t b = 0; b < bins; ++b) total += hist[b];
     // Rank r's strip starts at the first bin where the running count reaches r / size of the
@@ -145,15 +163,15 @@ static bool exchange(crowd_dist* d, size_t* received) {
         d->bucket_len[r] = 0;
     }
     d->stats.bytes_sent += (int64_t)(total - (size_t)d->scount[d->rank]);
-    MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    COLLECTIVE(MPI_Ialltoall, d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
     size_t in = 0;
     for (int r = 0; r < d->size; ++r) {
         d->rdispl[r] = (int)in;
         in += (size_t)d->rcount[r];
     }
     if (in > INT_MAX || !grow((void**)&d->recv, &d->recv_cap, in + 1, 1)) return false;
-    MPI_Alltoallv(d->send, d->scount, d->sdispl, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
-                  d->comm);
+    COLLECTIVE(MPI_Ialltoallv, d->send, d->scount, d->sdispl, MPI_BYTE, d->recv, d->rcount,
+               d->rdispl, MPI_BYTE, d->comm);
     *received = in;
     return true;
 }
@@ -198,7 +216,7 @@ static crowd_status migrate(crowd_dist* d) {
 static crowd_status send_ghosts(crowd_dist* d) {
     crowd_world* w = d->w;
     float reach = cs_dist_reach(w);
-    MPI_Allreduce(MPI_IN_PLACE, &reach, 1, MPI_FLOAT, MPI_MAX, d->comm);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &reach, 1, MPI_FLOAT, MPI_MAX, d->comm);
     // A query box reaches ceil(reach / cell) columns past its agent's, and a hash cell may straddle
     // a column of floor(x / cell) (the grid's origin is its own): one more on each side.
     const float cols = ceilf(reach / w->cell_size);
@@ -231,7 +249,7 @@ static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
     int got = 0;
     crowd_world_get_arrivals(w, (crowd_arrival*)d->send, mine, &got);
     const int bytes = mine * (int)sizeof(crowd_arrival);
-    MPI_Allgather(&bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
     size_t total = 0;
     for (int r = 0; r < d->size; ++r) {
         d->rdispl[r] = (int)total;
@@ -240,7 +258,8 @@ static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
     n = (int)(total / sizeof(crowd_arrival));
     if (!grow((void**)&d->arrivals, &d->arrival_cap, (size_t)n + 1, sizeof(crowd_arrival)))
         return CROWD_ERR_OUT_OF_MEMORY;
-    MPI_Allgatherv(d->send, bytes, MPI_BYTE, d->arrivals, d->rcount, d->rdispl, MPI_BYTE, d->comm);
+    COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->arrivals, d->rcount, d->rdispl,
+               MPI_BYTE, d->comm);
     d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
     qsort(d->arrivals, (size_t)n, sizeof *d->arrivals, cmp_arrival);
     d->arrival_count = n;
@@ -289,7 +308,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     for (int i = 0; i < world->index_count; ++i) d->live[i] = world->slot_of[i] >= 0;
     d->count = world->count;
     unsigned tag = cs_dist_tag(world);
-    MPI_Bcast(&tag, 1, MPI_UNSIGNED, 0, comm);
+    COLLECTIVE(MPI_Ibcast, &tag, 1, MPI_UNSIGNED, 0, comm);
     cs_dist_set_tag(world, (uint16_t)tag);
     compute_strips(d, true);
     for (int s = 0; s < world->count;)
@@ -394,7 +413,7 @@ crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, cro
     // The owner's answer (it may refuse a place inside an obstacle), on every rank.
     int mine = d->w->slot_of[id.index1 - 1] >= 0 ? (int)crowd_agent_set_position(d->w, id, position)
                                                  : INT_MAX;
-    MPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, d->comm);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, d->comm);
     return (crowd_status)mine;
 }
 
@@ -420,7 +439,7 @@ crowd_status crowd_dist_get_agents(const crowd_dist* d, crowd_agent_id* ids, int
 int crowd_dist_owner(const crowd_dist* d, crowd_agent_id id) {
     if (!d || check_handle(d, id) != CROWD_OK) return -1;
     int r = d->w->slot_of[id.index1 - 1] >= 0 ? d->rank : -1;
-    MPI_Allreduce(MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, d->comm);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &r, 1, MPI_INT, MPI_MAX, d->comm);
     return r;
 }
 
@@ -444,7 +463,7 @@ crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
     size_t n = 0;
     for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
     int ok = n <= INT_MAX && grow((void**)&d->send, &d->send_cap, n + 1, 1);
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
     const int bytes = d->rank == 0 ? 0 : (int)n;
     if (d->rank != 0)
@@ -452,7 +471,7 @@ crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
             cs_dist_pack(w, w->cur.id[s], d->send + at);
             at += cs_dist_packed_size(w, w->cur.id[s]);
         }
-    MPI_Gather(&bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, d->comm);
+    COLLECTIVE(MPI_Igather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, d->comm);
     size_t total = 0;
     if (d->rank == 0)
         for (int r = 0; r < d->size; ++r) {
@@ -460,9 +479,10 @@ crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
             total += (size_t)d->rcount[r];
         }
     ok = total <= INT_MAX && grow((void**)&d->recv, &d->recv_cap, total + 1, 1);
-    MPI_Bcast(&ok, 1, MPI_INT, 0, d->comm);
+    COLLECTIVE(MPI_Ibcast, &ok, 1, MPI_INT, 0, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
-    MPI_Gatherv(d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0, d->comm);
+    COLLECTIVE(MPI_Igatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0,
+               d->comm);
     uint64_t h = 0;
     crowd_status st = CROWD_OK;
     if (d->rank == 0) {
@@ -479,8 +499,8 @@ crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
         d->stats.ghosts = ghosts;
     }
     int code = (int)st;
-    MPI_Bcast(&code, 1, MPI_INT, 0, d->comm);
-    MPI_Bcast(&h, 1, MPI_UINT64_T, 0, d->comm);
+    COLLECTIVE(MPI_Ibcast, &code, 1, MPI_INT, 0, d->comm);
+    COLLECTIVE(MPI_Ibcast, &h, 1, MPI_UINT64_T, 0, d->comm);
     *out = h;
     return (crowd_status)code;
 }
