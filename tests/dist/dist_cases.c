@@ -1,0 +1,316 @@
+// The cases of a world split across MPI ranks (crowd/dist.h), each checked against the same world
+// in one process (every rank steps that one too: the worlds are small) by state hash and arrivals:
+//  - agents of every supported behavior (seek, file queue, cone queue with respawn, waypoints,
+//  tube,
+//    wall avoidance beside a wall) walk across the whole split, and each changes owner;
+//  - a single-file queue whose file lies across strip borders, its members on several ranks;
+//  - remove, teleport and add of agents another rank owns, and the handles that follow;
+//  - more ranks than occupied strips (the whole crowd in one cell column);
+//  - a world with followers is refused.
+// Run under mpiexec with any rank count; exit status 1 on the first failed check.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowd/crowd.h"
+#include "crowd/dist.h"
+
+static int rank, size;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                         \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
+// The same world in one process (w) and split (d).
+typedef struct twin {
+    crowd_world* w;
+    crowd_dist* d;
+} twin;
+
+typedef void build_fn(crowd_world* w);
+
+static twin make(build_fn* build) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    wd.world_tag = 77; // one tag: the split world's handles are the one-process world's
+    twin t;
+    crowd_world* split;
+    CHECK(crowd_world_create(&wd, &t.w) == CROWD_OK, "create");
+    CHECK(crowd_world_create(&wd, &split) == CROWD_OK, "create");
+    build(t.w);
+    build(split);
+    CHECK(crowd_dist_create(MPI_COMM_WORLD, split, &t.d) == CROWD_OK, "dist create");
+    return t;
+}
+
+static void destroy(twin* t) {
+    crowd_world_destroy(t->w);
+    crowd_dist_destroy(t->d);
+}
+
+// Steps both; the hashes and the arrivals must be equal.
+static void step(twin* t, int ticks, const char* what) {
+    for (int k = 0; k < ticks; ++k) {
+        CHECK(crowd_world_step(t->w) == CROWD_OK, "%s: step", what);
+        CHECK(crowd_dist_step(t->d) == CROWD_OK, "%s: split step", what);
+        crowd_arrival a[256], b[256];
+        int na, nb;
+        CHECK(crowd_world_get_arrivals(t->w, a, 256, &na) == CROWD_OK, "arrivals");
+        CHECK(crowd_dist_get_arrivals(t->d, b, 256, &nb) == CROWD_OK, "split arrivals");
+        CHECK(na == nb, "%s tick %d: %d arrivals in one process, %d split", what, k, na, nb);
+        // The worlds' tags differ; everything else is equal.
+        for (int i = 0; i < na; ++i)
+            CHECK(a[i].id.index1 == b[i].id.index1 && a[i].id.generation == b[i].id.generation &&
+                      a[i].user_data == b[i].user_data &&
+                      !memcmp(&a[i].position, &b[i].position, sizeof a[i].position) &&
+                      a[i].action == b[i].action,
+                  "%s tick %d: arrival %d differs", what, k, i);
+    }
+    uint64_t h;
+    CHECK(crowd_dist_state_hash(t->d, &h) == CROWD_OK, "hash");
+    CHECK(h == crowd_world_state_hash(t->w), "%s: split hash %016llx, one process %016llx", what,
+          (unsigned long long)h, (unsigned long long)crowd_world_state_hash(t->w));
+}
+
+static crowd_agent_id nth(const twin* t, int i) {
+    crowd_agent_id ids[512];
+    int n;
+    CHECK(crowd_dist_get_agents(t->d, ids, 512, &n) == CROWD_OK && i < n, "agents");
+    return ids[i];
+}
+
+// The owner of every agent (collective), in handle order.
+static int owners(const twin* t, int* out) {
+    const int n = crowd_dist_agent_count(t->d);
+    for (int i = 0; i < n; ++i) out[i] = crowd_dist_owner(t->d, nth(t, i));
+    return n;
+}
+
+// ---- every behavior across the split ------------------------------------------------------------
+
+static crowd_agent_id add(crowd_world* w, float x, float y, float vx) {
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){x, y};
+    a.velocity = (crowd_vec2){vx, 0.0f};
+    crowd_agent_id id;
+    CHECK(crowd_agent_add(w, &a, &id) == CROWD_OK, "add");
+    return id;
+}
+
+static void build_behaviors(crowd_world* w) {
+    // A wall along the walkers' way, and a path down the middle.
+    const crowd_vec2 wall[2] = {{-30.0f, 9.0f}, {30.0f, 9.0f}};
+    crowd_obstacle_id ob;
+    CHECK(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 2, &ob) == CROWD_OK, "wall");
+    const crowd_vec2 pts[3] = {{-40.0f, 0.0f}, {0.0f, 4.0f}, {40.0f, 0.0f}};
+    crowd_path_id path;
+    CHECK(crowd_path_create(w, pts, 3, &path) == CROWD_OK, "path");
+    for (int i = 0; i < 8; ++i) {
+        const float y = -8.0f + 2.0f * (float)i;
+        // Left to right: seek, file queue, cone queue (respawn at the left), waypoints.
+        crowd_agent_id id = add(w, -40.0f, y, 1.0f);
+        crowd_goal g = crowd_goal_default();
+        g.mode = CROWD_GOAL_SEEK;
+        g.target = (crowd_vec2){40.0f, y};
+        CHECK(crowd_agent_set_goal(w, id, &g) == CROWD_OK, "goal");
+
+        id = add(w, -38.0f, y + 0.5f, 1.0f);
+        crowd_queue_def q = crowd_queue_def_default();
+        q.goal = (crowd_vec2){38.0f, 0.0f};
+        q.on_arrival = CROWD_QUEUE_STOP;
+        CHECK(crowd_agent_set_queue(w, id, &q) == CROWD_OK, "file queue");
+
+        id = add(w, -36.0f, y + 1.0f, 1.0f);
+        q.form = CROWD_QUEUE_LITERAL;
+        q.on_arrival = CROWD_QUEUE_RESPAWN;
+        q.goal = (crowd_vec2){30.0f, y};
+        q.start_min = (crowd_vec2){-40.0f, -8.0f};
+        q.start_max = (crowd_vec2){-38.0f, 8.0f};
+        CHECK(crowd_agent_set_queue(w, id, &q) == CROWD_OK, "cone queue");
+
+        id = add(w, -39.0f, y + 1.5f, 1.0f);
+        crowd_path_follow_def f = crowd_path_follow_def_default();
+        f.path = path;
+        f.kind = i % 2 ? CROWD_PATH_TUBE : CROWD_PATH_WAYPOINTS;
+        f.mode = CROWD_PATH_ONE_SHOT;
+        CHECK(crowd_agent_set_path(w, id, &f) == CROWD_OK, "path follow");
+    }
+    // Wall avoidance: one walker just under the wall.
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){-29.0f, 8.4f};
+    a.velocity = (crowd_vec2){1.0f, 0.3f};
+    a.goal.mode = CROWD_GOAL_SEEK;
+    a.goal.target = (crowd_vec2){29.0f, 8.6f};
+    crowd_agent_id id;
+    CHECK(crowd_agent_add(w, &a, &id) == CROWD_OK, "wall walker");
+}
+
+static void every_behavior_migrates(void) {
+    twin t = make(build_behaviors);
+    int before[64], now[64];
+    bool changed[64] = {false};
+    const int n = owners(&t, before);
+    for (int k = 0; k < 12; ++k) {
+        step(&t, 50, "every behavior");
+        CHECK(owners(&t, now) == n, "no agent left the world");
+        for (int i = 0; i < n; ++i) changed[i] |= now[i] != before[i];
+    }
+    // Handle order: per row seek, file queue, cone queue, path; the wall walker last. Agents of
+    // every kind changed owner (the strips follow the crowd, so not every agent need).
+    int moved = 0, kinds[5] = {0};
+    for (int i = 0; i < n; ++i) {
+        moved += changed[i];
+        kinds[i == n - 1 ? 4 : i % 4] += changed[i];
+    }
+    for (int k = 0; k < 5; ++k)
+        CHECK(size == 1 || kinds[k] > 0, "no agent of kind %d changed owner (%d of %d did)", k,
+              moved, n);
+    if (rank == 0)
+        printf(
+            "every behavior: %d agents, %d changed owner, same hash and arrivals for 600 ticks\n",
+            n, moved);
+    destroy(&t);
+}
+
+// ---- a file queue across strip borders ----------------------------------------------------------
+
+static void build_file(crowd_world* w) {
+    // 24 agents in a line along x, 1.5 m apart, queueing for a point beyond its right end: the file
+    // lies across the split's borders; REMOVE at the head.
+    for (int i = 0; i < 24; ++i) {
+        crowd_agent_id id = add(w, -18.0f + 1.5f * (float)i, 0.1f * (float)(i % 3), 0.0f);
+        crowd_queue_def q = crowd_queue_def_default();
+        q.goal = (crowd_vec2){22.0f, 0.0f};
+        q.on_arrival = CROWD_QUEUE_REMOVE;
+        CHECK(crowd_agent_set_queue(w, id, &q) == CROWD_OK, "queue");
+    }
+}
+
+static void queue_across_borders(void) {
+    twin t = make(build_file);
+    int own[64];
+    const int n = owners(&t, own);
+    int ranks_held = 0;
+    for (int r = 0; r < size; ++r) {
+        bool held = false;
+        for (int i = 0; i < n; ++i) held |= own[i] == r;
+        ranks_held += held;
+    }
+    CHECK(size == 1 || ranks_held >= 2, "the file lies on %d rank(s)", ranks_held);
+    step(&t, 500, "file queue");
+    CHECK(crowd_dist_agent_count(t.d) == crowd_world_agent_count(t.w), "counts");
+    CHECK(crowd_world_agent_count(t.w) < 24, "nobody reached the head");
+    if (rank == 0)
+        printf(
+            "file queue on %d ranks: %d of 24 arrived and were removed, same hash and arrivals\n",
+            ranks_held, 24 - crowd_world_agent_count(t.w));
+    destroy(&t);
+}
+
+// ---- structural calls on agents another rank owns -----------------------------------------------
+
+static void build_row(crowd_world* w) {
+    for (int i = 0; i < 40; ++i) add(w, -30.0f + 1.5f * (float)i, 0.0f, 0.0f);
+}
+
+static void remote_structure(void) {
+    twin t = make(build_row);
+    step(&t, 1, "row");
+    // The rightmost agent lives on the last occupied rank, not rank 0 (unless one rank).
+    const crowd_agent_id right = nth(&t, 39), left = nth(&t, 0);
+    const int owner = crowd_dist_owner(t.d, right);
+    CHECK(size == 1 || owner != 0, "the rightmost agent is on rank %d", owner);
+    CHECK(crowd_dist_owner(t.d, left) == 0, "the leftmost agent is on rank 0");
+
+    // Remove it everywhere; its handle is stale on every rank.
+    CHECK(crowd_agent_remove(t.w, right) == CROWD_OK, "remove");
+    CHECK(crowd_dist_agent_remove(t.d, right) == CROWD_OK, "split remove");
+    CHECK(crowd_dist_agent_remove(t.d, right) == CROWD_ERR_STALE_HANDLE, "removed twice");
+    CHECK(crowd_dist_owner(t.d, right) == -1, "a removed agent has no owner");
+
+    // Teleport the leftmost agent into the last strip: it moves there at the next step.
+    const crowd_vec2 far = {27.0f, 0.5f};
+    CHECK(crowd_agent_set_position(t.w, left, far) == CROWD_OK, "teleport");
+    CHECK(crowd_dist_agent_set_position(t.d, left, far) == CROWD_OK, "split teleport");
+    step(&t, 1, "teleported");
+    CHECK(crowd_dist_owner(t.d, left) == crowd_dist_owner(t.d, nth(&t, 37)), "teleported owner");
+
+    // Add: the freed index comes back with the next generation, on the right rank.
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){26.0f, -0.5f};
+    crowd_agent_id one, split;
+    CHECK(crowd_agent_add(t.w, &a, &one) == CROWD_OK, "add");
+    CHECK(crowd_dist_agent_add(t.d, &a, &split) == CROWD_OK, "split add");
+    CHECK(one.index1 == split.index1 && one.generation == split.generation &&
+              split.index1 == right.index1 && split.generation == right.generation + 1,
+          "the new handle");
+    CHECK(crowd_dist_agent_remove(t.d, right) == CROWD_ERR_STALE_HANDLE, "the old handle");
+    CHECK(crowd_dist_owner(t.d, split) == owner, "the new agent is on rank %d, expected %d",
+          crowd_dist_owner(t.d, split), owner);
+    // A teleport into a wall-free world with a bad value is refused everywhere.
+    CHECK(crowd_dist_agent_set_position(t.d, split, (crowd_vec2){2e7f, 0.0f}) ==
+              crowd_agent_set_position(t.w, one, (crowd_vec2){2e7f, 0.0f}),
+          "refused teleport");
+    step(&t, 50, "after structural calls");
+    if (rank == 0)
+        printf("remove, teleport, add of agents on rank %d: same handles, owners and hash\n",
+               owner);
+    destroy(&t);
+}
+
+// ---- more ranks than occupied strips ------------------------------------------------------------
+
+static void build_column(crowd_world* w) {
+    for (int i = 0; i < 30; ++i) add(w, 0.3f + 0.05f * (float)(i % 3), 0.7f * (float)i, 0.0f);
+}
+
+static void more_ranks_than_strips(void) {
+    twin t = make(build_column);
+    step(&t, 100, "one column");
+    int own[64], held = 0;
+    const int n = owners(&t, own);
+    for (int r = 0; r < size; ++r) {
+        bool h = false;
+        for (int i = 0; i < n; ++i) h |= own[i] == r;
+        held += h;
+    }
+    CHECK(size < 3 || held < size, "every rank holds agents");
+    if (rank == 0)
+        printf("one cell column on %d ranks: %d rank(s) hold agents, same hash\n", size, held);
+    destroy(&t);
+}
+
+// ---- refused ------------------------------------------------------------------------------------
+
+static void followers_refused(void) {
+    crowd_world_def wd = crowd_world_def_default();
+    crowd_world* w;
+    CHECK(crowd_world_create(&wd, &w) == CROWD_OK, "create");
+    const crowd_agent_id leader = add(w, 0.0f, 0.0f, 0.0f), follower = add(w, -2.0f, 0.0f, 0.0f);
+    const crowd_follow_def f = crowd_follow_def_default();
+    CHECK(crowd_agent_follow(w, follower, leader, &f) == CROWD_OK, "follow");
+    crowd_dist* d = NULL;
+    CHECK(crowd_dist_create(MPI_COMM_WORLD, w, &d) == CROWD_ERR_NOT_DISTRIBUTABLE && !d,
+          "a world with followers");
+    crowd_world_destroy(w);
+    if (rank == 0) printf("a world with followers: refused (CROWD_ERR_NOT_DISTRIBUTABLE)\n");
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    every_behavior_migrates();
+    queue_across_borders();
+    remote_structure();
+    more_ranks_than_strips();
+    followers_refused();
+    MPI_Finalize();
+    return 0;
+}
