@@ -6,9 +6,10 @@ if [ "${1:-build}" = test ]; then
   # chromium and nodejs: the replay page's browser test; bsdutils: `script`, a terminal for the
   # progress bar test; librecast-dev: the DetourCrowd baseline of the benchmarks; clang's OpenMP
   # runtime (libomp-dev) and libFuzzer (libclang-rt-dev) for the clang and fuzz builds; python3 for
-  # the server test's scripted client and the benchmark report.
+  # the server test's scripted client and the benchmark report; MPICH for the MPI build
+  # (-DCROWD_MPI=ON: crowd_dist and its tests under mpiexec).
   need+=(libcriterion-dev libbenchmark-dev clang librecast-dev python3 chromium nodejs bsdutils
-         libomp-dev libclang-rt-dev)
+         libomp-dev libclang-rt-dev mpich libmpich-dev)
 fi
 missing=()
 for p in "${need[@]}"; do

@@ -7,7 +7,10 @@
 #  4. a bounded libFuzzer run of every fuzz target (clang, ASan + UBSan), seeded from real data;
 #  5. determinism: state hashes equal across thread counts and between the -march=native and the
 #     portable x86-64 builds, for the built-in scenes (the walled town among them) and for two
-#     scenario files (one with walls).
+#     scenario files (one with walls);
+#  6. the MPI build (-DCROWD_MPI=ON): a world split across 1, 2, 3, 4 and 7 ranks (7 more than
+#     this machine's cores) gives the one-process state hash for every scene it supports, with
+#     churn, and the split world's cases (tests/dist/).
 # The suites include the crowd command's tests: the command line (tests/cli) and its HTML replay in
 # headless Chromium (tests/browser).
 set -euo pipefail
@@ -107,3 +110,7 @@ for file in crossing shop; do
 done
 [ "$fail" -eq 0 ] || { echo "determinism: 0 passed, 1 failed"; exit 1; }
 echo "determinism: 1 passed, 0 failed"
+
+echo "== MPI build: one world on 1, 2, 3, 4 and 7 ranks"
+build build/mpi -DCMAKE_BUILD_TYPE=Release -DCROWD_MPI=ON -DCROWD_BUILD_BENCH=OFF -DCROWD_BUILD_TOOLS=OFF
+ctest --test-dir build/mpi --output-on-failure -R '^dist_'
