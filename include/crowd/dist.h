@@ -42,7 +42,9 @@ typedef struct crowd_dist_stats {
     int64_t bytes_sent;  // bytes this rank sent for the step (migration, ghosts, arrivals)
     int64_t strip_first; // its strip: cell columns [strip_first, strip_last]
     int64_t strip_last;
-    int halo_columns; // cell columns of ghosts on each side of the strip
+    int halo_columns;   // cell columns of ghosts on each side of the strip
+    double step_ms;     // wall time of the rank's crowd_world_step
+    double exchange_ms; // wall time of the rest: strips, migration, ghosts, arrivals (waits too)
 } crowd_dist_stats;
 
 // Splits `world` across the ranks of `comm`. Every rank passes the same world (built by the same
