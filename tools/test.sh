@@ -112,5 +112,25 @@ done
 echo "determinism: 1 passed, 0 failed"
 
 echo "== MPI build: one world on 1, 2, 3, 4 and 7 ranks"
-build build/mpi -DCMAKE_BUILD_TYPE=Release -DCROWD_MPI=ON -DCROWD_BUILD_BENCH=OFF -DCROWD_BUILD_TOOLS=OFF
+build build/mpi -DCMAKE_BUILD_TYPE=Release -DCROWD_MPI=ON -DCROWD_BUILD_BENCH=OFF
 ctest --test-dir build/mpi --output-on-failure -R '^dist_'
+# `crowd hash` under mpiexec against the plain build's one process, with churn (the town without
+# it: a split world has no obstacle changes); 7 ranks oversubscribe this machine.
+fail=0
+for scene in separation crossing mixed queue waypoints tube town; do
+  churn=--churn
+  [ "$scene" = town ] && churn=""
+  ref=$(build/release/crowd hash --scene "$scene" --agents 5000 --ticks 100 --threads 1 $churn)
+  for k in 1 2 3 4 7; do
+    for t in 1 2; do
+      [ "$t" = 2 ] && [ "$k" -gt 3 ] && continue
+      h=$(mpiexec -n "$k" build/mpi/crowd hash --scene "$scene" --agents 5000 --ticks 100 --threads "$t" $churn)
+      if [ "$h" != "$ref" ]; then
+        echo "MISMATCH $scene ranks=$k threads=$t: $h (expected $ref)"; fail=1
+      fi
+    done
+  done
+  echo "$scene: $ref (1 process; 1/2/3/4/7 ranks x 1 thread, 1/2/3 ranks x 2 threads)"
+done
+[ "$fail" -eq 0 ] || { echo "rank counts: 0 passed, 1 failed"; exit 1; }
+echo "rank counts: 1 passed, 0 failed"

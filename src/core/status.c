@@ -100,7 +100,8 @@ const char* crowd_status_string(crowd_status status) {
     case CROWD_ERR_INSIDE_OBSTACLE:
         return "agent would overlap a wall or stand inside an obstacle";
     case CROWD_ERR_NOT_DISTRIBUTABLE:
-        return "a world split across processes cannot hold this (follow leader, neighbor cap)";
+        return "a world split across processes cannot hold this (follow leader, neighbor cap, "
+               "obstacle changes)";
     case CROWD_STATUS_COUNT:
         break;
     }

@@ -1,5 +1,7 @@
 // crowd hash: step a built-in scene (optionally with churn) and print its final state hash.
-// tools/test.sh compares these hashes across thread counts and builds.
+// tools/test.sh compares these hashes across thread counts, builds and, in the MPI build, rank
+// counts: under mpiexec with more than one rank the world is split across the ranks
+// (crowd/dist.h) and rank 0 prints.
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,11 +9,33 @@
 
 #include "cli.h"
 #include "scenes.h"
+#ifdef CROWD_CLI_MPI
+#include "crowd/dist.h"
+#endif
+
+// The scene's world, in one process or split across MPI ranks (d set).
+typedef struct hash_world {
+    crowd_world* w;
+#ifdef CROWD_CLI_MPI
+    crowd_dist* d;
+#endif
+} hash_world;
+
+#ifdef CROWD_CLI_MPI
+#define SPLIT(hw) ((hw)->d != NULL)
+#define SPLIT_CALL(hw, split, plain) ((hw)->d ? (split) : (plain))
+#else
+#define SPLIT(hw) false
+#define SPLIT_CALL(hw, split, plain) (plain)
+#endif
 
 static void usage(FILE* f) {
     fputs("usage: crowd hash [options]\n"
           "\n"
-          "Steps a built-in scene and prints 'state-hash: <hex>'.\n"
+          "Steps a built-in scene and prints 'state-hash: <hex>'. In the MPI build under\n"
+          "mpiexec with more than one rank, the world is split across the ranks (the hash is\n"
+          "the same; rank 0 prints; not the groups or plaza scenes, --max-neighbors or the\n"
+          "town's wall churn).\n"
           "\n"
           "options:\n"
           "  --scene NAME   separation | crossing | mixed | queue | waypoints | tube | groups |\n"
@@ -35,9 +59,12 @@ static crowd_status refused_ok(crowd_status st) {
 
 // In a world with obstacles: removes the first two in handle order and adds two 3 m walls at random
 // places (where no agent stands in their way).
-static crowd_status churn_walls(crowd_world* w, scene_rng* rng, float half) {
+static crowd_status churn_walls(const hash_world* hw, scene_rng* rng, float half) {
+    crowd_world* w = hw->w;
     const int n = crowd_world_obstacle_count(w);
     if (n == 0) return CROWD_OK;
+    // A split world has no calls to add or remove obstacles.
+    if (SPLIT(hw)) return CROWD_ERR_NOT_DISTRIBUTABLE;
     crowd_obstacle_id* all = malloc(sizeof *all * (size_t)n);
     if (!all) return CROWD_ERR_OUT_OF_MEMORY;
     int count = 0;
@@ -55,27 +82,49 @@ static crowd_status churn_walls(crowd_world* w, scene_rng* rng, float half) {
     return st;
 }
 
+static int cmp_handle(const void* a, const void* b) {
+    const uint32_t x = ((const crowd_agent_id*)a)->index1, y = ((const crowd_agent_id*)b)->index1;
+    return (x > y) - (x < y);
+}
+
+// Every live handle, in handle order (the same list in one process and split), or NULL.
+static crowd_agent_id* live_handles(const hash_world* hw, int* count) {
+    const int n = SPLIT_CALL(hw, crowd_dist_agent_count(hw->d), crowd_world_agent_count(hw->w));
+    crowd_agent_id* all = malloc(sizeof *all * (size_t)(n ? n : 1));
+    if (!all) return NULL;
+    *count = 0;
+    const crowd_status st = SPLIT_CALL(hw, crowd_dist_get_agents(hw->d, all, n, count),
+                                       crowd_world_get_agents(hw->w, all, NULL, NULL, n, count));
+    if (st != CROWD_OK) {
+        free(all);
+        return NULL;
+    }
+    qsort(all, (size_t)*count, sizeof *all, cmp_handle);
+    return all;
+}
+
 // Between steps, exercises every mutation a server makes: removals, additions, teleports (and
-// walls, when the world has some).
-static crowd_status churn(crowd_world* w, scene_rng* rng, float half) {
+// walls, when the world has some). Agents are picked from the handles in handle order.
+static crowd_status churn(const hash_world* hw, scene_rng* rng, float half) {
     enum { MAX = 64 };
     crowd_agent_id ids[MAX];
-    int n = crowd_world_agent_count(w);
-    crowd_agent_id* all = malloc(sizeof *all * (size_t)(n ? n : 1));
-    if (!all) return CROWD_ERR_OUT_OF_MEMORY;
     int count = 0;
-    crowd_status st = crowd_world_get_agents(w, all, NULL, NULL, n, &count);
+    crowd_agent_id* all = live_handles(hw, &count);
+    if (!all) return CROWD_ERR_OUT_OF_MEMORY;
     int picked = 0;
-    for (int k = 0; st == CROWD_OK && k < MAX && count > 0; ++k)
+    for (int k = 0; k < MAX && count > 0; ++k)
         ids[picked++] = all[scene_rng_next(rng) % (uint64_t)count];
     free(all);
+    crowd_status st = CROWD_OK;
     for (int k = 0; st == CROWD_OK && k < picked; ++k) {
         if (k % 3 == 0) {
-            st = crowd_agent_remove(w, ids[k]);
+            st = SPLIT_CALL(hw, crowd_dist_agent_remove(hw->d, ids[k]),
+                            crowd_agent_remove(hw->w, ids[k]));
             if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK; // picked twice
         } else if (k % 3 == 1) {
             crowd_vec2 p = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-            st = refused_ok(crowd_agent_set_position(w, ids[k], p));
+            st = refused_ok(SPLIT_CALL(hw, crowd_dist_agent_set_position(hw->d, ids[k], p),
+                                       crowd_agent_set_position(hw->w, ids[k], p)));
             if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK;
         } else {
             crowd_agent_def a = crowd_agent_def_default();
@@ -84,10 +133,11 @@ static crowd_status churn(crowd_world* w, scene_rng* rng, float half) {
             a.goal.mode = CROWD_GOAL_ARRIVE;
             a.goal.target = (crowd_vec2){0.0f, 0.0f};
             crowd_agent_id id;
-            st = refused_ok(crowd_agent_add(w, &a, &id));
+            st = refused_ok(SPLIT_CALL(hw, crowd_dist_agent_add(hw->d, &a, &id),
+                                       crowd_agent_add(hw->w, &a, &id)));
         }
     }
-    return st == CROWD_OK ? churn_walls(w, rng, half) : st;
+    return st == CROWD_OK ? churn_walls(hw, rng, half) : st;
 }
 
 int cmd_hash(int argc, char** argv) {
@@ -139,25 +189,42 @@ int cmd_hash(int argc, char** argv) {
             def.seed = (uint64_t)n;
         }
     }
-    crowd_world* w;
-    crowd_status st = scene_create(&def, &w);
-    if (st == CROWD_OK) st = crowd_world_set_max_neighbors(w, (int)max_neighbors);
+    hash_world hw = {0};
+    int rank = 0;
+    crowd_status st = scene_create(&def, &hw.w);
+    if (st == CROWD_OK) st = crowd_world_set_max_neighbors(hw.w, (int)max_neighbors);
+#ifdef CROWD_CLI_MPI
+    int ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    if (st == CROWD_OK && ranks > 1) st = crowd_dist_create(MPI_COMM_WORLD, hw.w, &hw.d);
+#endif
     if (st != CROWD_OK) {
-        cli_error(cmd, "cannot create the world: %s", crowd_status_string(st));
+        if (rank == 0) cli_error(cmd, "cannot create the world: %s", crowd_status_string(st));
+        crowd_world_destroy(hw.w);
         return 1;
     }
     scene_rng rng = {def.seed ^ 0xc0ffee};
     const float half = scene_side(&def) * 0.5f;
     for (long t = 0; t < ticks && st == CROWD_OK; ++t) {
-        if (do_churn && t % 50 == 25) st = churn(w, &rng, half);
-        if (st == CROWD_OK) st = crowd_world_step(w);
+        if (do_churn && t % 50 == 25) st = churn(&hw, &rng, half);
+        if (st == CROWD_OK) st = SPLIT_CALL(&hw, crowd_dist_step(hw.d), crowd_world_step(hw.w));
     }
+    uint64_t hash = 0;
+    if (st == CROWD_OK)
+        st = SPLIT_CALL(&hw, crowd_dist_state_hash(hw.d, &hash),
+                        (hash = crowd_world_state_hash(hw.w), CROWD_OK));
+#ifdef CROWD_CLI_MPI
+    if (hw.d) {
+        crowd_dist_destroy(hw.d);
+        hw.w = NULL;
+    }
+#endif
+    crowd_world_destroy(hw.w);
     if (st != CROWD_OK) {
-        cli_error(cmd, "step failed: %s", crowd_status_string(st));
-        crowd_world_destroy(w);
+        if (rank == 0) cli_error(cmd, "step failed: %s", crowd_status_string(st));
         return 1;
     }
-    printf("state-hash: %016" PRIx64 "\n", crowd_world_state_hash(w));
-    crowd_world_destroy(w);
+    if (rank == 0) printf("state-hash: %016" PRIx64 "\n", hash);
     return 0;
 }

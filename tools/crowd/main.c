@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include "cli.h"
+#ifdef CROWD_CLI_MPI
+#include <mpi.h>
+#endif
 
 static void usage(FILE* f) {
     fputs("usage: crowd <command> [options]      (crowd <command> --help for details)\n"
@@ -15,7 +18,7 @@ static void usage(FILE* f) {
           f);
 }
 
-int main(int argc, char** argv) {
+static int dispatch(int argc, char** argv) {
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;
@@ -32,4 +35,17 @@ int main(int argc, char** argv) {
     if (!strcmp(c, "hash")) return cmd_hash(argc, argv);
     cli_error(NULL, "unknown command '%s' (try crowd --help)", c);
     return EXIT_USAGE;
+}
+
+// The MPI build's crowd runs under mpiexec (or alone, as one rank): `crowd hash` splits its world
+// across the ranks.
+int main(int argc, char** argv) {
+#ifdef CROWD_CLI_MPI
+    MPI_Init(&argc, &argv);
+    const int code = dispatch(argc, argv);
+    MPI_Finalize();
+    return code;
+#else
+    return dispatch(argc, argv);
+#endif
 }
