@@ -26,6 +26,7 @@
 #include <mpi.h>
 
 #include "crowd/queue.h"
+#include "crowd/snapshot.h"
 #include "crowd/world.h"
 
 #ifdef __cplusplus
@@ -81,6 +82,13 @@ CROWD_API crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arriva
 
 // crowd_world_state_hash of the whole world, on every rank: the agents are gathered to rank 0.
 CROWD_API crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out);
+
+// A snapshot of the whole world, written on rank 0 through `write` (as crowd_world_save_stream;
+// the other ranks' `write` is not called): the agents are gathered to rank 0 and saved as one
+// world (in rank 0's storage order, so the bytes may differ from a one-process save; the world
+// they hold does not). It loads on any rank count: every rank loads it with crowd_world_load and
+// passes the world to crowd_dist_create, or one process keeps it.
+CROWD_API crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* user);
 
 CROWD_API crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d);
 

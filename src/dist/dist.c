@@ -465,10 +465,12 @@ crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out, in
     return CROWD_OK;
 }
 
-crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
-    if (!d || !out) return CROWD_ERR_NULL_ARGUMENT;
+// Puts every other rank's agents into rank 0's world, runs `fn` on it there (the whole world, as
+// one process holds it) and takes them out again; every rank returns fn's status.
+typedef crowd_status on_whole_fn(const crowd_world* w, void* ctx);
+
+static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
     crowd_world* w = d->w;
-    // Every other rank's agents put into rank 0's world for the hash, then taken out again.
     size_t n = 0;
     for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
     int ok = n <= INT_MAX && grow((void**)&d->send, &d->send_cap, n + 1, 1);
@@ -492,26 +494,51 @@ crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
     COLLECTIVE(MPI_Igatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0,
                d->comm);
-    uint64_t h = 0;
     crowd_status st = CROWD_OK;
     if (d->rank == 0) {
+        // Listed through the ghost list (the flag taken off at once): they are no ghosts.
         int put = 0, ghosts = d->stats.ghosts;
         st = put_received(d, total, CS_FLAG_GHOST, &put);
         if (st == CROWD_OK) {
-            for (int i = 0; i < put; ++i) {
-                const int32_t s = w->slot_of[d->ghost[i]];
-                w->cur.flags[s] &= ~CS_FLAG_GHOST;
-            }
-            h = crowd_world_state_hash(w);
+            for (int i = 0; i < put; ++i) w->cur.flags[w->slot_of[d->ghost[i]]] &= ~CS_FLAG_GHOST;
+            st = fn(w, ctx);
             for (int i = 0; i < put; ++i) cs_dist_drop(w, d->ghost[i]);
         }
         d->stats.ghosts = ghosts;
     }
     int code = (int)st;
     COLLECTIVE(MPI_Ibcast, &code, 1, MPI_INT, 0, d->comm);
+    return (crowd_status)code;
+}
+
+static crowd_status hash_whole(const crowd_world* w, void* ctx) {
+    *(uint64_t*)ctx = crowd_world_state_hash(w);
+    return CROWD_OK;
+}
+
+crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
+    if (!d || !out) return CROWD_ERR_NULL_ARGUMENT;
+    uint64_t h = 0;
+    const crowd_status st = on_whole_world(d, hash_whole, &h);
     COLLECTIVE(MPI_Ibcast, &h, 1, MPI_UINT64_T, 0, d->comm);
     *out = h;
-    return (crowd_status)code;
+    return st;
+}
+
+typedef struct save_ctx {
+    crowd_write_fn* write;
+    void* user;
+} save_ctx;
+
+static crowd_status save_whole(const crowd_world* w, void* ctx) {
+    const save_ctx* c = ctx;
+    return crowd_world_save_stream(w, c->write, c->user);
+}
+
+crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* user) {
+    if (!d || (d->rank == 0 && !write)) return CROWD_ERR_NULL_ARGUMENT;
+    save_ctx ctx = {write, user};
+    return on_whole_world(d, save_whole, &ctx);
 }
 
 crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d) {
