@@ -88,7 +88,8 @@ struct crowd_world {
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
     uint32_t* skey;           // cell key of each sorted slot
     // With obstacles, each agent's clearance and wall list (cs_walls_clearance), written by the
-    // neighbor pass and read by the walls behavior's passes of the same step.
+    // clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass and the walls
+    // behavior's passes of the same step.
     float* wall_clear;
     uint32_t* wall_slot;
 
