@@ -1,5 +1,5 @@
 // The clearance pass, in the neighbor phase before the neighbor pass (step.c): every agent's wall
-// clearance and cell list (cs_walls_clearance) into w->wall_clear / w->wall_slot, read by the
+// clearance and cell list (cs_walls_clearance) into w->wall_clear / w->wall_list, read by the
 // neighbor pass (which agents test line of sight, and against what) and by the walls behavior's
 // passes of the same step (the force and the clamp skip agents whose clearance exceeds their
 // reach). It reads the agents' sorted positions and the static segment grid, and writes only its
@@ -9,36 +9,54 @@
 // Agents whose wall lists are looked up together (see clearance_team).
 #define CS_WALL_BLOCK 32
 
+// Stage one of a block: its agents' cells, and a fetch of each new cell's table slot.
+static void block_cells(const cs_walls* g, const float* px, const float* py, int s, int n,
+                        int32_t* cx, int32_t* cy) {
+    for (int k = 0; k < n; ++k) {
+        cx[k] = cs_cell_coord(px[s + k], g->inv_cell);
+        cy[k] = cs_cell_coord(py[s + k], g->inv_cell);
+        if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1])
+            cs_walls_prefetch_slot(g, cx[k], cy[k]);
+    }
+}
+
+// Stage two: the lookups (once per run of agents in one cell: agents are sorted by cell), and a
+// fetch of each new list.
+static void block_lists(const cs_walls* g, cs_wall_ref* out, int n, const int32_t* cx,
+                        const int32_t* cy) {
+    for (int k = 0; k < n; ++k) {
+        const bool same = k > 0 && cx[k] == cx[k - 1] && cy[k] == cy[k - 1];
+        out[k] = same ? out[k - 1] : cs_walls_ref(g, cs_walls_slot(g, cx[k], cy[k]));
+        if (!same && out[k].count) __builtin_prefetch(g->segs + out[k].start);
+    }
+}
+
 // In a pass of its own, so that the neighbor pass's loop reads one float per agent and keeps its
-// accumulators in registers. A block of agents is done in three rounds, so that the memory each
-// round reads was fetched by the one before and the loads overlap rather than each waiting on
-// memory: their cells' table slots, then the lookups (once per run of agents in one cell: agents
-// are sorted by cell), then the lists.
+// accumulators in registers. The two stages of the lookups and the clearances (stage three) run
+// as a pipeline over blocks of agents, a block apart: while a block's clearances are computed,
+// the next block's lists and the one after's table slots are on their way from memory, so the
+// loads overlap rather than each waiting on memory.
 static void clearance_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
-    const cs_walls* walls = &w->walls;
-    const float inv_cell = walls->inv_cell;
+    const cs_walls* g = &w->walls;
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     const float* restrict px = w->cur.px;
     const float* restrict py = w->cur.py;
-    int32_t cx[CS_WALL_BLOCK], cy[CS_WALL_BLOCK];
-    for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
-        const int n = s + CS_WALL_BLOCK < hi ? CS_WALL_BLOCK : hi - s;
-        for (int k = 0; k < n; ++k) {
-            cx[k] = cs_cell_coord(px[s + k], inv_cell);
-            cy[k] = cs_cell_coord(py[s + k], inv_cell);
-            if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1])
-                cs_walls_prefetch_slot(walls, cx[k], cy[k]);
+    int32_t cx[3][CS_WALL_BLOCK], cy[3][CS_WALL_BLOCK];
+    const int blocks = (hi - lo + CS_WALL_BLOCK - 1) / CS_WALL_BLOCK;
+    for (int b = 0; b < blocks + 2; ++b) {
+        // Stage one for block b, two for block b - 1, three for block b - 2.
+        for (int stage = 0; stage < 3; ++stage) {
+            const int k = b - stage, s = lo + k * CS_WALL_BLOCK;
+            if (k < 0 || k >= blocks) continue;
+            const int n = s + CS_WALL_BLOCK < hi ? CS_WALL_BLOCK : hi - s;
+            if (stage == 0) block_cells(g, px, py, s, n, cx[k % 3], cy[k % 3]);
+            if (stage == 1) block_lists(g, w->wall_list + s, n, cx[k % 3], cy[k % 3]);
+            if (stage == 2)
+                for (int i = s; i < s + n; ++i)
+                    w->wall_clear[i] = cs_walls_clearance(g, px[i], py[i], w->wall_list[i]);
         }
-        for (int k = 0; k < n; ++k) {
-            const bool same = k > 0 && cx[k] == cx[k - 1] && cy[k] == cy[k - 1];
-            const uint32_t h = same ? w->wall_slot[s + k - 1] : cs_walls_slot(walls, cx[k], cy[k]);
-            w->wall_slot[s + k] = h;
-            if (!same && h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
-        }
-        for (int k = s; k < s + n; ++k)
-            w->wall_clear[k] = cs_walls_clearance(walls, px[k], py[k], w->wall_slot[k]);
     }
 }
 

@@ -38,6 +38,12 @@ typedef struct cs_wall_seg {
     uint32_t id;
 } cs_wall_seg;
 
+// One cell's list as the passes of a step use it: segs[start, start + count) (count 0: no wall in
+// the cell or its eight neighbors). Kept per agent, so that no pass reads the table again.
+typedef struct cs_wall_ref {
+    uint32_t start, count;
+} cs_wall_ref;
+
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
 // segs[start, start + count). 16 bytes, so a lookup touches one cache line.
 typedef struct cs_wall_cell {
@@ -140,11 +146,11 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 }
 
 // A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
-// margin) when below cs_walls_reach, and the table slot of its cell's list (UINT32_MAX when none).
-// Computed once per agent and step by the neighbor pass: every wall query of that step whose reach
-// is below the clearance is skipped, and one within cs_walls_reach reads that one list.
-// In two steps, so that a loop can look up (and fetch) the slots of a block of agents before it
-// reads their lists: cs_walls_point_slot, then cs_walls_clearance with the slot.
+// margin) when below cs_walls_reach, from its cell's list. Computed once per agent and step by the
+// clearance pass (walls_clearance.c), which keeps the list too: every wall query of that step
+// whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
+// list. In two steps, so that a loop can look up (and fetch) the slots of a block of agents
+// before it reads their lists: cs_walls_point_slot and cs_walls_ref, then cs_walls_clearance.
 static inline uint32_t cs_walls_point_slot(const cs_walls* g, float x, float y) {
     return cs_walls_slot(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
 }
@@ -157,12 +163,29 @@ static inline void cs_walls_prefetch_slot(const cs_walls* g, int32_t cx, int32_t
     __builtin_prefetch(&g->cells[h]);
 }
 
-static inline float cs_walls_clearance(const cs_walls* g, float x, float y, uint32_t h) {
+// How many agents ahead the passes that read agents' wall lists (in sorted order, at scattered
+// places of the pool) fetch them.
+#define CS_WALL_FETCH_AHEAD 8
+
+// Fetches the wall list of sorted slot s (when s < hi) if its clearance is below `below`: the
+// passes call it for the agent CS_WALL_FETCH_AHEAD slots ahead.
+static inline void cs_walls_prefetch_list(const cs_walls* g, const float* clear,
+                                          const cs_wall_ref* list, int s, int hi, float below) {
+    if (s < hi && clear[s] < below) __builtin_prefetch(g->segs + list[s].start);
+}
+
+// The list of table slot h (UINT32_MAX: none).
+static inline cs_wall_ref cs_walls_ref(const cs_walls* g, uint32_t h) {
+    return h == UINT32_MAX ? (cs_wall_ref){0, 0}
+                           : (cs_wall_ref){g->cells[h].start, g->cells[h].count};
+}
+
+static inline float cs_walls_clearance(const cs_walls* g, float x, float y, cs_wall_ref ref) {
     const float reach = cs_walls_reach(g, x, y);
-    if (h == UINT32_MAX) return reach;
-    const cs_wall_seg* list = g->segs + g->cells[h].start;
+    if (ref.count == 0) return reach;
+    const cs_wall_seg* list = g->segs + ref.start;
     float d2 = reach * reach;
-    for (uint32_t i = 0; i < g->cells[h].count; ++i) {
+    for (uint32_t i = 0; i < ref.count; ++i) {
         const cs_wall_seg* s = &list[i];
         const float ex = s->bx - s->ax, ey = s->by - s->ay;
         float u = ((x - s->ax) * ex + (y - s->ay) * ey) / (ex * ex + ey * ey);
@@ -265,29 +288,24 @@ bool cs_walls_blocked(const crowd_world* w, float x, float y, float r);
 bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1);
 
 // The walls around one agent's neighbor query, gathered once so that each candidate's sight line
-// is tested against a short local list: every segment of the cells of the query box (a segment
-// seen from two cells twice). A sight line between two points of the box can only cross
-// segments of those cells. When they do not fit, `overflow` sends every test to
-// cs_walls_crossed instead.
+// is tested against a short local list: of the segments of the cells of the query box (a segment
+// seen from two cells twice), those within the query's reach of the agent. A sight line from the
+// agent to a candidate within that reach stays within it, so it can only meet those. When they do
+// not fit, `overflow` sends every test to cs_walls_crossed instead.
 #define CS_SIGHT_SEGS 48
 
 typedef struct cs_sight {
     const cs_walls* g;
-    const cs_wall_seg* segs; // local, or one cell's list
+    const cs_wall_seg* segs; // local, or one cell's whole list
     uint32_t n;
     bool overflow;
+    double px, py, reach2; // the agent and its squared reach, widened for rounding
     cs_wall_seg local[CS_SIGHT_SEGS];
 } cs_sight;
 
-// Gathers the walls of the box into s; returns false when the box holds none.
-bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s);
-
-// The walls of table slot h (a query within cs_walls_reach of a point of its cell).
-static inline void cs_sight_slot(const cs_walls* g, uint32_t h, cs_sight* s) {
-    s->g = g;
-    s->segs = g->segs + g->cells[h].start;
-    s->n = g->cells[h].count;
-    s->overflow = false;
-}
+// Gathers into s the walls of the box within `reach` of (px, py); returns false when there are
+// none (cs_sight_list, in walls_math.h, does the same for one cell's list).
+bool cs_sight_gather(const cs_walls* g, cs_wall_box box, float px, float py, float reach,
+                     cs_sight* s);
 
 #endif
