@@ -139,15 +139,20 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
           const uint32_t* restrict slots, const query* q, sums* acc, uint32_t b, uint32_t e,
           int64_t self, bool grp, bool los, bool file) {
     const float inv_r = q->inv_r;
+    // A local copy, which nothing else can write: with the line-of-sight calls in the loop gcc
+    // would otherwise load the query's fields lane by lane and not vectorize.
+    const query qc = *q;
+    q = &qc;
     for (uint32_t j = b; j < e; j += CS_LANES) {
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
         const uint32_t* restrict gc = groups + j;
         const int live = (int)(e - j);
         const int64_t self_lane = self - (int64_t)j; // lane of the agent itself, if in this chunk
-        bool hidden[CS_LANES] = {false};
+        // 32-bit flags: gcc finds no vector type for a bool array in a loop of floats.
+        int32_t hidden[CS_LANES] = {0};
         if (los) {
-            bool counts[CS_LANES];
+            int32_t counts[CS_LANES];
             for (int l = 0; l < CS_LANES; ++l) {
                 const lane_test t = test_lane(q, xc[l], yc[l], l < live, l != self_lane, file);
                 counts[l] = t.near | t.in_cone;
@@ -408,10 +413,9 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.ox[l] = acc.oy[l] = INFINITY;
         acc.os[l] = 0;
     }
-    // A wall within reach: every candidate that counts is checked for line of sight (one instance
-    // for all combinations), against the walls within the query's reach (from the agent's own
-    // cell list when the query fits in its reach). Otherwise one instance per combination, each
-    // with its constant flags inlined.
+    // A wall within reach: every candidate that counts is checked for line of sight, against the
+    // walls within the query's reach (from the agent's own cell list when the query fits in its
+    // reach). Otherwise one instance per combination, each with its constant flags inlined.
     cs_sight sight;
     bool los = false;
     if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
@@ -422,9 +426,13 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
                                   reach + m, &sight);
     }
     q.sight = &sight;
-    // (An agent in a group and in a file gets the group's instance, where the file query finds no
-    // one ahead.)
-    uint64_t cand = los      ? visit(w, &q, &acc, box, true, q.grp, sparse, true, q.file && !q.grp)
+    // With line of sight the plain case (no group, no file: separation and maybe the cone) has an
+    // instance of its own with constant flags, so that its lane loops vectorize; the others share
+    // one (an agent in a group and in a file gets the group's, where the file query finds no one
+    // ahead).
+    uint64_t cand = los && !q.grp && !q.file
+                        ? visit(w, &q, &acc, box, true, false, sparse, true, false)
+                    : los    ? visit(w, &q, &acc, box, true, q.grp, sparse, true, q.file && !q.grp)
                     : q.grp  ? visit(w, &q, &acc, box, true, true, sparse, false, false)
                     : q.file ? visit(w, &q, &acc, box, true, false, sparse, false, true)
                     : q.cone ? visit(w, &q, &acc, box, true, false, sparse, false, false)

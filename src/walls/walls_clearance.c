@@ -9,14 +9,14 @@
 // Agents whose wall lists are looked up together (see clearance_team).
 #define CS_WALL_BLOCK 32
 
-// Stage one of a block: its agents' cells, and a fetch of each new cell's table slot.
+// Stage one of a block: its agents' cells, and a fetch of where each new cell's list is found.
 static void block_cells(const cs_walls* g, const float* px, const float* py, int s, int n,
                         int32_t* cx, int32_t* cy) {
     for (int k = 0; k < n; ++k) {
         cx[k] = cs_cell_coord(px[s + k], g->inv_cell);
         cy[k] = cs_cell_coord(py[s + k], g->inv_cell);
         if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1])
-            cs_walls_prefetch_slot(g, cx[k], cy[k]);
+            cs_walls_prefetch_cell(g, cx[k], cy[k]);
     }
 }
 
@@ -26,7 +26,7 @@ static void block_lists(const cs_walls* g, cs_wall_ref* out, int n, const int32_
                         const int32_t* cy) {
     for (int k = 0; k < n; ++k) {
         const bool same = k > 0 && cx[k] == cx[k - 1] && cy[k] == cy[k - 1];
-        out[k] = same ? out[k - 1] : cs_walls_ref(g, cs_walls_slot(g, cx[k], cy[k]));
+        out[k] = same ? out[k - 1] : cs_walls_list(g, cx[k], cy[k]);
         if (!same && out[k].count) __builtin_prefetch(g->segs + out[k].start);
     }
 }

@@ -79,6 +79,16 @@ typedef struct cs_walls {
     cs_wall_seg* segs;    // the lists
     uint32_t segs_used, segs_cap;
     uint32_t segs_live; // entries in lists (the rest of segs_used is garbage from moved lists)
+
+    // Direct index, beside the table (NULL when there is none): the list of every cell of the box
+    // [dir_x0, dir_x0 + dir_w) x [dir_y0, dir_y0 + dir_h), row by row, kept equal to the table's;
+    // every cell with a wall lies in the box. Agents sorted by cell read it in order, one entry
+    // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
+    cs_wall_ref* dir;
+    size_t dir_cells; // entries allocated
+    int32_t dir_x0, dir_y0;
+    uint32_t dir_w, dir_h;
+    bool dir_off; // a box too large for an index: none until the table grows again
 } cs_walls;
 
 #define CS_WALL_EMPTY 0x8000000080000000ull
@@ -134,29 +144,37 @@ static inline uint32_t cs_walls_slot(const cs_walls* g, int32_t cx, int32_t cy) 
     }
 }
 
-static inline const cs_wall_cell* cs_walls_cell(const cs_walls* g, int32_t cx, int32_t cy) {
-    const uint32_t h = cs_walls_slot(g, cx, cy);
-    return h == UINT32_MAX ? NULL : &g->cells[h];
+// The list of table slot h (UINT32_MAX: none).
+static inline cs_wall_ref cs_walls_ref(const cs_walls* g, uint32_t h) {
+    return h == UINT32_MAX ? (cs_wall_ref){0, 0}
+                           : (cs_wall_ref){g->cells[h].start, g->cells[h].count};
 }
 
-// How far the lists of one cell reach: every segment within this distance of a point of the cell
-// is in the cell's list (one cell edge, less a margin for rounding).
-static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
-    return g->cell_size * 0.999f - (fabsf(x) + fabsf(y)) * 1e-6f;
+// The direct index's entry of cell (cx, cy), or NULL when the cell lies outside its box.
+static inline const cs_wall_ref* cs_walls_dir_at(const cs_walls* g, int32_t cx, int32_t cy) {
+    const uint64_t x = (uint64_t)((int64_t)cx - g->dir_x0), y = (uint64_t)((int64_t)cy - g->dir_y0);
+    return x < g->dir_w && y < g->dir_h ? &g->dir[y * g->dir_w + x] : NULL;
 }
 
-// A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
-// margin) when below cs_walls_reach, from its cell's list. Computed once per agent and step by the
-// clearance pass (walls_clearance.c), which keeps the list too: every wall query of that step
-// whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
-// list. In two steps, so that a loop can look up (and fetch) the slots of a block of agents
-// before it reads their lists: cs_walls_point_slot and cs_walls_ref, then cs_walls_clearance.
-static inline uint32_t cs_walls_point_slot(const cs_walls* g, float x, float y) {
-    return cs_walls_slot(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
+// The list of cell (cx, cy) (count 0 when no wall passes through it or its eight neighbors):
+// from the direct index when there is one (a cell outside its box has no wall), else from the
+// table.
+static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t cy) {
+    if (g->dir) {
+        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
+        return r ? *r : (cs_wall_ref){0, 0};
+    }
+    return cs_walls_ref(g, cs_walls_slot(g, cx, cy));
 }
 
-// Fetches ahead what cs_walls_slot(g, cx, cy) reads first: the occupied bit and the home slot.
-static inline void cs_walls_prefetch_slot(const cs_walls* g, int32_t cx, int32_t cy) {
+// Fetches ahead what cs_walls_list(g, cx, cy) reads first: the direct index's entry, or the
+// occupied bit and the home slot.
+static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t cy) {
+    if (g->dir) {
+        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
+        if (r) __builtin_prefetch(r);
+        return;
+    }
     if (g->table_cap == 0) return;
     const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
     __builtin_prefetch(&g->occupied[h >> 6]);
@@ -174,12 +192,17 @@ static inline void cs_walls_prefetch_list(const cs_walls* g, const float* clear,
     if (s < hi && clear[s] < below) __builtin_prefetch(g->segs + list[s].start);
 }
 
-// The list of table slot h (UINT32_MAX: none).
-static inline cs_wall_ref cs_walls_ref(const cs_walls* g, uint32_t h) {
-    return h == UINT32_MAX ? (cs_wall_ref){0, 0}
-                           : (cs_wall_ref){g->cells[h].start, g->cells[h].count};
+// How far the lists of one cell reach: every segment within this distance of a point of the cell
+// is in the cell's list (one cell edge, less a margin for rounding).
+static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
+    return g->cell_size * 0.999f - (fabsf(x) + fabsf(y)) * 1e-6f;
 }
 
+// A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
+// margin) when below cs_walls_reach, from its cell's list. Computed once per agent and step by the
+// clearance pass (walls_clearance.c), which keeps the list too: every wall query of that step
+// whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
+// list.
 static inline float cs_walls_clearance(const cs_walls* g, float x, float y, cs_wall_ref ref) {
     const float reach = cs_walls_reach(g, x, y);
     if (ref.count == 0) return reach;
@@ -273,8 +296,8 @@ static inline bool cs_walls_visit(const cs_walls* g, cs_wall_box b, cs_wall_list
     const int64_t sy = (int64_t)b.cy0 + 1 < b.cy1 ? (int64_t)b.cy0 + 1 : b.cy1;
     for (int64_t cy = sy; cy - 1 <= b.cy1; cy += 3)
         for (int64_t cx = sx; cx - 1 <= b.cx1; cx += 3) {
-            const cs_wall_cell* c = cs_walls_cell(g, (int32_t)cx, (int32_t)cy);
-            if (c && fn(ctx, g->segs + c->start, c->count)) return true;
+            const cs_wall_ref c = cs_walls_list(g, (int32_t)cx, (int32_t)cy);
+            if (c.count && fn(ctx, g->segs + c.start, c.count)) return true;
         }
     return false;
 }
