@@ -104,8 +104,9 @@ static cs_wall_cell* find_cell(cs_walls* g, uint64_t k) {
 // ---- direct index
 // --------------------------------------------------------------------------------
 //
-// The direct index (cs_walls.dir) is built from the table whenever the table or the pool is
-// reallocated (both grow by doubling, so the builds cost amortized time per cell of an
+// The direct index (cs_walls.dir) is built from the table, and the lists laid out in its order,
+// whenever the table or the pool is reallocated (both grow by doubling), more than half the pool
+// was appended since the last layout (so the builds cost amortized time per cell of an
 // obstacle) or a new cell falls outside its box, which is the box of the cells with walls widened
 // by a quarter on every side, so that a world that grows outward rebuilds it a logarithmic number
 // of times. Between builds every change to a cell's list is copied into its entry. An index
@@ -131,6 +132,44 @@ static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     if (!r) return false;
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
     return true;
+}
+
+// Lays the lists out in a new pool in the index's order, row by row (then the coarse cells'), so
+// that agents sorted by cell read them in order; each list keeps its room. Without the memory
+// for a second pool the lists stay where they are.
+static void dir_layout(crowd_world* w, cs_walls* g) {
+    cs_wall_seg* segs = cs_alloc(w, sizeof(cs_wall_seg) * g->segs_cap);
+    if (!segs) return;
+    // The index's entries hold their table slots for the while.
+    for (uint32_t h = 0; h < g->table_cap; ++h) {
+        const uint64_t k = g->cells[h].key;
+        if (k == CS_WALL_EMPTY || g->cells[h].count == 0 || !is_cell_key(k)) continue;
+        cs_wall_ref* r =
+            (cs_wall_ref*)cs_walls_dir_at(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k);
+        r->start = h;
+    }
+    uint32_t at = 0;
+    const size_t cells = (size_t)g->dir_w * g->dir_h;
+    for (size_t i = 0; i < cells; ++i) {
+        if (g->dir[i].count == 0) continue;
+        cs_wall_cell* c = &g->cells[g->dir[i].start];
+        memcpy(segs + at, g->segs + c->start, sizeof(cs_wall_seg) * c->count);
+        c->start = g->dir[i].start = at;
+        at += g->caps[c - g->cells];
+    }
+    for (uint32_t h = 0; h < g->table_cap; ++h) {
+        cs_wall_cell* c = &g->cells[h];
+        if (c->key == CS_WALL_EMPTY || (is_cell_key(c->key) && c->count)) continue;
+        if (c->count == 0) {
+            g->caps[h] = 0; // an emptied cell's list moves to the end when it gets walls again
+            continue;
+        }
+        memcpy(segs + at, g->segs + c->start, sizeof(cs_wall_seg) * c->count);
+        c->start = at;
+        at += g->caps[h];
+    }
+    cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
+    g->segs = segs, g->segs_used = g->segs_ordered = at;
 }
 
 static void dir_build(crowd_world* w, cs_walls* g) {
@@ -172,6 +211,7 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         const uint64_t k = g->cells[h].key;
         if (k != CS_WALL_EMPTY && g->cells[h].count && is_cell_key(k)) dir_set(g, k, &g->cells[h]);
     }
+    dir_layout(w, g);
 }
 
 // ---- lists --------------------------------------------------------------------------------------
@@ -359,7 +399,7 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
     }
     // The direct index is built anew after a new table or pool, or for a cell outside its box;
     // otherwise each changed list is copied into it.
-    bool rebuild = regrow || repool || !g->dir;
+    bool rebuild = regrow || repool || !g->dir || g->segs_used - g->segs_ordered > g->segs_used / 2;
     for (size_t i = 0; i < unique;) {
         size_t j = i;
         while (j < unique && pairs[j].key == pairs[i].key) ++j;

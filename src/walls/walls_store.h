@@ -88,7 +88,8 @@ typedef struct cs_walls {
     size_t dir_cells; // entries allocated
     int32_t dir_x0, dir_y0;
     uint32_t dir_w, dir_h;
-    bool dir_off; // a box too large for an index: none until the table grows again
+    bool dir_off;          // a box too large for an index: none until the table grows again
+    uint32_t segs_ordered; // segs[0, segs_ordered) laid out in the index's order
 } cs_walls;
 
 #define CS_WALL_EMPTY 0x8000000080000000ull
