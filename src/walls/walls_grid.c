@@ -114,8 +114,9 @@ static cs_wall_cell* find_cell(cs_walls* g, uint64_t k) {
 // again; neither is one whose memory cannot be had: the table answers then, as it does without
 // walls. So the index never makes a call fail.
 
-// Whether a table key is a cell's rather than a coarse cell's: a cell's row is within +-2^24 for
-// any obstacle within CROWD_MAX_COORD, a coarse row (moved by 2^31) within 2^31 +- 2^24.
+// Whether a table key is a cell's rather than a coarse cell's: for obstacles within CROWD_MAX_COORD
+// and cells of at least CROWD_MIN_CELL_SIZE a cell's row is within +-2^27 and a coarse row (moved
+// by 2^31) within 2^31 +- 2^23; the test splits the rows halfway, at +-2^30.
 static bool is_cell_key(uint64_t k) {
     return (uint32_t)k + 0x40000000u <= 0x80000000u;
 }

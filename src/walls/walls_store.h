@@ -19,7 +19,9 @@
 // doubling and drop emptied cells when they grow, so that work is amortized over the obstacles.
 // A bitmap of the table's occupied slots answers "no wall here" with one bit for most cells
 // (a key can only be stored at or after its home slot), so agents away from walls pay one bit
-// test per cell their query touches.
+// test per cell their query touches. Beside the table, a direct index over the walls' bounding
+// box (cs_walls.dir) holds every cell's list row by row, with the lists laid out in that order:
+// agents sorted by cell read both in order, without hashing (when the box is not too large).
 #ifndef CS_WALLS_STORE_H
 #define CS_WALLS_STORE_H
 
