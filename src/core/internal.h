@@ -87,10 +87,11 @@ struct crowd_world {
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
     uint32_t* skey;           // cell key of each sorted slot
-    // With obstacles, each agent's clearance and wall list (cs_walls_clearance), written by the
-    // neighbor pass and read by the walls behavior's passes of the same step.
+    // With obstacles, each agent's clearance and its cell's wall list (cs_walls_clearance),
+    // written by the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass
+    // and the walls behavior's passes of the same step.
     float* wall_clear;
-    uint32_t* wall_slot;
+    cs_wall_ref* wall_list;
 
     // Spatial hash built by the last sort.
     cs_grid grid;
@@ -190,7 +191,7 @@ void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 // ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
 void cs_pass_sort(crowd_world* w);
 void cs_pass_neighbor(crowd_world* w);  // sets profile.candidates
-void cs_pass_clearance(crowd_world* w); // with obstacles: wall_clear and wall_slot of every agent
+void cs_pass_clearance(crowd_world* w); // with obstacles: wall_clear and wall_list of every agent
 void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
 

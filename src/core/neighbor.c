@@ -96,49 +96,77 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
     }
 }
 
+// The tests of one candidate at (x, y) against query q: its offset (dx, dy = agent - candidate)
+// and distance, whether it is within separation range (`near`) and whether it is in the cone
+// (`in_cone`, the file query's with `file`), and how far along the cone's axis it is.
+typedef struct lane_test {
+    float dx, dy, d, along;
+    bool near, in_cone;
+} lane_test;
+
+static inline __attribute__((always_inline)) lane_test
+test_lane(const query* q, float x, float y, bool valid, bool not_self, bool file) {
+    lane_test t;
+    t.dx = q->px - x, t.dy = q->py - y;
+    t.d = sqrtf(t.dx * t.dx + t.dy * t.dy);
+    t.near = valid & (t.d > 0.01f) & (t.d < q->sep_r);
+    // The cone uses offset = other - agent, the opposite sign of dx, dy.
+    t.along = -t.dx * q->hx + -t.dy * q->hy;
+    const float qx = -t.dx - q->hx * t.along, qy = -t.dy - q->hy * t.along;
+    const float lat2 = qx * qx + qy * qy;
+    // CS_NB_FILE: ahead toward the target (within reach, at most the width or along / 2 off the
+    // line) and strictly closer to the target, so that "the one ahead" never forms a loop.
+    const float ex = x - q->gx, ey = y - q->gy;
+    t.in_cone = file ? valid & q->cone & not_self & (t.along > 0.0f) & (t.along <= q->cone_l) &
+                           ((lat2 <= q->cone_w2) | (4.0f * lat2 <= t.along * t.along)) &
+                           (ex * ex + ey * ey < q->gd2)
+                     : valid & q->cone & not_self & (t.along >= 0.0f) & (t.along <= q->cone_l) &
+                           (lat2 <= q->cone_w2);
+    return t;
+}
+
 // Everything: separation, separation within the agent's group (none unless `grp`), and the
 // forward cone, over candidates [b, e) of xs / ys / groups; `self` is the agent's own position in
 // them (or -1). The group sums stay unconditional: a branch around them, even on a constant, keeps
-// gcc from vectorizing the loop. With `los` (agents with walls around them) a candidate behind a
-// wall counts for nothing: each one that would count is tested against q->sight, one lane at a
-// time; without it that test is compiled out. With `file` the cone is the file query's
-// (CS_NB_FILE) instead of the forward cone; `slots` gives the sorted slot of each candidate (NULL:
-// the candidates are the sorted slots themselves).
+// gcc from vectorizing the loop. With `los` (agents with walls within their reach) a candidate
+// behind a wall counts for nothing: a first lane loop finds the candidates that would count, the
+// few of them are tested against q->sight one at a time, and the lane loop that sums then drops
+// the hidden ones, so both lane loops stay vector loops; without `los` that is compiled out. With
+// `file` the cone is the file query's (CS_NB_FILE) instead of the forward cone; `slots` gives the
+// sorted slot of each candidate (NULL: the candidates are the sorted slots themselves).
 static inline __attribute__((always_inline)) void
 chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
           const uint32_t* restrict slots, const query* q, sums* acc, uint32_t b, uint32_t e,
           int64_t self, bool grp, bool los, bool file) {
-    const float r = q->sep_r, inv_r = q->inv_r;
+    const float inv_r = q->inv_r;
+    // A local copy, which nothing else can write: with the line-of-sight calls in the loop gcc
+    // would otherwise load the query's fields lane by lane and not vectorize.
+    const query qc = *q;
+    q = &qc;
     for (uint32_t j = b; j < e; j += CS_LANES) {
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
         const uint32_t* restrict gc = groups + j;
         const int live = (int)(e - j);
         const int64_t self_lane = self - (int64_t)j; // lane of the agent itself, if in this chunk
+        // 32-bit flags: gcc finds no vector type for a bool array in a loop of floats.
+        int32_t hidden[CS_LANES] = {0};
+        if (los) {
+            int32_t counts[CS_LANES];
+            for (int l = 0; l < CS_LANES; ++l) {
+                const lane_test t = test_lane(q, xc[l], yc[l], l < live, l != self_lane, file);
+                counts[l] = t.near | t.in_cone;
+            }
+            for (int l = 0; l < CS_LANES; ++l)
+                hidden[l] = counts[l] && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]);
+        }
         for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = q->px - xc[l], dy = q->py - yc[l];
-            const float d = sqrtf(dx * dx + dy * dy);
-            const bool valid = l < live;
-            bool near = valid & (d > 0.01f) & (d < r);
-            // The cone uses offset = other - agent, the opposite sign of dx, dy.
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const float lat2 = qx * qx + qy * qy;
-            // CS_NB_FILE: ahead toward the target (within reach, at most the width or along / 2
-            // off the line) and strictly closer to the target, so that "the one ahead" never forms
-            // a loop.
-            const float ex = xc[l] - q->gx, ey = yc[l] - q->gy;
-            bool in_cone = file ? valid & q->cone & (l != self_lane) & (along > 0.0f) &
-                                      (along <= q->cone_l) &
-                                      ((lat2 <= q->cone_w2) | (4.0f * lat2 <= along * along)) &
-                                      (ex * ex + ey * ey < q->gd2)
-                                : valid & q->cone & (l != self_lane) & (along >= 0.0f) &
-                                      (along <= q->cone_l) & (lat2 <= q->cone_w2);
-            if (los && (near | in_cone) && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]))
-                near = in_cone = false;
+            const lane_test t = test_lane(q, xc[l], yc[l], l < live, l != self_lane, file);
+            const bool near = t.near & !hidden[l], in_cone = t.in_cone & !hidden[l];
+            const float dx = t.dx, dy = t.dy, along = t.along;
             const bool in_sep = near & q->sep;
             const bool in_grp = near & grp & (gc[l] == q->group);
-            const float k = 1.0f / (near ? d : 1.0f) - inv_r;
+            const float k = 1.0f / (near ? t.d : 1.0f) - inv_r;
             const float ux = dx * k, uy = dy * k;
             acc->sx[l] += in_sep ? ux : 0.0f;
             acc->sy[l] += in_sep ? uy : 0.0f;
@@ -385,23 +413,26 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.ox[l] = acc.oy[l] = INFINITY;
         acc.os[l] = 0;
     }
-    // A wall within reach: every candidate that counts is checked for line of sight (one scalar
-    // instance for all combinations), against the agent's own cell list when the query fits in
-    // its reach. Otherwise one instance per combination, each with its constant flags inlined.
+    // A wall within reach: every candidate that counts is checked for line of sight, against the
+    // walls within the query's reach (from the agent's own cell list when the query fits in its
+    // reach). Otherwise one instance per combination, each with its constant flags inlined.
     cs_sight sight;
     bool los = false;
     if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
-        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py)) {
-            los = w->wall_slot[s] != UINT32_MAX;
-            if (los) cs_sight_slot(&w->walls, w->wall_slot[s], &sight);
-        } else {
-            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), &sight);
-        }
+        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py))
+            los = cs_sight_list(&w->walls, w->wall_list[s], q.px, q.py, reach + m, &sight);
+        else
+            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), q.px, q.py,
+                                  reach + m, &sight);
     }
     q.sight = &sight;
-    // (An agent in a group and in a file gets the group's instance, where the file query finds no
-    // one ahead.)
-    uint64_t cand = los      ? visit(w, &q, &acc, box, true, q.grp, sparse, true, q.file && !q.grp)
+    // With line of sight the plain case (no group, no file: separation and maybe the cone) has an
+    // instance of its own with constant flags, so that its lane loops vectorize; the others share
+    // one (an agent in a group and in a file gets the group's, where the file query finds no one
+    // ahead).
+    uint64_t cand = los && !q.grp && !q.file
+                        ? visit(w, &q, &acc, box, true, false, sparse, true, false)
+                    : los    ? visit(w, &q, &acc, box, true, q.grp, sparse, true, q.file && !q.grp)
                     : q.grp  ? visit(w, &q, &acc, box, true, true, sparse, false, false)
                     : q.file ? visit(w, &q, &acc, box, true, false, sparse, false, true)
                     : q.cone ? visit(w, &q, &acc, box, true, false, sparse, false, false)
@@ -532,47 +563,6 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     return candidates;
 }
 
-// Agents whose wall lists are looked up together (see clearances).
-#define CS_WALL_BLOCK 32
-
-// With obstacles, every agent's clearance and cell list (cs_walls_clearance), for the neighbor pass
-// and the walls behavior's passes, in a pass of its own before the neighbor pass, whose loop then
-// reads one float per agent and keeps its accumulators in registers. A block of agents is done in
-// three rounds, so that the memory each round reads was fetched by the one before and the loads
-// overlap rather than each waiting on memory: their cells' table slots, then the lookups (once per
-// run of agents in one cell: agents are sorted by cell), then the lists.
-static void clearance_team(void* arg, int t, int nt) {
-    crowd_world* w = arg;
-    const cs_walls* walls = &w->walls;
-    const float inv_cell = walls->inv_cell;
-    int lo, hi;
-    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    const float* restrict px = w->cur.px;
-    const float* restrict py = w->cur.py;
-    int32_t cx[CS_WALL_BLOCK], cy[CS_WALL_BLOCK];
-    for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
-        const int n = s + CS_WALL_BLOCK < hi ? CS_WALL_BLOCK : hi - s;
-        for (int k = 0; k < n; ++k) {
-            cx[k] = cs_cell_coord(px[s + k], inv_cell);
-            cy[k] = cs_cell_coord(py[s + k], inv_cell);
-            if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1])
-                cs_walls_prefetch_slot(walls, cx[k], cy[k]);
-        }
-        for (int k = 0; k < n; ++k) {
-            const bool same = k > 0 && cx[k] == cx[k - 1] && cy[k] == cy[k - 1];
-            const uint32_t h = same ? w->wall_slot[s + k - 1] : cs_walls_slot(walls, cx[k], cy[k]);
-            w->wall_slot[s + k] = h;
-            if (!same && h != UINT32_MAX) __builtin_prefetch(walls->segs + walls->cells[h].start);
-        }
-        for (int k = s; k < s + n; ++k)
-            w->wall_clear[k] = cs_walls_clearance(walls, px[k], py[k], w->wall_slot[k]);
-    }
-}
-
-void cs_pass_clearance(crowd_world* w) {
-    cs_team_run(w->threads, clearance_team, w);
-}
-
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_grid g = w->grid;
@@ -584,6 +574,11 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
     uint64_t candidates = 0;
     for (int s = lo; s < hi; ++s) {
+        // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
+        const int ahead = s + CS_WALL_FETCH_AHEAD;
+        if (walls && ahead < hi)
+            cs_walls_prefetch_list(walls, w->wall_clear, w->wall_list, ahead, hi,
+                                   c.sep_radius[ahead] + 0.01f);
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
             candidates +=

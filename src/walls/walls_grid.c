@@ -32,6 +32,7 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->free_list, sizeof(int32_t) * (size_t)g->obs_cap);
     free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
     cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
+    cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     const float cs = g->cell_size;
     cs_walls_init(g, cs);
 }
@@ -99,6 +100,122 @@ static cs_wall_cell* find_cell(cs_walls* g, uint64_t k) {
     const uint32_t h = find_slot(g->cells, g->table_cap, k);
     return g->cells[h].key == k ? &g->cells[h] : NULL;
 }
+
+// ---- direct index
+// --------------------------------------------------------------------------------
+//
+// The direct index (cs_walls.dir) is built from the table, and the lists laid out in its order,
+// whenever the table or the pool is reallocated (both grow by doubling), more than half the pool
+// was appended since the last layout (so the builds cost amortized time per cell of an
+// obstacle) or a new cell falls outside its box, which is the box of the cells with walls widened
+// by a quarter on every side, so that a world that grows outward rebuilds it a logarithmic number
+// of times. Between builds every change to a cell's list is copied into its entry. An index
+// larger than twice the table's slots (walls spread far apart) is not built, until the table grows
+// again; neither is one whose memory cannot be had: the table answers then, as it does without
+// walls. So the index never makes a call fail.
+
+// Whether a table key is a cell's rather than a coarse cell's: for obstacles within CROWD_MAX_COORD
+// and cells of at least CROWD_MIN_CELL_SIZE a cell's row is within +-2^27 and a coarse row (moved
+// by 2^31) within 2^31 +- 2^23; the test splits the rows halfway, at +-2^30.
+static bool is_cell_key(uint64_t k) {
+    return (uint32_t)k + 0x40000000u <= 0x80000000u;
+}
+
+static void dir_free(crowd_world* w, cs_walls* g) {
+    cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
+    g->dir = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
+}
+
+// Copies cell key k's list into its entry; false when the index exists and k lies outside its box.
+static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
+    if (!g->dir) return true;
+    const cs_wall_ref* r = cs_walls_dir_at(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k);
+    if (!r) return false;
+    *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
+    return true;
+}
+
+// Lays the lists out in a new pool in the index's order, row by row (then the coarse cells'), so
+// that agents sorted by cell read them in order; each list keeps its room. Without the memory
+// for a second pool the lists stay where they are.
+static void dir_layout(crowd_world* w, cs_walls* g) {
+    cs_wall_seg* segs = cs_alloc(w, sizeof(cs_wall_seg) * g->segs_cap);
+    if (!segs) return;
+    // The index's entries hold their table slots for the while.
+    for (uint32_t h = 0; h < g->table_cap; ++h) {
+        const uint64_t k = g->cells[h].key;
+        if (k == CS_WALL_EMPTY || g->cells[h].count == 0 || !is_cell_key(k)) continue;
+        cs_wall_ref* r =
+            (cs_wall_ref*)cs_walls_dir_at(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k);
+        r->start = h;
+    }
+    uint32_t at = 0;
+    const size_t cells = (size_t)g->dir_w * g->dir_h;
+    for (size_t i = 0; i < cells; ++i) {
+        if (g->dir[i].count == 0) continue;
+        cs_wall_cell* c = &g->cells[g->dir[i].start];
+        memcpy(segs + at, g->segs + c->start, sizeof(cs_wall_seg) * c->count);
+        c->start = g->dir[i].start = at;
+        at += g->caps[c - g->cells];
+    }
+    for (uint32_t h = 0; h < g->table_cap; ++h) {
+        cs_wall_cell* c = &g->cells[h];
+        if (c->key == CS_WALL_EMPTY || (is_cell_key(c->key) && c->count)) continue;
+        if (c->count == 0) {
+            g->caps[h] = 0; // an emptied cell's list moves to the end when it gets walls again
+            continue;
+        }
+        memcpy(segs + at, g->segs + c->start, sizeof(cs_wall_seg) * c->count);
+        c->start = at;
+        at += g->caps[h];
+    }
+    cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
+    g->segs = segs, g->segs_used = g->segs_ordered = at;
+}
+
+static void dir_build(crowd_world* w, cs_walls* g) {
+    int64_t x0 = INT64_MAX, y0 = INT64_MAX, x1 = INT64_MIN, y1 = INT64_MIN;
+    for (uint32_t h = 0; h < g->table_cap; ++h) {
+        const uint64_t k = g->cells[h].key;
+        if (k == CS_WALL_EMPTY || g->cells[h].count == 0 || !is_cell_key(k)) continue;
+        const int64_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
+        x0 = cx < x0 ? cx : x0, x1 = cx > x1 ? cx : x1;
+        y0 = cy < y0 ? cy : y0, y1 = cy > y1 ? cy : y1;
+    }
+    if (x0 > x1) { // no walls
+        dir_free(w, g);
+        return;
+    }
+    const uint64_t limit = 2ull * g->table_cap + 4096;
+    const int64_t wd = x1 - x0 + 1, ht = y1 - y0 + 1;
+    int64_t sx = wd / 4 + 1, sy = ht / 4 + 1;
+    if ((uint64_t)(wd + 2 * sx) > limit / (uint64_t)(ht + 2 * sy)) sx = sy = 0;
+    if ((uint64_t)wd > limit / (uint64_t)ht) {
+        dir_free(w, g);
+        g->dir_off = true;
+        return;
+    }
+    const uint64_t cells = (uint64_t)(wd + 2 * sx) * (uint64_t)(ht + 2 * sy);
+    if (cells > g->dir_cells) {
+        cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
+        dir_free(w, g);
+        if (!d) {
+            g->dir_off = true;
+            return;
+        }
+        g->dir = d, g->dir_cells = cells;
+    }
+    g->dir_x0 = (int32_t)(x0 - sx), g->dir_y0 = (int32_t)(y0 - sy);
+    g->dir_w = (uint32_t)(wd + 2 * sx), g->dir_h = (uint32_t)(ht + 2 * sy);
+    memset(g->dir, 0, sizeof(cs_wall_ref) * cells);
+    for (uint32_t h = 0; h < g->table_cap; ++h) {
+        const uint64_t k = g->cells[h].key;
+        if (k != CS_WALL_EMPTY && g->cells[h].count && is_cell_key(k)) dir_set(g, k, &g->cells[h]);
+    }
+    dir_layout(w, g);
+}
+
+// ---- lists --------------------------------------------------------------------------------------
 
 // A list of n entries gets room for this many: growth by half keeps moves amortized.
 static uint32_t list_room(uint32_t n) {
@@ -265,6 +382,7 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
         free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
         g->caps = caps, g->cells = cells, g->occupied = occ;
         g->table_cap = tcap, g->table_used = used, g->table_empty = 0;
+        g->dir_off = false;
     }
     if (repool) {
         uint32_t at = 0;
@@ -280,6 +398,9 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
         cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
         g->segs = segs, g->segs_cap = (uint32_t)pcap, g->segs_used = at;
     }
+    // The direct index is built anew after a new table or pool, or for a cell outside its box;
+    // otherwise each changed list is copied into it.
+    bool rebuild = regrow || repool || !g->dir || g->segs_used - g->segs_ordered > g->segs_used / 2;
     for (size_t i = 0; i < unique;) {
         size_t j = i;
         while (j < unique && pairs[j].key == pairs[i].key) ++j;
@@ -305,9 +426,11 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
         for (size_t q = i; q < j; ++q)
             g->segs[cell->start + cell->count++] = entry_of(o, oi, pairs[q].seg);
         g->segs_live += add;
+        if (pairs[i].seg != BOX_ENTRY && !dir_set(g, k, cell)) rebuild = true;
         i = j;
     }
     cs_free(w, pairs, pair_bytes);
+    if (rebuild && !g->dir_off) dir_build(w, g);
     return CROWD_OK;
 }
 
@@ -316,22 +439,27 @@ typedef struct drop {
     uint32_t id;
 } drop;
 
-static void drop_key(drop* d, uint64_t key) {
+static cs_wall_cell* drop_key(drop* d, uint64_t key) {
     cs_walls* g = d->g;
     cs_wall_cell* cell = find_cell(g, key);
-    if (!cell) return;
+    if (!cell) return NULL;
     cs_wall_seg* list = g->segs + cell->start;
     for (uint32_t i = 0; i < cell->count; ++i) {
         if (list[i].id != d->id) continue;
         list[i] = list[--cell->count];
         g->segs_live--;
         if (cell->count == 0) g->table_empty++;
-        return;
+        break;
     }
+    return cell;
 }
 
+// A cell with a list lies in the direct index's box, so its entry is there to update.
 static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
-    drop_key(ctx, cs_wall_key(cx, cy));
+    drop* d = ctx;
+    const uint64_t k = cs_wall_key(cx, cy);
+    const cs_wall_cell* cell = drop_key(d, k);
+    if (cell) dir_set(d->g, k, cell);
 }
 
 static void drop_coarse(void* ctx, int32_t cx, int32_t cy) {

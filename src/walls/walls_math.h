@@ -82,6 +82,47 @@ static inline double cs_segseg_dist2(double px, double py, double qx, double qy,
     return best;
 }
 
+// Sets up s for an agent at (px, py) whose sight lines are at most `reach` long: the squared reach
+// widened by a relative margin, so that rounding never drops a segment a line could meet.
+static inline void cs_sight_init(const cs_walls* g, float px, float py, float reach, cs_sight* s) {
+    const double r = (double)reach * 1.0001 + 1e-4;
+    s->g = g;
+    s->segs = s->local;
+    s->n = 0;
+    s->overflow = false;
+    s->px = px, s->py = py, s->reach2 = r * r;
+}
+
+// Appends the segments of a list that s's agent can see within its reach; false when they do not
+// fit (then s->overflow).
+static inline bool cs_sight_add(cs_sight* s, const cs_wall_seg* list, uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+        double cx, cy;
+        if (!(cs_seg_dist2(&list[i], s->px, s->py, &cx, &cy) <= s->reach2)) continue;
+        if (s->n == CS_SIGHT_SEGS) {
+            s->overflow = true;
+            return false;
+        }
+        s->local[s->n++] = list[i];
+    }
+    return true;
+}
+
+// The walls of a cell's list within `reach` of (px, py), for a query within cs_walls_reach of a
+// point of the cell; returns false when there are none. A list too long to copy is kept whole.
+static inline bool cs_sight_list(const cs_walls* g, cs_wall_ref ref, float px, float py,
+                                 float reach, cs_sight* s) {
+    cs_sight_init(g, px, py, reach, s);
+    const cs_wall_seg* list = g->segs + ref.start;
+    const uint32_t n = ref.count;
+    if (n > CS_SIGHT_SEGS) {
+        s->segs = list, s->n = n;
+        return true;
+    }
+    cs_sight_add(s, list, n);
+    return s->n > 0;
+}
+
 // Whether the sight line from (x0, y0) to (x1, y1) meets a wall of the gathered list.
 static inline bool cs_sight_blocked(const cs_sight* s, float x0, float y0, float x1, float y1) {
     if (s->overflow) return cs_walls_crossed(s->g, x0, y0, x1, y1);

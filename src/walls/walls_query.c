@@ -61,21 +61,12 @@ bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1)
 }
 
 static bool gather_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
-    cs_sight* s = ctx;
-    if (s->n + n > CS_SIGHT_SEGS) {
-        s->overflow = true;
-        return true;
-    }
-    for (uint32_t i = 0; i < n; ++i) s->local[s->n + i] = list[i];
-    s->n += n;
-    return false;
+    return !cs_sight_add(ctx, list, n);
 }
 
-bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s) {
-    s->g = g;
-    s->segs = s->local;
-    s->n = 0;
-    s->overflow = false;
+bool cs_sight_gather(const cs_walls* g, cs_wall_box box, float px, float py, float reach,
+                     cs_sight* s) {
+    cs_sight_init(g, px, py, reach, s);
     cs_walls_visit(g, box, gather_list, s);
     return s->overflow || s->n > 0;
 }

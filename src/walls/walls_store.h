@@ -19,7 +19,9 @@
 // doubling and drop emptied cells when they grow, so that work is amortized over the obstacles.
 // A bitmap of the table's occupied slots answers "no wall here" with one bit for most cells
 // (a key can only be stored at or after its home slot), so agents away from walls pay one bit
-// test per cell their query touches.
+// test per cell their query touches. Beside the table, a direct index over the walls' bounding
+// box (cs_walls.dir) holds every cell's list row by row, with the lists laid out in that order:
+// agents sorted by cell read both in order, without hashing (when the box is not too large).
 #ifndef CS_WALLS_STORE_H
 #define CS_WALLS_STORE_H
 
@@ -37,6 +39,12 @@ typedef struct cs_wall_seg {
     float ax, ay, bx, by;
     uint32_t id;
 } cs_wall_seg;
+
+// One cell's list as the passes of a step use it: segs[start, start + count) (count 0: no wall in
+// the cell or its eight neighbors). Kept per agent, so that no pass reads the table again.
+typedef struct cs_wall_ref {
+    uint32_t start, count;
+} cs_wall_ref;
 
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
 // segs[start, start + count). 16 bytes, so a lookup touches one cache line.
@@ -73,6 +81,17 @@ typedef struct cs_walls {
     cs_wall_seg* segs;    // the lists
     uint32_t segs_used, segs_cap;
     uint32_t segs_live; // entries in lists (the rest of segs_used is garbage from moved lists)
+
+    // Direct index, beside the table (NULL when there is none): the list of every cell of the box
+    // [dir_x0, dir_x0 + dir_w) x [dir_y0, dir_y0 + dir_h), row by row, kept equal to the table's;
+    // every cell with a wall lies in the box. Agents sorted by cell read it in order, one entry
+    // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
+    cs_wall_ref* dir;
+    size_t dir_cells; // entries allocated
+    int32_t dir_x0, dir_y0;
+    uint32_t dir_w, dir_h;
+    bool dir_off;          // a box too large for an index: none until the table grows again
+    uint32_t segs_ordered; // segs[0, segs_ordered) laid out in the index's order
 } cs_walls;
 
 #define CS_WALL_EMPTY 0x8000000080000000ull
@@ -128,9 +147,52 @@ static inline uint32_t cs_walls_slot(const cs_walls* g, int32_t cx, int32_t cy) 
     }
 }
 
-static inline const cs_wall_cell* cs_walls_cell(const cs_walls* g, int32_t cx, int32_t cy) {
-    const uint32_t h = cs_walls_slot(g, cx, cy);
-    return h == UINT32_MAX ? NULL : &g->cells[h];
+// The list of table slot h (UINT32_MAX: none).
+static inline cs_wall_ref cs_walls_ref(const cs_walls* g, uint32_t h) {
+    return h == UINT32_MAX ? (cs_wall_ref){0, 0}
+                           : (cs_wall_ref){g->cells[h].start, g->cells[h].count};
+}
+
+// The direct index's entry of cell (cx, cy), or NULL when the cell lies outside its box.
+static inline const cs_wall_ref* cs_walls_dir_at(const cs_walls* g, int32_t cx, int32_t cy) {
+    const uint64_t x = (uint64_t)((int64_t)cx - g->dir_x0), y = (uint64_t)((int64_t)cy - g->dir_y0);
+    return x < g->dir_w && y < g->dir_h ? &g->dir[y * g->dir_w + x] : NULL;
+}
+
+// The list of cell (cx, cy) (count 0 when no wall passes through it or its eight neighbors):
+// from the direct index when there is one (a cell outside its box has no wall), else from the
+// table.
+static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t cy) {
+    if (g->dir) {
+        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
+        return r ? *r : (cs_wall_ref){0, 0};
+    }
+    return cs_walls_ref(g, cs_walls_slot(g, cx, cy));
+}
+
+// Fetches ahead what cs_walls_list(g, cx, cy) reads first: the direct index's entry, or the
+// occupied bit and the home slot.
+static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t cy) {
+    if (g->dir) {
+        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
+        if (r) __builtin_prefetch(r);
+        return;
+    }
+    if (g->table_cap == 0) return;
+    const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
+    __builtin_prefetch(&g->occupied[h >> 6]);
+    __builtin_prefetch(&g->cells[h]);
+}
+
+// How many agents ahead the passes that read agents' wall lists (in sorted order, at scattered
+// places of the pool) fetch them.
+#define CS_WALL_FETCH_AHEAD 8
+
+// Fetches the wall list of sorted slot s (when s < hi) if its clearance is below `below`: the
+// passes call it for the agent CS_WALL_FETCH_AHEAD slots ahead.
+static inline void cs_walls_prefetch_list(const cs_walls* g, const float* clear,
+                                          const cs_wall_ref* list, int s, int hi, float below) {
+    if (s < hi && clear[s] < below) __builtin_prefetch(g->segs + list[s].start);
 }
 
 // How far the lists of one cell reach: every segment within this distance of a point of the cell
@@ -140,29 +202,16 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 }
 
 // A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
-// margin) when below cs_walls_reach, and the table slot of its cell's list (UINT32_MAX when none).
-// Computed once per agent and step by the neighbor pass: every wall query of that step whose reach
-// is below the clearance is skipped, and one within cs_walls_reach reads that one list.
-// In two steps, so that a loop can look up (and fetch) the slots of a block of agents before it
-// reads their lists: cs_walls_point_slot, then cs_walls_clearance with the slot.
-static inline uint32_t cs_walls_point_slot(const cs_walls* g, float x, float y) {
-    return cs_walls_slot(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
-}
-
-// Fetches ahead what cs_walls_slot(g, cx, cy) reads first: the occupied bit and the home slot.
-static inline void cs_walls_prefetch_slot(const cs_walls* g, int32_t cx, int32_t cy) {
-    if (g->table_cap == 0) return;
-    const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
-    __builtin_prefetch(&g->occupied[h >> 6]);
-    __builtin_prefetch(&g->cells[h]);
-}
-
-static inline float cs_walls_clearance(const cs_walls* g, float x, float y, uint32_t h) {
+// margin) when below cs_walls_reach, from its cell's list. Computed once per agent and step by the
+// clearance pass (walls_clearance.c), which keeps the list too: every wall query of that step
+// whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
+// list.
+static inline float cs_walls_clearance(const cs_walls* g, float x, float y, cs_wall_ref ref) {
     const float reach = cs_walls_reach(g, x, y);
-    if (h == UINT32_MAX) return reach;
-    const cs_wall_seg* list = g->segs + g->cells[h].start;
+    if (ref.count == 0) return reach;
+    const cs_wall_seg* list = g->segs + ref.start;
     float d2 = reach * reach;
-    for (uint32_t i = 0; i < g->cells[h].count; ++i) {
+    for (uint32_t i = 0; i < ref.count; ++i) {
         const cs_wall_seg* s = &list[i];
         const float ex = s->bx - s->ax, ey = s->by - s->ay;
         float u = ((x - s->ax) * ex + (y - s->ay) * ey) / (ex * ex + ey * ey);
@@ -250,8 +299,8 @@ static inline bool cs_walls_visit(const cs_walls* g, cs_wall_box b, cs_wall_list
     const int64_t sy = (int64_t)b.cy0 + 1 < b.cy1 ? (int64_t)b.cy0 + 1 : b.cy1;
     for (int64_t cy = sy; cy - 1 <= b.cy1; cy += 3)
         for (int64_t cx = sx; cx - 1 <= b.cx1; cx += 3) {
-            const cs_wall_cell* c = cs_walls_cell(g, (int32_t)cx, (int32_t)cy);
-            if (c && fn(ctx, g->segs + c->start, c->count)) return true;
+            const cs_wall_ref c = cs_walls_list(g, (int32_t)cx, (int32_t)cy);
+            if (c.count && fn(ctx, g->segs + c.start, c.count)) return true;
         }
     return false;
 }
@@ -265,29 +314,24 @@ bool cs_walls_blocked(const crowd_world* w, float x, float y, float r);
 bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1);
 
 // The walls around one agent's neighbor query, gathered once so that each candidate's sight line
-// is tested against a short local list: every segment of the cells of the query box (a segment
-// seen from two cells twice). A sight line between two points of the box can only cross
-// segments of those cells. When they do not fit, `overflow` sends every test to
-// cs_walls_crossed instead.
+// is tested against a short local list: of the segments of the cells of the query box (a segment
+// seen from two cells twice), those within the query's reach of the agent. A sight line from the
+// agent to a candidate within that reach stays within it, so it can only meet those. When they do
+// not fit, `overflow` sends every test to cs_walls_crossed instead.
 #define CS_SIGHT_SEGS 48
 
 typedef struct cs_sight {
     const cs_walls* g;
-    const cs_wall_seg* segs; // local, or one cell's list
+    const cs_wall_seg* segs; // local, or one cell's whole list
     uint32_t n;
     bool overflow;
+    double px, py, reach2; // the agent and its squared reach, widened for rounding
     cs_wall_seg local[CS_SIGHT_SEGS];
 } cs_sight;
 
-// Gathers the walls of the box into s; returns false when the box holds none.
-bool cs_sight_gather(const cs_walls* g, cs_wall_box box, cs_sight* s);
-
-// The walls of table slot h (a query within cs_walls_reach of a point of its cell).
-static inline void cs_sight_slot(const cs_walls* g, uint32_t h, cs_sight* s) {
-    s->g = g;
-    s->segs = g->segs + g->cells[h].start;
-    s->n = g->cells[h].count;
-    s->overflow = false;
-}
+// Gathers into s the walls of the box within `reach` of (px, py); returns false when there are
+// none (cs_sight_list, in walls_math.h, does the same for one cell's list).
+bool cs_sight_gather(const cs_walls* g, cs_wall_box box, float px, float py, float reach,
+                     cs_sight* s);
 
 #endif

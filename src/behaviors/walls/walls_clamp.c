@@ -9,7 +9,7 @@
 // takes the earliest contact with ties to the lowest segment id, so it does not depend on the
 // order of the segment lists either.
 //
-// An agent whose clearance (computed by the neighbor pass, see cs_walls_clearance) exceeds its
+// An agent whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds its
 // move plus its radius keeps the integration's result bit for bit at the cost of one comparison;
 // one whose move fits in its cell list's reach sweeps that one list.
 // An agent that met a wall gets the velocity of the move it made and a heading from it, by the
@@ -85,8 +85,7 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
         if (w->wall_clear[s] >= reach) continue;
         sweep_ctx ctx = {.g = g};
         if (reach <= cs_walls_reach(g, x0, y0)) {
-            const uint32_t h = w->wall_slot[s];
-            ctx.list = g->segs + g->cells[h].start, ctx.n = g->cells[h].count;
+            ctx.list = g->segs + w->wall_list[s].start, ctx.n = w->wall_list[s].count;
         } else {
             ctx.box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
         }

@@ -12,7 +12,7 @@
 // segment id), so a wall seen from two cells counts once and the result does not depend on list
 // order.
 //
-// Agents whose clearance (computed by the neighbor pass, see cs_walls_clearance) exceeds the
+// Agents whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds the
 // longest probe any agent may have add nothing at the cost of one comparison.
 #include <math.h>
 
@@ -65,7 +65,15 @@ static void force_range(crowd_world* w, int lo, int hi) {
     // Every agent without a record has the default look-ahead.
     const float rmax = w->radius_max, lmax = fmaxf(cs_walls_world_of(w)->look_ahead_max,
                                                    crowd_wall_def_default().look_ahead);
+    // Without any wall record every agent has the default def: no per-index lookup.
+    const bool records = w->pools[CS_REC_WALL].live > 0;
+    const float near = cs_walls_reach(g, 0.0f, 0.0f);
     for (int s = lo; s < hi; ++s) {
+        // What a later agent near a wall will read at random places (its radius, by agent index,
+        // and its cell's list), fetched ahead.
+        const int ahead = s + CS_WALL_FETCH_AHEAD;
+        cs_walls_prefetch_list(g, w->wall_clear, w->wall_list, ahead, hi, near);
+        if (ahead < hi && w->wall_clear[ahead] < near) __builtin_prefetch(&w->radius[c.id[ahead]]);
         const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
         // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
         if (!(vx * vx + vy * vy >= 1e-6f)) continue;
@@ -77,7 +85,7 @@ static void force_range(crowd_world* w, int lo, int hi) {
         reach += reach * 1e-6f;
         if (w->wall_clear[s] >= reach) continue;
         const uint32_t idx = c.id[s];
-        const crowd_wall_def* rec = cs_wall_def_of(w, idx);
+        const crowd_wall_def* rec = records ? cs_wall_def_of(w, idx) : NULL;
         const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
         if (!(def.weight > 0.0f)) continue;
         const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
@@ -88,8 +96,7 @@ static void force_range(crowd_world* w, int lo, int hi) {
         // which pushes nothing either way) and lets nearest() skip the far segments.
         probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
         if (reach <= cs_walls_reach(g, x, y)) {
-            const cs_wall_cell* cell = &g->cells[w->wall_slot[s]];
-            nearest(&p, g->segs + cell->start, cell->count);
+            nearest(&p, g->segs + w->wall_list[s].start, w->wall_list[s].count);
         } else {
             const float lx = x + vx * lmax, ly = y + vy * lmax;
             cs_walls_visit(g,
