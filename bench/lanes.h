@@ -3,7 +3,9 @@
 //
 // The formulas are the engine's (separation in the spec's form, crowd_steer_seek, the queue brake
 // clamp(along / coneLength, 0, 1) and crowd_steer_integrate), written for speed rather than bit
-// equality: push * (1 / d) in one division, the cone's perpendicular test on squares.
+// equality: push * (1 / d) in one division, the cone's perpendicular test on squares. The
+// per-agent parts (bk_head, bk_step) are branch-free so the kernel runs them as vector loops
+// across agents.
 #ifndef BENCH_LANES_H
 #define BENCH_LANES_H
 
@@ -47,8 +49,8 @@ static BK_ALWAYS_INLINE void bk_chunk(const float* restrict xs, const float* res
                                       const bk_params* p, bk_sums* acc, const bool cone) {
     const float r = p->sep_radius, inv_r = p->inv_sep_radius;
     const float px = q->px, py = q->py, hx = q->hx, hy = q->hy;
-    const float cl = p->cone_length, cw2 = p->cone_width2;
-    const bool qcone = q->cone;
+    // An agent without a heading has an empty cone: no along is at most -1.
+    const float cl = q->cone ? p->cone_length : -1.0f, cw2 = p->cone_width2;
     // Lane l holds candidate j + l: indexing from the chunk's base keeps the loads affine.
     const float* restrict xj = xs + j;
     const float* restrict yj = ys + j;
@@ -70,8 +72,8 @@ static BK_ALWAYS_INLINE void bk_chunk(const float* restrict xs, const float* res
             // offset = other - agent = -(dx, dy)
             const float along = -(dx * hx + dy * hy);
             const float qx = -dx - hx * along, qy = -dy - hy * along;
-            const bool in = valid & qcone & (l != self) & (along >= 0.0f) & (along <= cl) &
-                            (qx * qx + qy * qy <= cw2);
+            const bool in =
+                valid & (l != self) & (along >= 0.0f) & (along <= cl) & (qx * qx + qy * qy <= cw2);
             const float a = in ? along : INFINITY;
             acc->along[l] = a < acc->along[l] ? a : acc->along[l];
         }
@@ -84,53 +86,76 @@ static BK_ALWAYS_INLINE float bk_reduce(float* a) {
     return a[0];
 }
 
+static BK_ALWAYS_INLINE float bk_min_lanes(const float* a) {
+    float m = a[0];
+    for (int l = 1; l < BK_LANES; ++l) m = a[l] < m ? a[l] : m;
+    return m;
+}
+
 // Heading of a queueing agent: its unit velocity, none below 1e-3 m/s (the engine's rule).
+// Branch-free, so that a loop over agents vectorizes.
+static BK_ALWAYS_INLINE void bk_head(float vx, float vy, float* hx, float* hy, bool* has) {
+    const float speed = sqrtf(vx * vx + vy * vy);
+    const bool c = speed >= 1e-3f;
+    const float d = c ? speed : 1.0f;
+    *hx = c ? vx / d : 0.0f;
+    *hy = c ? vy / d : 0.0f;
+    *has = c;
+}
+
 static BK_ALWAYS_INLINE void bk_heading(bk_query* q, const bool cone) {
     q->cone = false;
     q->hx = q->hy = 0.0f;
-    if (!cone) return;
-    const float speed = sqrtf(q->vx * q->vx + q->vy * q->vy);
-    q->cone = speed >= 1e-3f;
-    q->hx = q->cone ? q->vx / speed : 0.0f;
-    q->hy = q->cone ? q->vy / speed : 0.0f;
+    if (cone) bk_head(q->vx, q->vy, &q->hx, &q->hy, &q->cone);
 }
 
-// Sums -> force -> new velocity and position.
-static BK_ALWAYS_INLINE void bk_finish(bk_sums* acc, const bk_query* q, const bk_params* p,
-                                       const bool seek, const bool cone, float gx, float gy,
-                                       float* opx, float* opy, float* ovx, float* ovy) {
+// One agent's reduced sums -> force -> new velocity and position. Branch-free (every division
+// and square root is taken of a safe operand and its result selected), so that a loop over
+// agents vectorizes; `along` is the closest in the cone (+inf: none).
+static BK_ALWAYS_INLINE void bk_step(const bk_params* p, const bool seek, const bool cone, float sx,
+                                     float sy, float sn, float along, float px, float py, float vx,
+                                     float vy, float gx, float gy, float* opx, float* opy,
+                                     float* ovx, float* ovy) {
     const float ms = p->max_speed;
-    const float sx = bk_reduce(acc->sx), sy = bk_reduce(acc->sy), sn = bk_reduce(acc->sn);
-    float fx = ms * sx - sn * q->vx, fy = ms * sy - sn * q->vy;
+    float fx = ms * sx - sn * vx, fy = ms * sy - sn * vy;
     if (seek) {
         float speed = ms;
         if (cone) {
-            float along = acc->along[0];
-            for (int l = 1; l < BK_LANES; ++l)
-                along = acc->along[l] < along ? acc->along[l] : along;
-            if (along < INFINITY) {
-                const float b = along / p->cone_length;
-                speed *= b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
-            }
+            const float b = along / p->cone_length;
+            const float brake = b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+            speed = along < INFINITY ? speed * brake : speed;
         }
-        const float tx = gx - q->px, ty = gy - q->py;
+        const float tx = gx - px, ty = gy - py;
         const float len = sqrtf(tx * tx + ty * ty);
-        const float inv = len > 0.0f ? speed / len : 0.0f;
-        fx += tx * inv - q->vx;
-        fy += ty * inv - q->vy;
+        const bool far = len > 0.0f;
+        const float inv = speed / (far ? len : 1.0f);
+        fx += (far ? tx * inv : 0.0f) - vx;
+        fy += (far ? ty * inv : 0.0f) - vy;
     }
     const float mf = p->max_force, dt = p->dt;
     const float f2 = fx * fx + fy * fy;
-    const float fs = f2 > mf * mf ? mf / sqrtf(f2) : 1.0f;
-    float nvx = q->vx + fx * fs * dt, nvy = q->vy + fy * fs * dt;
+    const bool fcap = f2 > mf * mf;
+    const float fs = fcap ? mf / sqrtf(fcap ? f2 : 1.0f) : 1.0f;
+    float nvx = vx + fx * fs * dt, nvy = vy + fy * fs * dt;
     const float v2 = nvx * nvx + nvy * nvy;
-    const float vs = v2 > ms * ms ? ms / sqrtf(v2) : 1.0f;
+    const bool vcap = v2 > ms * ms;
+    const float vs = vcap ? ms / sqrtf(vcap ? v2 : 1.0f) : 1.0f;
     nvx *= vs;
     nvy *= vs;
     *ovx = nvx;
     *ovy = nvy;
-    *opx = q->px + nvx * dt;
-    *opy = q->py + nvy * dt;
+    *opx = px + nvx * dt;
+    *opy = py + nvy * dt;
+}
+
+// Lane sums of one agent -> bk_step.
+static BK_ALWAYS_INLINE void bk_finish(bk_sums* acc, const bk_query* q, const bk_params* p,
+                                       const bool seek, const bool cone, float gx, float gy,
+                                       float* opx, float* opy, float* ovx, float* ovy) {
+    const float sx = bk_reduce(acc->sx), sy = bk_reduce(acc->sy), sn = bk_reduce(acc->sn);
+    const float along = cone ? bk_min_lanes(acc->along) : INFINITY;
+    bk_step(p, seek, cone, sx, sy, sn, along, q->px, q->py, q->vx, q->vy, gx, gy, opx, opy, ovx,
+            ovy);
 }
 
 static inline bk_params bk_params_of(float dt, float max_speed, float max_force, float sep_radius,
