@@ -60,6 +60,10 @@ typedef union cs_columns {
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
 
+// Column buffers that hold no column: the integration's back buffers and one more, which lets the
+// sort gather every column out of place in two groups (sort.c).
+#define CS_FREE_COLS (CS_KIN_COUNT + 1)
+
 struct crowd_world {
     crowd_alloc_fn* alloc;
     crowd_free_fn* free;
@@ -77,11 +81,13 @@ struct crowd_world {
     // Sorted storage: slot s in [0, count) holds one live agent; cur is the front buffer.
     int count;
     int capacity; // sorted slots and agent indices allocated
-    // cur holds every column; alt only the kinematic ones, the back buffer of the integration.
-    // The other columns change only between steps and are gathered one at a time through a
-    // single spare column, so they cost one buffer each plus one, not two each.
+    // cur holds every column. free_col are buffers of column size that hold nothing between
+    // passes: the sort gathers into them and the integration writes its back buffers there, so the
+    // columns cost CS_FREE_COLS buffers more than one each, not two each.
+    // alt: the kinematic columns as they were before this step's integration (only those, and
+    // only from the integration to the end of the step: the buffers are free_col again).
     cs_columns cur, alt;
-    void* spare;
+    void* free_col[CS_FREE_COLS];
 
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.

@@ -1,14 +1,6 @@
 // Sort phase: rebuild the spatial hash and gather every column into cell order.
 #include "core/internal.h"
 
-static void gather_range(uint32_t* restrict dst, const uint32_t* restrict src,
-                         const uint32_t* restrict order, int lo, int hi) {
-    for (int s = lo; s < hi; ++s) dst[s] = src[order[s]];
-}
-
-// The kinematic columns go to their back buffers. The others rotate through the spare column:
-// column c is gathered into the buffer that column c - 1 left (the spare for the first), once every
-// thread has finished reading it, hence one barrier per column.
 // The sort's two scratch arrays (input-order keys, then the gather permutation) are the force
 // arrays: nothing reads those between a step's integration and the next neighbor pass, which
 // overwrites them. Two fewer per-agent arrays.
@@ -142,6 +134,31 @@ static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict 
     }
 }
 
+// The gather is out of place: each column goes into a free buffer of its own. The world has
+// CS_FREE_COLS of them (the integration's back buffers and one spare), fewer than the columns, so
+// the columns go in two groups: the first fills the free buffers, and once every thread has read
+// the first group's old buffers (one barrier) they hold the second group. Each group is one loop
+// that reads the permutation once and moves all its columns, instead of a pass per column.
+#define CS_GROUP1 CS_FREE_COLS
+_Static_assert(CS_COL_COUNT - CS_GROUP1 <= CS_GROUP1,
+               "the second group reuses the first's buffers");
+_Static_assert(CS_COL_ID < CS_GROUP1, "the agent index is gathered in the first group");
+
+// Inlined at each call with a constant `cols`, so the column loop unrolls and the pointers stay in
+// registers.
+static inline __attribute__((always_inline)) void gather_group(void* const* restrict dst,
+                                                               void* const* restrict src, int cols,
+                                                               const uint32_t* restrict order,
+                                                               int lo, int hi) {
+    uint32_t* d[CS_GROUP1];
+    const uint32_t* x[CS_GROUP1];
+    for (int c = 0; c < cols; ++c) d[c] = dst[c], x[c] = src[c];
+    for (int s = lo; s < hi; ++s) {
+        const uint32_t o = order[s];
+        for (int c = 0; c < cols; ++c) d[c][s] = x[c][o];
+    }
+}
+
 static void gather_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const uint32_t* order = sort_order(w);
@@ -149,20 +166,13 @@ static void gather_team(void* arg, int t, int nt) {
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     order_cells(w->skey, w->cur.id, sort_order(w), sort_keys(w), w->count, lo, hi);
     cs_team_barrier(nt);
-    for (int c = 0; c < CS_KIN_COUNT; ++c)
-        gather_range(w->alt.col[c], w->cur.col[c], order, lo, hi);
-    void* dst = w->spare;
-    for (int c = CS_KIN_COUNT; c < CS_COL_COUNT; ++c) {
-        if (c > CS_KIN_COUNT) cs_team_barrier(nt);
-        gather_range(dst, w->cur.col[c], order, lo, hi);
-        if (c == CS_COL_ID) {
-            // Each thread re-points the agents of its own slots.
-            const uint32_t* restrict id = dst;
-            int32_t* restrict slot_of = w->slot_of;
-            for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
-        }
-        dst = w->cur.col[c];
-    }
+    gather_group(w->free_col, w->cur.col, CS_GROUP1, order, lo, hi);
+    // Each thread re-points the agents of its own slots.
+    const uint32_t* restrict id = w->free_col[CS_COL_ID];
+    int32_t* restrict slot_of = w->slot_of;
+    for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
+    cs_team_barrier(nt);
+    gather_group(w->cur.col, w->cur.col + CS_GROUP1, CS_COL_COUNT - CS_GROUP1, order, lo, hi);
 }
 
 // ---- behavior records follow their agents ------------------------------------------------------
@@ -211,17 +221,15 @@ void cs_pass_sort(crowd_world* w) {
     cs_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
                  w->hist, w->threads, sort_keys(w), sort_order(w), w->skey, w->cell_start);
     cs_team_run(w->threads, gather_team, w);
-    for (int c = 0; c < CS_KIN_COUNT; ++c) {
-        void* tmp = w->cur.col[c];
-        w->cur.col[c] = w->alt.col[c];
-        w->alt.col[c] = tmp;
-    }
-    void* spare = w->spare;
-    for (int c = CS_KIN_COUNT; c < CS_COL_COUNT; ++c) {
-        void* old = w->cur.col[c];
-        w->cur.col[c] = spare;
-        spare = old;
-    }
-    w->spare = spare;
+    // The second group went into the first group's old buffers (slots 0.. of cur.col), so: first
+    // group -> the free buffers' contents, second group -> the first group's old buffers, and the
+    // second group's old buffers plus what is left of the first group's are free.
+    void* old[CS_COL_COUNT];
+    for (int c = 0; c < CS_COL_COUNT; ++c) old[c] = w->cur.col[c];
+    for (int c = 0; c < CS_GROUP1; ++c) w->cur.col[c] = w->free_col[c];
+    for (int c = CS_GROUP1; c < CS_COL_COUNT; ++c) w->cur.col[c] = old[c - CS_GROUP1];
+    int f = 0;
+    for (int c = CS_COL_COUNT - CS_GROUP1; c < CS_GROUP1; ++c) w->free_col[f++] = old[c];
+    for (int c = CS_GROUP1; c < CS_COL_COUNT; ++c) w->free_col[f++] = old[c];
     records_follow(w);
 }
