@@ -119,6 +119,10 @@ struct crowd_world {
     // (-1 = none), the records in one pool per kind, and each behavior's world-level state.
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
+    // Where the sort lays out one pool's records before copying them back (core/pool.h): as large
+    // as the largest pool's records, grown by cs_pool_reserve.
+    unsigned char* rec_spare;
+    size_t rec_spare_bytes;
     void* state[CS_BEH_COUNT];
     uint64_t rng; // splitmix64 state, the world's one random stream (seeded by the def)
 
@@ -149,9 +153,11 @@ static inline uint64_t cs_hash_float(uint64_t h, float f) {
     return cs_hash_word(h, u);
 }
 
-// The sort phase lays the behavior records out in slot order on ticks that are multiples of this.
-// Every tick costs more than it saves (at 50k-100k agents with every behavior, 2 threads, every
-// 4th tick was 15-25% faster than every tick; every 8th no faster than every 4th).
+// The sort phase lays the records of each pool out in slot order every CS_RECORD_PERIOD ticks,
+// the pool of kind k on the ticks where tick % CS_RECORD_PERIOD == k % CS_RECORD_PERIOD, so the
+// work is spread over the period instead of falling on one tick. Every tick costs more than it
+// saves (at 50k-100k agents with every behavior, 2 threads, every 4th tick was 15-25% faster than
+// every tick; every 8th no faster than every 4th).
 #define CS_RECORD_PERIOD 4
 
 // Records themselves are laid out in (nearly) slot order by the sort phase, but a record number is

@@ -182,39 +182,68 @@ typedef struct records_ctx {
     cs_pool* pool[CS_REC_COUNT];
     int32_t* rec_of[CS_REC_COUNT];
     int pools;
+    bool swap_last; // the last pool takes the scratch array as its records instead of copying
     int32_t count[CS_REC_COUNT][CS_MAX_THREADS]; // records in each thread's slots
 } records_ctx;
 
+// The pools go one after the other through the one scratch array: a thread copies back the
+// records it moved once every thread has moved (the sources are anywhere in the pool), and the
+// next pool's moves wait for every copy. A pool as large as the scratch array goes last and
+// trades arrays with it instead (records_follow).
 static void records_team(void* arg, int t, int nt) {
     records_ctx* x = arg;
     const uint32_t* id = x->w->cur.id;
+    unsigned char* spare = x->w->rec_spare;
     int lo, hi;
     cs_team_range(x->w->count, CS_LANES, t, nt, &lo, &hi);
     // Alone, a thread's records start at 0 and need no count.
     for (int k = 0; k < x->pools && nt > 1; ++k)
         x->count[k][t] = cs_pool_count_slots(x->rec_of[k], id, lo, hi);
-    cs_team_barrier(nt);
     for (int k = 0; k < x->pools; ++k) {
+        cs_team_barrier(nt);
         int32_t first = 0;
         for (int u = 0; u < t; ++u) first += x->count[k][u];
-        cs_pool_move_slots(x->pool[k], x->rec_of[k], id, lo, hi, first);
+        cs_pool_move_slots(x->pool[k], spare, x->rec_of[k], id, lo, hi, first);
+        if (k == x->pools - 1 && x->swap_last) break;
+        cs_team_barrier(nt);
+        const int32_t end = nt > 1 ? first + x->count[k][t] : x->pool[k]->live;
+        cs_pool_copy_back(x->pool[k], spare, first, end);
     }
 }
 
 // Every pass after the sort reads the records of the agents it visits in slot order; laid out in
 // that order they stream from memory instead of costing a cache miss each. Agents move little
 // between ticks, so the copy itself reads nearly in order too, and a layout stays nearly in order
-// for a few ticks: it is redone every CS_RECORD_PERIOD ticks.
+// for a few ticks: each pool is laid out again every CS_RECORD_PERIOD ticks.
 static void records_follow(crowd_world* w) {
     records_ctx x = {.w = w};
     for (int k = 0; k < CS_REC_COUNT; ++k) {
-        if (w->pools[k].live == 0) continue;
+        if (w->pools[k].live == 0 || w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
+            continue;
         x.pool[x.pools] = &w->pools[k];
         x.rec_of[x.pools++] = w->rec_of[k];
     }
-    if (x.pools == 0 || w->tick % CS_RECORD_PERIOD != 0) return;
+    if (x.pools == 0) return;
+    // The largest pool's records fill the scratch array's whole size: that pool swaps its array
+    // with the scratch array, which saves copying the most bytes back.
+    for (int k = 0; k < x.pools; ++k) {
+        const cs_pool* p = x.pool[k];
+        if ((size_t)p->capacity * p->size != w->rec_spare_bytes) continue;
+        cs_pool* last = x.pool[x.pools - 1];
+        int32_t* last_rec = x.rec_of[x.pools - 1];
+        x.pool[x.pools - 1] = x.pool[k], x.rec_of[x.pools - 1] = x.rec_of[k];
+        x.pool[k] = last, x.rec_of[k] = last_rec;
+        x.swap_last = true;
+        break;
+    }
     cs_team_run(w->threads, records_team, &x);
     for (int k = 0; k < x.pools; ++k) cs_pool_settle(x.pool[k]);
+    if (x.swap_last) {
+        cs_pool* p = x.pool[x.pools - 1];
+        unsigned char* t = p->data;
+        p->data = w->rec_spare;
+        w->rec_spare = t;
+    }
 }
 
 void cs_pass_sort(crowd_world* w) {

@@ -264,6 +264,7 @@ void crowd_world_destroy(crowd_world* w) {
         w->state[b] = NULL;
     }
     for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
+    cs_free(w, w->rec_spare, w->rec_spare_bytes);
     cs_walls_free(w, &w->walls);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
