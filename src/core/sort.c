@@ -142,7 +142,9 @@ static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict 
 #define CS_GROUP1 CS_FREE_COLS
 _Static_assert(CS_COL_COUNT - CS_GROUP1 <= CS_GROUP1,
                "the second group reuses the first's buffers");
-_Static_assert(CS_COL_ID < CS_GROUP1, "the agent index is gathered in the first group");
+// The agent indices are the first group's last column: order_cells already writes them in slot
+// order, straight into their new buffer.
+_Static_assert(CS_COL_ID == CS_GROUP1 - 1, "the agent index closes the first group");
 
 // Inlined at each call with a constant `cols`, so the column loop unrolls and the pointers stay in
 // registers.
@@ -164,9 +166,9 @@ static void gather_team(void* arg, int t, int nt) {
     const uint32_t* order = sort_order(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    order_cells(w->skey, w->cur.id, sort_order(w), sort_keys(w), w->count, lo, hi);
+    order_cells(w->skey, w->cur.id, sort_order(w), w->free_col[CS_COL_ID], w->count, lo, hi);
     cs_team_barrier(nt);
-    gather_group(w->free_col, w->cur.col, CS_GROUP1, order, lo, hi);
+    gather_group(w->free_col, w->cur.col, CS_COL_ID, order, lo, hi);
     // Each thread re-points the agents of its own slots.
     const uint32_t* restrict id = w->free_col[CS_COL_ID];
     int32_t* restrict slot_of = w->slot_of;
