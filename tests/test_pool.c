@@ -180,7 +180,8 @@ Test(pool, failed_growth_changes_nothing) {
     cr_assert_eq(c.blocks, 0);
 }
 
-// Every CS_RECORD_PERIOD ticks the sort phase lays every pool out again in slot order.
+// Every CS_RECORD_PERIOD ticks the sort phase lays every pool out again in slot order (the pool of
+// kind k on ticks that are k modulo the period).
 // Records keep their contents and their agents at every tick; after a layout the numbers run
 // 0 .. live - 1 in slot order; the free list still serves later acquisitions and releases (agents
 // given goals and removed between steps).
@@ -226,7 +227,8 @@ Test(pool, records_follow_their_agents_into_slot_order) {
     for (int round = 0; round < 4 * CS_RECORD_PERIOD; ++round) {
         cr_assert_eq(crowd_world_step(w), CROWD_OK);
         // The step's sort ran at tick crowd_world_tick - 1.
-        const bool laid_out = (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == 0;
+        const bool laid_out =
+            (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == CS_REC_GOAL % CS_RECORD_PERIOD;
         layouts += laid_out;
         expect_goal_layout(w, want, has, laid_out);
         // Between steps: goals for some, removals for others, through the free list.

@@ -46,19 +46,22 @@ static void integrate_range(const float* restrict px, const float* restrict py,
 
 static void integrate_team(void* arg, int t, int nt) {
     const crowd_world* w = arg;
-    const cs_columns f = w->cur, b = w->alt;
+    const cs_columns f = w->cur;
+    float* const* b = (float* const*)w->free_col;
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, w->force_x,
-                    w->force_y, b.px, b.py, b.vx, b.vy, b.hx, b.hy, w->dt, lo, hi);
+                    w->force_y, b[CS_COL_PX], b[CS_COL_PY], b[CS_COL_VX], b[CS_COL_VY],
+                    b[CS_COL_HX], b[CS_COL_HY], w->dt, lo, hi);
 }
 
 void cs_pass_integrate(crowd_world* w) {
     cs_team_run(w->threads, integrate_team, w);
 
+    // The old kinematic columns stay readable as alt for the rest of the step (the clamp).
     for (int k = 0; k < CS_KIN_COUNT; ++k) {
-        void* t = w->cur.col[k];
-        w->cur.col[k] = w->alt.col[k];
-        w->alt.col[k] = t;
+        w->alt.col[k] = w->cur.col[k];
+        w->cur.col[k] = w->free_col[k];
+        w->free_col[k] = w->alt.col[k];
     }
 }

@@ -60,6 +60,10 @@ typedef union cs_columns {
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
 
+// Column buffers that hold no column: the integration's back buffers and one more, which lets the
+// sort gather every column out of place in two groups (sort.c).
+#define CS_FREE_COLS (CS_KIN_COUNT + 1)
+
 struct crowd_world {
     crowd_alloc_fn* alloc;
     crowd_free_fn* free;
@@ -77,11 +81,13 @@ struct crowd_world {
     // Sorted storage: slot s in [0, count) holds one live agent; cur is the front buffer.
     int count;
     int capacity; // sorted slots and agent indices allocated
-    // cur holds every column; alt only the kinematic ones, the back buffer of the integration.
-    // The other columns change only between steps and are gathered one at a time through a
-    // single spare column, so they cost one buffer each plus one, not two each.
+    // cur holds every column. free_col are buffers of column size that hold nothing between
+    // passes: the sort gathers into them and the integration writes its back buffers there, so the
+    // columns cost CS_FREE_COLS buffers more than one each, not two each.
+    // alt: the kinematic columns as they were before this step's integration (only those, and
+    // only from the integration to the end of the step: the buffers are free_col again).
     cs_columns cur, alt;
-    void* spare;
+    void* free_col[CS_FREE_COLS];
 
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.
@@ -114,6 +120,10 @@ struct crowd_world {
     // (-1 = none), the records in one pool per kind, and each behavior's world-level state.
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
+    // Where the sort lays out one pool's records before copying them back (core/pool.h): as large
+    // as the largest pool's records, grown by cs_pool_reserve.
+    unsigned char* rec_spare;
+    size_t rec_spare_bytes;
     void* state[CS_BEH_COUNT];
     uint64_t seed; // keys the random draws (queue respawn points) with the handle and the tick
 
@@ -144,9 +154,11 @@ static inline uint64_t cs_hash_float(uint64_t h, float f) {
     return cs_hash_word(h, u);
 }
 
-// The sort phase lays the behavior records out in slot order on ticks that are multiples of this.
-// Every tick costs more than it saves (at 50k-100k agents with every behavior, 2 threads, every
-// 4th tick was 15-25% faster than every tick; every 8th no faster than every 4th).
+// The sort phase lays the records of each pool out in slot order every CS_RECORD_PERIOD ticks,
+// the pool of kind k on the ticks where tick % CS_RECORD_PERIOD == k % CS_RECORD_PERIOD, so the
+// work is spread over the period instead of falling on one tick. Every tick costs more than it
+// saves (at 50k-100k agents with every behavior, 2 threads, every 4th tick was 15-25% faster than
+// every tick; every 8th no faster than every 4th).
 #define CS_RECORD_PERIOD 4
 
 // Records themselves are laid out in (nearly) slot order by the sort phase, but a record number is

@@ -18,21 +18,26 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     if (cap < need) cap = need;
 
     const size_t bytes = (size_t)cap * p->size, aux_bytes = (size_t)cap * p->aux_size;
+    const size_t spare_bytes = bytes > w->rec_spare_bytes ? bytes : 0;
     unsigned char* data = cs_alloc(w, bytes);
-    unsigned char* spare = data ? cs_alloc(w, bytes) : NULL;
-    void* aux = spare && aux_bytes ? cs_alloc(w, aux_bytes) : NULL;
-    if (!data || !spare || (aux_bytes && !aux)) {
+    unsigned char* spare = data && spare_bytes ? cs_alloc(w, spare_bytes) : NULL;
+    void* aux = data && aux_bytes ? cs_alloc(w, aux_bytes) : NULL;
+    if (!data || (spare_bytes && !spare) || (aux_bytes && !aux)) {
         cs_free(w, data, bytes);
-        cs_free(w, spare, bytes);
+        cs_free(w, spare, spare_bytes);
+        cs_free(w, aux, aux_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
     if (p->used) memcpy(data, p->data, (size_t)p->used * p->size);
     if (p->aux) memcpy(aux, p->aux, (size_t)p->capacity * p->aux_size);
     cs_free(w, p->data, (size_t)p->capacity * p->size);
-    cs_free(w, p->spare, (size_t)p->capacity * p->size);
     cs_free(w, p->aux, (size_t)p->capacity * p->aux_size);
+    if (spare) {
+        cs_free(w, w->rec_spare, w->rec_spare_bytes);
+        w->rec_spare = spare;
+        w->rec_spare_bytes = spare_bytes;
+    }
     p->data = data;
-    p->spare = spare;
     p->aux = aux;
     p->capacity = (int32_t)cap;
     return CROWD_OK;
@@ -73,31 +78,33 @@ static inline void copy_record(unsigned char* restrict dst, const unsigned char*
     for (size_t b = 0; b < size; b += 4) memcpy(dst + b, src + b, 4);
 }
 
-void cs_pool_move_slots(cs_pool* p, int32_t* rec_of, const uint32_t* id, int lo, int hi,
-                        int32_t first) {
+void cs_pool_move_slots(const cs_pool* p, unsigned char* restrict spare, int32_t* rec_of,
+                        const uint32_t* id, int lo, int hi, int32_t first) {
     const size_t size = p->size;
     for (int s = lo; s < hi; ++s) {
         if (s + AHEAD < hi) __builtin_prefetch(&rec_of[id[s + AHEAD]]);
         const int32_t r = rec_of[id[s]];
         if (r < 0) continue;
-        copy_record(p->spare + (size_t)first * size, cs_pool_at(p, r), size);
+        copy_record(spare + (size_t)first * size, cs_pool_at(p, r), size);
         rec_of[id[s]] = first++;
     }
+}
+
+void cs_pool_copy_back(cs_pool* p, const unsigned char* restrict spare, int32_t lo, int32_t hi) {
+    if (hi > lo)
+        memcpy(p->data + (size_t)lo * p->size, spare + (size_t)lo * p->size,
+               (size_t)(hi - lo) * p->size);
 }
 
 // Every live record belongs to exactly one agent, so the moved records are all of them, numbered
 // 0 .. live - 1: the free list starts empty after them.
 void cs_pool_settle(cs_pool* p) {
-    unsigned char* t = p->data;
-    p->data = p->spare;
-    p->spare = t;
     p->used = p->live;
     p->free_head = -1;
 }
 
 void cs_pool_free(crowd_world* w, cs_pool* p) {
     cs_free(w, p->data, (size_t)p->capacity * p->size);
-    cs_free(w, p->spare, (size_t)p->capacity * p->size);
     cs_free(w, p->aux, (size_t)p->capacity * p->aux_size);
     cs_pool_init(p, p->size, p->aux_size);
 }

@@ -4,9 +4,12 @@
 // fixed-size records in one array grown through the world's allocator, with an intrusive free
 // list. Records are acquired and released by API calls between steps. Every few ticks the sort
 // phase lays the records out again in the cell order of their agents (cs_pool_move_slots), so
-// the passes that follow read them in order rather than at random; for that a pool keeps a spare
-// array as large as its records, and the step never allocates. Record numbers are therefore
-// private to the pool: everything else names a record by its agent index.
+// the passes that follow read them in order rather than at random. It moves them into a scratch
+// array and copies them back (cs_pool_copy_back), or, for a pool as large as the array, trades
+// arrays with it: the world keeps one such array (w->rec_spare), as large as its largest pool, for
+// all pools, which the sort lays out one at a time; pools grow it, so the step never allocates.
+// Record numbers are therefore private to the pool: everything else names a record by its agent
+// index.
 //
 // A pool may carry an `aux` array with one element per record of capacity that belongs to no
 // record in particular: a list that can be as long as the pool (the queue's arrivals, the
@@ -22,9 +25,8 @@
 typedef struct crowd_world crowd_world;
 
 typedef struct cs_pool {
-    unsigned char* data;  // capacity records of `size` bytes
-    unsigned char* spare; // capacity records: where the sort phase lays them out again
-    void* aux;            // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
+    unsigned char* data; // capacity records of `size` bytes
+    void* aux;           // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
     uint32_t size, aux_size;
     int32_t capacity;
     int32_t used;      // records ever handed out (high-water mark)
@@ -35,8 +37,9 @@ typedef struct cs_pool {
 // An empty pool of `size`-byte records: a multiple of 4 bytes, at least 4 (the free list's link).
 void cs_pool_init(cs_pool* p, size_t size, size_t aux_size);
 
-// Makes room for `n` more acquisitions without growth. On failure (CROWD_ERR_OUT_OF_MEMORY) the
-// pool is unchanged. A pool never holds more records than the world has agent indices, so growth
+// Makes room for `n` more acquisitions without growth, and grows the world's record scratch
+// (w->rec_spare) to the pool's size. On failure (CROWD_ERR_OUT_OF_MEMORY) the pool and the scratch
+// are unchanged. A pool never holds more records than the world has agent indices, so growth
 // stops at the world's capacity when that suffices.
 crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n);
 
@@ -47,12 +50,14 @@ void cs_pool_release(cs_pool* p, int32_t rec);
 
 // Lays the live records out again in the order their agents hold in the sorted slots `id`
 // (id[s] = agent index of slot s, count slots): the records of slots [lo, hi) go to numbers
-// first .. first + k in slot order, and rec_of follows them. Two calls per pool and thread:
-// cs_pool_count_slots gives each thread's k, cs_pool_move_slots moves them, and
-// cs_pool_settle ends the layout once every thread is done.
+// first .. first + k in slot order, and rec_of follows them. Three calls per pool and thread:
+// cs_pool_count_slots gives each thread's k, cs_pool_move_slots moves them into `spare` (at
+// least live records), and, once every thread has moved its records, cs_pool_copy_back copies
+// records [lo, hi) of `spare` back; cs_pool_settle ends the layout once every thread is done.
 int32_t cs_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi);
-void cs_pool_move_slots(cs_pool* p, int32_t* rec_of, const uint32_t* id, int lo, int hi,
-                        int32_t first);
+void cs_pool_move_slots(const cs_pool* p, unsigned char* restrict spare, int32_t* rec_of,
+                        const uint32_t* id, int lo, int hi, int32_t first);
+void cs_pool_copy_back(cs_pool* p, const unsigned char* restrict spare, int32_t lo, int32_t hi);
 void cs_pool_settle(cs_pool* p);
 
 // Frees the storage; the pool is empty again.

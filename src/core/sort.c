@@ -1,14 +1,6 @@
 // Sort phase: rebuild the spatial hash and gather every column into cell order.
 #include "core/internal.h"
 
-static void gather_range(uint32_t* restrict dst, const uint32_t* restrict src,
-                         const uint32_t* restrict order, int lo, int hi) {
-    for (int s = lo; s < hi; ++s) dst[s] = src[order[s]];
-}
-
-// The kinematic columns go to their back buffers. The others rotate through the spare column:
-// column c is gathered into the buffer that column c - 1 left (the spare for the first), once every
-// thread has finished reading it, hence one barrier per column.
 // The sort's two scratch arrays (input-order keys, then the gather permutation) are the force
 // arrays: nothing reads those between a step's integration and the next neighbor pass, which
 // overwrites them. Two fewer per-agent arrays.
@@ -142,27 +134,44 @@ static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict 
     }
 }
 
+// The gather is out of place: each column goes into a free buffer of its own. The world has
+// CS_FREE_COLS of them (the integration's back buffers and one spare), fewer than the columns, so
+// the columns go in two groups: the first fills the free buffers, and once every thread has read
+// the first group's old buffers (one barrier) they hold the second group: two barriers for the
+// columns instead of one per column.
+#define CS_GROUP1 CS_FREE_COLS
+_Static_assert(CS_COL_COUNT - CS_GROUP1 <= CS_GROUP1,
+               "the second group reuses the first's buffers");
+// The agent indices are the first group's last column: order_cells already writes them in slot
+// order, straight into their new buffer.
+_Static_assert(CS_COL_ID == CS_GROUP1 - 1, "the agent index closes the first group");
+
+// One column at a time: the loop vectorizes (a loop over several columns per slot stays scalar and
+// was slower at 100k agents, where the columns are in cache).
+static void gather_range(uint32_t* restrict dst, const uint32_t* restrict src,
+                         const uint32_t* restrict order, int lo, int hi) {
+    for (int s = lo; s < hi; ++s) dst[s] = src[order[s]];
+}
+
+static void gather_group(void* const* dst, void* const* src, int cols, const uint32_t* order,
+                         int lo, int hi) {
+    for (int c = 0; c < cols; ++c) gather_range(dst[c], src[c], order, lo, hi);
+}
+
 static void gather_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const uint32_t* order = sort_order(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    order_cells(w->skey, w->cur.id, sort_order(w), sort_keys(w), w->count, lo, hi);
+    order_cells(w->skey, w->cur.id, sort_order(w), w->free_col[CS_COL_ID], w->count, lo, hi);
     cs_team_barrier(nt);
-    for (int c = 0; c < CS_KIN_COUNT; ++c)
-        gather_range(w->alt.col[c], w->cur.col[c], order, lo, hi);
-    void* dst = w->spare;
-    for (int c = CS_KIN_COUNT; c < CS_COL_COUNT; ++c) {
-        if (c > CS_KIN_COUNT) cs_team_barrier(nt);
-        gather_range(dst, w->cur.col[c], order, lo, hi);
-        if (c == CS_COL_ID) {
-            // Each thread re-points the agents of its own slots.
-            const uint32_t* restrict id = dst;
-            int32_t* restrict slot_of = w->slot_of;
-            for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
-        }
-        dst = w->cur.col[c];
-    }
+    gather_group(w->free_col, w->cur.col, CS_COL_ID, order, lo, hi);
+    // Each thread re-points the agents of its own slots.
+    const uint32_t* restrict id = w->free_col[CS_COL_ID];
+    int32_t* restrict slot_of = w->slot_of;
+    for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
+    cs_team_barrier(nt);
+    gather_group(w->cur.col, w->cur.col + CS_GROUP1, CS_COL_COUNT - CS_GROUP1, order, lo, hi);
 }
 
 // ---- behavior records follow their agents ------------------------------------------------------
@@ -172,56 +181,83 @@ typedef struct records_ctx {
     cs_pool* pool[CS_REC_COUNT];
     int32_t* rec_of[CS_REC_COUNT];
     int pools;
+    bool swap_last; // the last pool takes the scratch array as its records instead of copying
     int32_t count[CS_REC_COUNT][CS_MAX_THREADS]; // records in each thread's slots
 } records_ctx;
 
+// The pools go one after the other through the one scratch array: a thread copies back the
+// records it moved once every thread has moved (the sources are anywhere in the pool), and the
+// next pool's moves wait for every copy. A pool as large as the scratch array goes last and
+// trades arrays with it instead (records_follow).
 static void records_team(void* arg, int t, int nt) {
     records_ctx* x = arg;
     const uint32_t* id = x->w->cur.id;
+    unsigned char* spare = x->w->rec_spare;
     int lo, hi;
     cs_team_range(x->w->count, CS_LANES, t, nt, &lo, &hi);
     // Alone, a thread's records start at 0 and need no count.
     for (int k = 0; k < x->pools && nt > 1; ++k)
         x->count[k][t] = cs_pool_count_slots(x->rec_of[k], id, lo, hi);
-    cs_team_barrier(nt);
     for (int k = 0; k < x->pools; ++k) {
+        cs_team_barrier(nt);
         int32_t first = 0;
         for (int u = 0; u < t; ++u) first += x->count[k][u];
-        cs_pool_move_slots(x->pool[k], x->rec_of[k], id, lo, hi, first);
+        cs_pool_move_slots(x->pool[k], spare, x->rec_of[k], id, lo, hi, first);
+        if (k == x->pools - 1 && x->swap_last) break;
+        cs_team_barrier(nt);
+        const int32_t end = nt > 1 ? first + x->count[k][t] : x->pool[k]->live;
+        cs_pool_copy_back(x->pool[k], spare, first, end);
     }
 }
 
 // Every pass after the sort reads the records of the agents it visits in slot order; laid out in
 // that order they stream from memory instead of costing a cache miss each. Agents move little
 // between ticks, so the copy itself reads nearly in order too, and a layout stays nearly in order
-// for a few ticks: it is redone every CS_RECORD_PERIOD ticks.
+// for a few ticks: each pool is laid out again every CS_RECORD_PERIOD ticks.
 static void records_follow(crowd_world* w) {
     records_ctx x = {.w = w};
     for (int k = 0; k < CS_REC_COUNT; ++k) {
-        if (w->pools[k].live == 0) continue;
+        if (w->pools[k].live == 0 || w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
+            continue;
         x.pool[x.pools] = &w->pools[k];
         x.rec_of[x.pools++] = w->rec_of[k];
     }
-    if (x.pools == 0 || w->tick % CS_RECORD_PERIOD != 0) return;
+    if (x.pools == 0) return;
+    // The largest pool's records fill the scratch array's whole size: that pool swaps its array
+    // with the scratch array, which saves copying the most bytes back.
+    for (int k = 0; k < x.pools; ++k) {
+        const cs_pool* p = x.pool[k];
+        if ((size_t)p->capacity * p->size != w->rec_spare_bytes) continue;
+        cs_pool* last = x.pool[x.pools - 1];
+        int32_t* last_rec = x.rec_of[x.pools - 1];
+        x.pool[x.pools - 1] = x.pool[k], x.rec_of[x.pools - 1] = x.rec_of[k];
+        x.pool[k] = last, x.rec_of[k] = last_rec;
+        x.swap_last = true;
+        break;
+    }
     cs_team_run(w->threads, records_team, &x);
     for (int k = 0; k < x.pools; ++k) cs_pool_settle(x.pool[k]);
+    if (x.swap_last) {
+        cs_pool* p = x.pool[x.pools - 1];
+        unsigned char* t = p->data;
+        p->data = w->rec_spare;
+        w->rec_spare = t;
+    }
 }
 
 void cs_pass_sort(crowd_world* w) {
     cs_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
                  w->hist, w->threads, sort_keys(w), sort_order(w), w->skey, w->cell_start);
     cs_team_run(w->threads, gather_team, w);
-    for (int c = 0; c < CS_KIN_COUNT; ++c) {
-        void* tmp = w->cur.col[c];
-        w->cur.col[c] = w->alt.col[c];
-        w->alt.col[c] = tmp;
-    }
-    void* spare = w->spare;
-    for (int c = CS_KIN_COUNT; c < CS_COL_COUNT; ++c) {
-        void* old = w->cur.col[c];
-        w->cur.col[c] = spare;
-        spare = old;
-    }
-    w->spare = spare;
+    // The second group went into the first group's old buffers (slots 0.. of cur.col), so: first
+    // group -> the free buffers' contents, second group -> the first group's old buffers, and the
+    // second group's old buffers plus what is left of the first group's are free.
+    void* old[CS_COL_COUNT];
+    for (int c = 0; c < CS_COL_COUNT; ++c) old[c] = w->cur.col[c];
+    for (int c = 0; c < CS_GROUP1; ++c) w->cur.col[c] = w->free_col[c];
+    for (int c = CS_GROUP1; c < CS_COL_COUNT; ++c) w->cur.col[c] = old[c - CS_GROUP1];
+    int f = 0;
+    for (int c = CS_COL_COUNT - CS_GROUP1; c < CS_GROUP1; ++c) w->free_col[f++] = old[c];
+    for (int c = CS_GROUP1; c < CS_COL_COUNT; ++c) w->free_col[f++] = old[c];
     records_follow(w);
 }

@@ -65,8 +65,7 @@ enum { MAX_ARRAYS = 2 * CS_COL_COUNT + 64 };
 static int world_arrays(crowd_world* w, array_ref* out) {
     int n = 0;
     for (int c = 0; c < CS_COL_COUNT; ++c) out[n++] = (array_ref){&w->cur.col[c], 4, true};
-    for (int c = 0; c < CS_KIN_COUNT; ++c) out[n++] = (array_ref){&w->alt.col[c], 4, true};
-    out[n++] = (array_ref){&w->spare, 4, true};
+    for (int c = 0; c < CS_FREE_COLS; ++c) out[n++] = (array_ref){&w->free_col[c], 4, true};
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
     out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
@@ -265,6 +264,7 @@ void crowd_world_destroy(crowd_world* w) {
         w->state[b] = NULL;
     }
     for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
+    cs_free(w, w->rec_spare, w->rec_spare_bytes);
     cs_walls_free(w, &w->walls);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
