@@ -49,28 +49,20 @@ static void run_phase(crowd_world* w, const phase_entry* e) {
             if (cs_behaviors[b].passes[k].phase == e->phase) cs_behaviors[b].passes[k].run(w);
 }
 
-static void run_phases(void* arg) {
-    crowd_world* w = arg;
+crowd_status crowd_world_step(crowd_world* w) {
+    if (!w) return CROWD_ERR_NULL_ARGUMENT;
     crowd_profile* p = &w->profile;
-    double t = omp_get_wtime();
+    const int stepped = w->count; // arrivals may remove agents
+
+    const double start = omp_get_wtime();
+    double t = start;
     for (int i = 0; i < CROWD_PHASE_COUNT; ++i) {
         run_phase(w, &phases[i]);
         const double now = omp_get_wtime();
         p->phase_ms[phases[i].phase] = (now - t) * 1e3;
         t = now;
     }
-}
-
-crowd_status crowd_world_step(crowd_world* w) {
-    if (!w) return CROWD_ERR_NULL_ARGUMENT;
-    crowd_profile* p = &w->profile;
-    const int stepped = w->count; // arrivals may remove agents
-
-    // One team for the whole step: the passes hand their work to it (core/team.h). The step time
-    // includes starting and ending the team.
-    const double start = omp_get_wtime();
-    cs_team_session(w->threads, run_phases, w);
-    p->step_ms = (omp_get_wtime() - start) * 1e3;
+    p->step_ms = (t - start) * 1e3;
     p->agents = stepped;
     p->threads = w->threads;
     w->tick++;

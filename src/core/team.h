@@ -23,11 +23,6 @@ typedef void cs_team_fn(void* ctx, int t, int nt);
 
 void cs_team_run(int threads, cs_team_fn* fn, void* ctx);
 
-// Runs body(ctx) on the calling thread with a team of up to `threads` threads kept waiting for
-// the whole call: cs_team_run calls made by body on this thread hand their work to the waiting
-// threads instead of opening a region each. With one thread, a plain call.
-void cs_team_session(int threads, void (*body)(void*), void* ctx);
-
 // Thread t's share [lo, hi) of n items out of nt: contiguous ranges in thread order, aligned to
 // `align` items (so vector loops start on whole chunks).
 void cs_team_range(int n, int align, int t, int nt, int* lo, int* hi);
