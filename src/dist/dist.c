@@ -25,7 +25,7 @@ struct crowd_dist {
     int rank, size;
     crowd_world* w;
     uint8_t* live; // per agent index: its handle is issued and the agent lives (on some rank)
-    int live_cap;
+    size_t live_cap;
     int count;      // agents in the whole world
     int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
     int halo;       // cell columns of ghosts on each side of a strip
@@ -58,15 +58,26 @@ static void settle(MPI_Request* r) {
         settle(&r_);                                                                               \
     } while (0)
 
-static bool grow(void** p, size_t* cap, size_t need, size_t elem) {
+// The split world's buffers come from its world's allocator hooks, like the world's own storage.
+// Grown buffers keep their contents and are zero past them.
+static bool grow(crowd_world* w, void** p, size_t* cap, size_t need, size_t elem) {
     if (need <= *cap) return true;
     size_t n = *cap ? *cap : 64;
     while (n < need) n *= 2;
-    void* q = realloc(*p, n * elem);
+    unsigned char* q = cs_alloc(w, n * elem);
     if (!q) return false;
+    if (*cap) memcpy(q, *p, *cap * elem);
+    memset(q + *cap * elem, 0, (n - *cap) * elem);
+    cs_free(w, *p, *cap * elem);
     *p = q;
     *cap = n;
     return true;
+}
+
+static void* zalloc(crowd_world* w, size_t bytes) {
+    void* p = cs_alloc(w, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
 }
 
 static int64_t column_of(const crowd_world* w, float x) {
@@ -87,15 +98,7 @@ static int owner_of(const crowd_dist* d, int64_t col) {
 }
 
 static bool live_reserve(crowd_dist* d, int n) {
-    if (n <= d->live_cap) return true;
-    int cap = d->live_cap ? d->live_cap : 1024;
-    while (cap < n) cap *= 2;
-    uint8_t* p = realloc(d->live, (size_t)cap);
-    if (!p) return false;
-    memset(p + d->live_cap, 0, (size_t)(cap - d->live_cap));
-    d->live = p;
-    d->live_cap = cap;
-    return true;
+    return grow(d->w, (void**)&d->live, &d->live_cap, (size_t)n < 1024 ? 1024 : (size_t)n, 1);
 }
 
 // ---- strips -------------------------------------------------------------------------------------
@@ -142,7 +145,8 @@ static void compute_strips(crowd_dist* d, bool everyone) {
 
 static bool bucket_add(crowd_dist* d, int to, uint32_t idx) {
     const size_t n = cs_dist_packed_size(d->w, idx);
-    if (!grow((void**)&d->bucket[to], &d->bucket_cap[to], d->bucket_len[to] + n, 1)) return false;
+    if (!grow(d->w, (void**)&d->bucket[to], &d->bucket_cap[to], d->bucket_len[to] + n, 1))
+        return false;
     cs_dist_pack(d->w, idx, d->bucket[to] + d->bucket_len[to]);
     d->bucket_len[to] += n;
     return true;
@@ -157,7 +161,7 @@ static bool exchange(crowd_dist* d, size_t* received) {
         d->sdispl[r] = (int)total;
         total += d->bucket_len[r];
     }
-    if (!grow((void**)&d->send, &d->send_cap, total + 1, 1)) return false;
+    if (!grow(d->w, (void**)&d->send, &d->send_cap, total + 1, 1)) return false;
     for (int r = 0; r < d->size; ++r) {
         if (d->bucket_len[r]) memcpy(d->send + d->sdispl[r], d->bucket[r], d->bucket_len[r]);
         d->bucket_len[r] = 0;
@@ -169,7 +173,7 @@ static bool exchange(crowd_dist* d, size_t* received) {
         d->rdispl[r] = (int)in;
         in += (size_t)d->rcount[r];
     }
-    if (in > INT_MAX || !grow((void**)&d->recv, &d->recv_cap, in + 1, 1)) return false;
+    if (in > INT_MAX || !grow(d->w, (void**)&d->recv, &d->recv_cap, in + 1, 1)) return false;
     COLLECTIVE(MPI_Ialltoallv, d->send, d->scount, d->sdispl, MPI_BYTE, d->recv, d->rcount,
                d->rdispl, MPI_BYTE, d->comm);
     *received = in;
@@ -182,7 +186,7 @@ static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or,
     for (size_t at = 0; at < bytes; at += cs_dist_packed_bytes(d->w, d->recv + at)) ++n;
     crowd_status st = cs_dist_reserve(d->w, d->recv, n);
     if (st != CROWD_OK) return st;
-    if (flags_or && !grow((void**)&d->ghost, &d->ghost_cap, (size_t)n, sizeof *d->ghost))
+    if (flags_or && !grow(d->w, (void**)&d->ghost, &d->ghost_cap, (size_t)n, sizeof *d->ghost))
         return CROWD_ERR_OUT_OF_MEMORY;
     size_t at = 0;
     for (int i = 0; i < n; ++i) {
@@ -244,7 +248,7 @@ static int cmp_arrival(const void* a, const void* b) {
 static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
     crowd_world* w = d->w;
     int mine = crowd_world_arrival_count(w), n = 0;
-    if (!grow((void**)&d->send, &d->send_cap, (size_t)mine * sizeof(crowd_arrival) + 1, 1))
+    if (!grow(d->w, (void**)&d->send, &d->send_cap, (size_t)mine * sizeof(crowd_arrival) + 1, 1))
         return CROWD_ERR_OUT_OF_MEMORY;
     int got = 0;
     crowd_world_get_arrivals(w, (crowd_arrival*)d->send, mine, &got);
@@ -256,7 +260,7 @@ static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
         total += (size_t)d->rcount[r];
     }
     n = (int)(total / sizeof(crowd_arrival));
-    if (!grow((void**)&d->arrivals, &d->arrival_cap, (size_t)n + 1, sizeof(crowd_arrival)))
+    if (!grow(d->w, (void**)&d->arrivals, &d->arrival_cap, (size_t)n + 1, sizeof(crowd_arrival)))
         return CROWD_ERR_OUT_OF_MEMORY;
     COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->arrivals, d->rcount, d->rdispl,
                MPI_BYTE, d->comm);
@@ -277,6 +281,27 @@ static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
 
 // ---- public -------------------------------------------------------------------------------------
 
+// Frees the split world's buffers and itself, not its world (whose hooks they came from).
+static void release(crowd_dist* d) {
+    crowd_world* w = d->w;
+    const size_t k = (size_t)d->size;
+    for (size_t r = 0; d->bucket && r < k; ++r) cs_free(w, d->bucket[r], d->bucket_cap[r]);
+    cs_free(w, d->bucket, k * sizeof *d->bucket);
+    cs_free(w, d->bucket_len, k * sizeof(size_t));
+    cs_free(w, d->bucket_cap, k * sizeof(size_t));
+    cs_free(w, d->first, (k + 1) * sizeof *d->first);
+    cs_free(w, d->scount, k * sizeof(int));
+    cs_free(w, d->sdispl, k * sizeof(int));
+    cs_free(w, d->rcount, k * sizeof(int));
+    cs_free(w, d->rdispl, k * sizeof(int));
+    cs_free(w, d->send, d->send_cap);
+    cs_free(w, d->recv, d->recv_cap);
+    cs_free(w, d->ghost, d->ghost_cap * sizeof *d->ghost);
+    cs_free(w, d->arrivals, d->arrival_cap * sizeof *d->arrivals);
+    cs_free(w, d->live, d->live_cap);
+    cs_free(w, d, sizeof *d);
+}
+
 crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** out) {
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
     *out = NULL;
@@ -284,25 +309,24 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     if (world->pools[CS_REC_FOLLOWER].live > 0 || world->pools[CS_REC_LEADER].live > 0 ||
         world->max_neighbors > 0)
         return CROWD_ERR_NOT_DISTRIBUTABLE;
-    crowd_dist* d = calloc(1, sizeof *d);
+    crowd_dist* d = zalloc(world, sizeof *d);
     if (!d) return CROWD_ERR_OUT_OF_MEMORY;
     d->comm = comm;
     MPI_Comm_rank(comm, &d->rank);
     MPI_Comm_size(comm, &d->size);
     d->w = world;
     const size_t k = (size_t)d->size;
-    d->first = calloc(k + 1, sizeof *d->first);
-    d->scount = calloc(k, sizeof(int));
-    d->sdispl = calloc(k, sizeof(int));
-    d->rcount = calloc(k, sizeof(int));
-    d->rdispl = calloc(k, sizeof(int));
-    d->bucket = calloc(k, sizeof *d->bucket);
-    d->bucket_len = calloc(k, sizeof(size_t));
-    d->bucket_cap = calloc(k, sizeof(size_t));
+    d->first = zalloc(world, (k + 1) * sizeof *d->first);
+    d->scount = zalloc(world, k * sizeof(int));
+    d->sdispl = zalloc(world, k * sizeof(int));
+    d->rcount = zalloc(world, k * sizeof(int));
+    d->rdispl = zalloc(world, k * sizeof(int));
+    d->bucket = zalloc(world, k * sizeof *d->bucket);
+    d->bucket_len = zalloc(world, k * sizeof(size_t));
+    d->bucket_cap = zalloc(world, k * sizeof(size_t));
     if (!d->first || !d->scount || !d->sdispl || !d->rcount || !d->rdispl || !d->bucket ||
         !d->bucket_len || !d->bucket_cap || !live_reserve(d, world->index_count + 1)) {
-        d->w = NULL;
-        crowd_dist_destroy(d);
+        release(d); // the world stays the caller's
         return CROWD_ERR_OUT_OF_MEMORY;
     }
     for (int i = 0; i < world->index_count; ++i) d->live[i] = world->slot_of[i] >= 0;
@@ -323,22 +347,9 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
 
 void crowd_dist_destroy(crowd_dist* d) {
     if (!d) return;
-    crowd_world_destroy(d->w);
-    for (int r = 0; d->bucket && r < d->size; ++r) free(d->bucket[r]);
-    free(d->bucket);
-    free(d->bucket_len);
-    free(d->bucket_cap);
-    free(d->first);
-    free(d->scount);
-    free(d->sdispl);
-    free(d->rcount);
-    free(d->rdispl);
-    free(d->send);
-    free(d->recv);
-    free(d->ghost);
-    free(d->arrivals);
-    free(d->live);
-    free(d);
+    crowd_world* w = d->w;
+    release(d);
+    crowd_world_destroy(w);
 }
 
 const crowd_world* crowd_dist_world(const crowd_dist* d) {
@@ -473,7 +484,7 @@ static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
     crowd_world* w = d->w;
     size_t n = 0;
     for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
-    int ok = n <= INT_MAX && grow((void**)&d->send, &d->send_cap, n + 1, 1);
+    int ok = n <= INT_MAX && grow(d->w, (void**)&d->send, &d->send_cap, n + 1, 1);
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
     const int bytes = d->rank == 0 ? 0 : (int)n;
@@ -489,7 +500,7 @@ static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
             d->rdispl[r] = (int)total;
             total += (size_t)d->rcount[r];
         }
-    ok = total <= INT_MAX && grow((void**)&d->recv, &d->recv_cap, total + 1, 1);
+    ok = total <= INT_MAX && grow(d->w, (void**)&d->recv, &d->recv_cap, total + 1, 1);
     COLLECTIVE(MPI_Ibcast, &ok, 1, MPI_INT, 0, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
     COLLECTIVE(MPI_Igatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0,
