@@ -691,63 +691,72 @@ prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, c
     return found;
 }
 
+// What one agent's walk reads and writes, copied out of the world once per range.
+typedef struct range_view {
+    cs_grid g;
+    cs_columns c;
+    float* restrict fx;
+    float* restrict fy;
+    const uint32_t* restrict skey;
+    const cs_walls* walls; // NULL: no walls
+} range_view;
+
+// Agent s, unless it is a prepared cone agent: the general path for subscribed agents and agents
+// near a wall, else the separation loop.
+static inline __attribute__((always_inline)) uint64_t
+one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi, bool sparse) {
+    const cs_columns c = v->c;
+    // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
+    const int ahead = s + CS_WALL_FETCH_AHEAD;
+    if (v->walls && ahead < hi)
+        cs_walls_prefetch_list(v->walls, w->wall_clear, w->wall_list, ahead, hi,
+                               c.sep_radius[ahead] + 0.01f);
+    // Subscribed agents write their records besides the force.
+    if (c.flags[s] & nb->flags)
+        return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
+    const float weight = c.sep_weight[s];
+    if (!(weight > 0.0f)) {
+        v->fx[s] = v->fy[s] = 0.0f;
+        return 0;
+    }
+    // An agent with a wall closer than its separation radius takes the general path, which tests
+    // line of sight.
+    if (v->walls && w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
+        return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
+    if (sparse) return sep_only_sparse(w, s);
+    return sep_only(&v->g, c.px, c.py, v->skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
+                    c.sep_radius[s], c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH),
+                    &v->fx[s], &v->fy[s]);
+}
+
+// In the dense layout, when the world has cone agents, agents go by blocks (prepare_cones); else
+// one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
-    const cs_grid g = w->grid;
-    const cs_columns c = w->cur;
-    float* restrict fx = w->force_x;
-    float* restrict fy = w->force_y;
-    const uint32_t* restrict skey = w->skey;
-    const uint32_t general = nb->flags;
-    const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
+    const range_view v = {w->grid,    w->cur,  w->force_x,
+                          w->force_y, w->skey, w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
+    if (sparse || !nb->cone.flag || nb->cone.pool->live == 0) {
+        for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, sparse);
+        return candidates;
+    }
     cone_block blk;
     for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
         const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
-        const int cones = !sparse && nb->cone.flag ? prepare_cones(w, nb, s0, n, hi, &blk) : 0;
-        for (int s = s0; s < s0 + n; ++s) {
-            // The wall list a later agent within its separation radius of a wall reads, fetched
-            // ahead.
-            const int ahead = s + CS_WALL_FETCH_AHEAD;
-            if (walls && ahead < hi)
-                cs_walls_prefetch_list(walls, w->wall_clear, w->wall_list, ahead, hi,
-                                       c.sep_radius[ahead] + 0.01f);
-            // Cone agents without a wall within their query's reach (else agent_neighbors tests
-            // line of sight).
-            const int i = s - s0;
-            if (cones && blk.rec[i] && !(walls && w->wall_clear[s] < blk.reach[i])) {
+        const int cones = prepare_cones(w, nb, s0, n, hi, &blk);
+        for (int i = 0; i < n; ++i) {
+            const int s = s0 + i;
+            // A cone agent with a wall within its query's reach takes the general path, which
+            // tests line of sight.
+            if (cones && blk.rec[i] && !(v.walls && w->wall_clear[s] < blk.reach[i])) {
                 const cone_agent a = {
                     blk.hx[i],        blk.hy[i],
                     blk.cone_l[i],    blk.cone_w2[i],
                     blk.cone[i] != 0, {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]}};
                 candidates += cone_only(w, nb, blk.rec[i], s, &a);
-                continue;
+            } else {
+                candidates += one_agent(w, nb, &v, s, hi, false);
             }
-            // Subscribed agents write their records besides the force.
-            if (c.flags[s] & general) {
-                candidates +=
-                    sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
-                continue;
-            }
-            const float weight = c.sep_weight[s];
-            if (!(weight > 0.0f)) {
-                fx[s] = fy[s] = 0.0f;
-                continue;
-            }
-            // An agent with a wall closer than its separation radius takes the general path, which
-            // tests line of sight.
-            if (walls &&
-                w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
-                candidates +=
-                    sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
-                continue;
-            }
-            if (sparse)
-                candidates += sep_only_sparse(w, s);
-            else
-                candidates += sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
-                                       c.sep_radius[s], c.max_speed[s], weight,
-                                       !(c.flags[s] & CS_FLAG_SEP_PUSH), &fx[s], &fy[s]);
         }
     }
     return candidates;
