@@ -158,6 +158,9 @@ static void gather_group(void* const* dst, void* const* src, int cols, const uin
     for (int c = 0; c < cols; ++c) gather_range(dst[c], src[c], order, lo, hi);
 }
 
+// Worlds of at most this many agents re-point slot_of on one thread (gather_team).
+#define CS_SLOT_OF_SHARED 262144
+
 static void gather_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const uint32_t* order = sort_order(w);
@@ -166,10 +169,16 @@ static void gather_team(void* arg, int t, int nt) {
     order_cells(w->skey, w->cur.id, sort_order(w), w->free_col[CS_COL_ID], w->count, lo, hi);
     cs_team_barrier(nt);
     gather_group(w->free_col, w->cur.col, CS_COL_ID, order, lo, hi);
-    // Each thread re-points the agents of its own slots.
+    // Each thread re-points the agents of its own slots; in a small world one thread re-points them
+    // all. slot_of is indexed by agent, so the threads' writes share cache lines: a small world's
+    // slot_of stays in cache and its lines move between the cores at every write (10k agents on
+    // 2 threads: 50 us on each against 3.3 us on one; 100k: 135 against 88). A large one misses
+    // the cache either way and splits well (1M: 1.2 ms on each against 2.2 ms on one).
     const uint32_t* restrict id = w->free_col[CS_COL_ID];
     int32_t* restrict slot_of = w->slot_of;
-    for (int s = lo; s < hi; ++s) slot_of[id[s]] = s;
+    const bool one = nt > 1 && w->count <= CS_SLOT_OF_SHARED;
+    if (!one || t == 0)
+        for (int s = one ? 0 : lo, e = one ? w->count : hi; s < e; ++s) slot_of[id[s]] = s;
     cs_team_barrier(nt);
     gather_group(w->cur.col, w->cur.col + CS_GROUP1, CS_COL_COUNT - CS_GROUP1, order, lo, hi);
 }
