@@ -95,7 +95,8 @@ struct crowd_world {
     uint32_t* skey;           // cell key of each sorted slot
     // With obstacles, each agent's clearance and its cell's wall list (cs_walls_clearance),
     // written by the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass
-    // and the walls behavior's passes of the same step.
+    // and the walls behavior's passes of the same step. NULL until the world's first obstacle
+    // (cs_world_wall_arrays): every reader runs only while the world has obstacles.
     float* wall_clear;
     cs_wall_ref* wall_list;
 
@@ -198,6 +199,10 @@ void cs_free(crowd_world* w, void* p, size_t bytes);
 // to leave unobservable, as the behaviors' reserve hooks do).
 typedef crowd_status cs_grow_then(crowd_world* w, void* ctx);
 crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx);
+// Allocates the clearance arrays (wall_clear, wall_list) if the world has none yet; they grow
+// with the storage from then on. Called before the world gets an obstacle. On failure
+// (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
+crowd_status cs_world_wall_arrays(crowd_world* w);
 
 // The handle of a live agent index: the one place a handle is built from storage.
 static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx) {
