@@ -184,7 +184,8 @@ Test(pool, failed_growth_changes_nothing) {
 
 // The layout's scratch room is several buffers, each holding whole records, one too small for
 // any: records land in them in slot order and come back unchanged, numbered 0 .. live - 1 in slot
-// order, wherever the slots are split between two threads.
+// order, wherever the slots are split between three threads (the first numbering from 0, the
+// second after the first's count, the last from the end down).
 Test(pool, layout_spans_the_scratch_buffers) {
     enum { N = 50 };
     counter c;
@@ -206,26 +207,31 @@ Test(pool, layout_spans_the_scratch_buffers) {
     const cs_scratch x = {
         .buf = {b0, b1, b2, b3}, .first = {0, 5, 5, 12, 52}, .count = 4, .size = sizeof(rec)};
     uint32_t id[N];
-    for (int split = 0; split <= N; split += 7) {
-        for (int s = 0; s < N; ++s) id[s] = (uint32_t)(s * 17 + split * 3) % N; // a permutation
-        const int32_t k0 = cs_pool_count_slots(rec_of, id, 0, split);
-        cs_pool_move_slots(&p, &x, rec_of, id, 0, split, 0);
-        cs_pool_move_slots(&p, &x, rec_of, id, split, N, k0);
-        cs_pool_copy_back(&p, &x, 0, k0);
-        cs_pool_copy_back(&p, &x, k0, live);
-        cs_pool_settle(&p);
-        int32_t next = 0;
-        for (int s = 0; s < N; ++s) {
-            const uint32_t idx = id[s];
-            if (idx % 4 == 0) {
-                cr_assert_eq(rec_of[idx], -1);
-                continue;
+    for (int split = 0; split <= N; split += 7)
+        for (int mid = split; mid <= N; mid += 9) {
+            for (int s = 0; s < N; ++s) id[s] = (uint32_t)(s * 17 + split * 3 + mid) % N;
+            const int32_t k0 = cs_pool_count_slots(rec_of, id, 0, split);
+            cr_assert_eq(cs_pool_move_slots(&p, &x, rec_of, id, 0, split, 0), k0);
+            const int32_t k1 = cs_pool_move_slots(&p, &x, rec_of, id, split, mid, k0);
+            const int32_t k2 = cs_pool_move_slots_back(&p, &x, rec_of, id, mid, N, live - 1);
+            cr_assert_eq(k0 + k1 + k2, live);
+            cs_pool_copy_back(&p, &x, 0, k0);
+            cs_pool_copy_back(&p, &x, live - k2, live);
+            cs_pool_copy_back(&p, &x, k0, k0 + k1);
+            cs_pool_settle(&p);
+            int32_t next = 0;
+            for (int s = 0; s < N; ++s) {
+                const uint32_t idx = id[s];
+                if (idx % 4 == 0) {
+                    cr_assert_eq(rec_of[idx], -1);
+                    continue;
+                }
+                cr_assert_eq(rec_of[idx], next, "split %d/%d, slot %d: records in slot order",
+                             split, mid, s);
+                expect_rec(&p, next++, idx);
             }
-            cr_assert_eq(rec_of[idx], next, "split %d, slot %d: records in slot order", split, s);
-            expect_rec(&p, next++, idx);
+            cr_assert_eq(next, live);
         }
-        cr_assert_eq(next, live);
-    }
     cs_pool_free(w, &p);
     crowd_world_destroy(w);
 }

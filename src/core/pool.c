@@ -84,9 +84,10 @@ static inline void copy_record(unsigned char* restrict dst, const unsigned char*
     for (size_t b = 0; b < size; b += 4) memcpy(dst + b, src + b, 4);
 }
 
-void cs_pool_move_slots(const cs_pool* p, const cs_scratch* x, int32_t* rec_of, const uint32_t* id,
-                        int lo, int hi, int32_t first) {
+int32_t cs_pool_move_slots(const cs_pool* p, const cs_scratch* x, int32_t* rec_of,
+                           const uint32_t* id, int lo, int hi, int32_t first) {
     const size_t size = p->size;
+    const int32_t start = first;
     int c = 0;
     while (c + 1 < x->count && x->first[c + 1] <= first) ++c;
     unsigned char* dst = x->buf[c] + (size_t)(first - x->first[c]) * size;
@@ -105,6 +106,29 @@ void cs_pool_move_slots(const cs_pool* p, const cs_scratch* x, int32_t* rec_of, 
         room--;
         rec_of[id[s]] = first++;
     }
+    return first - start;
+}
+
+int32_t cs_pool_move_slots_back(const cs_pool* p, const cs_scratch* x, int32_t* rec_of,
+                                const uint32_t* id, int lo, int hi, int32_t last) {
+    const size_t size = p->size;
+    const int32_t start = last;
+    int c = 0;
+    while (c + 1 < x->count && x->first[c + 1] <= last) ++c;
+    int32_t at = last - x->first[c]; // position of record `last` in buffer c; -1: below it
+    for (int s = hi - 1; s >= lo; --s) {
+        if (s - AHEAD >= lo) __builtin_prefetch(&rec_of[id[s - AHEAD]]);
+        const int32_t r = rec_of[id[s]];
+        if (r < 0) continue;
+        while (at < 0) { // the buffer before (a buffer may be too small for one record)
+            --c;
+            at = x->first[c + 1] - x->first[c] - 1;
+        }
+        copy_record(x->buf[c] + (size_t)at * size, cs_pool_at(p, r), size);
+        at--;
+        rec_of[id[s]] = last--;
+    }
+    return start - last;
 }
 
 void cs_pool_copy_back(cs_pool* p, const cs_scratch* x, int32_t lo, int32_t hi) {

@@ -61,14 +61,18 @@ void cs_pool_release(cs_pool* p, int32_t rec);
 
 // Lays the live records out again in the order their agents hold in the sorted slots `id`
 // (id[s] = agent index of slot s, count slots): the records of slots [lo, hi) go to numbers
-// first .. first + k in slot order, and rec_of follows them. Three calls per pool and thread:
-// cs_pool_count_slots gives each thread's k, cs_pool_move_slots moves them into `scratch` (room
-// for at least live records), and, once every thread has moved its records, cs_pool_copy_back
-// copies records [lo, hi) of `scratch` back; cs_pool_settle ends the layout once every thread is
-// done.
+// first .. first + k in slot order, and rec_of follows them. Per pool and thread:
+// cs_pool_count_slots gives a thread's k when a later thread needs it, cs_pool_move_slots moves
+// the records into `scratch` (room for at least live records) and returns k, and, once every
+// thread has moved its records, cs_pool_copy_back copies records [lo, hi) of `scratch` back;
+// cs_pool_settle ends the layout once every thread is done. cs_pool_move_slots_back numbers from
+// the other end: the records of slots [lo, hi) take numbers up to `last`, the last slot's record
+// `last`, so the last thread needs no count of its own nor of the threads before it.
 int32_t cs_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi);
-void cs_pool_move_slots(const cs_pool* p, const cs_scratch* scratch, int32_t* rec_of,
-                        const uint32_t* id, int lo, int hi, int32_t first);
+int32_t cs_pool_move_slots(const cs_pool* p, const cs_scratch* scratch, int32_t* rec_of,
+                           const uint32_t* id, int lo, int hi, int32_t first);
+int32_t cs_pool_move_slots_back(const cs_pool* p, const cs_scratch* scratch, int32_t* rec_of,
+                                const uint32_t* id, int lo, int hi, int32_t last);
 void cs_pool_copy_back(cs_pool* p, const cs_scratch* scratch, int32_t lo, int32_t hi);
 void cs_pool_settle(cs_pool* p);
 

@@ -206,22 +206,31 @@ static cs_scratch scratch_for(crowd_world* w, size_t size) {
 
 // The pools go one after the other through the scratch room: a thread copies back the records it
 // moved once every thread has moved (the sources are anywhere in the pool), and the next pool's
-// moves wait for every copy.
+// moves wait for every copy. The first thread numbers its records from 0 and the last one from
+// the pool's end down, so only the threads between them need the counts of those before them:
+// with two threads, no thread counts.
 static void records_team(void* arg, int t, int nt) {
     records_ctx* x = arg;
     const uint32_t* id = x->w->cur.id;
     int lo, hi;
     cs_team_range(x->w->count, CS_LANES, t, nt, &lo, &hi);
-    // Alone, a thread's records start at 0 and need no count.
-    for (int k = 0; k < x->pools && nt > 1; ++k)
+    for (int k = 0; k < x->pools && t < nt - 2; ++k)
         x->count[k][t] = cs_pool_count_slots(x->rec_of[k], id, lo, hi);
     for (int k = 0; k < x->pools; ++k) {
+        // The counts, and for a later pool every copy of the one before: the next pool's moves
+        // write the scratch room those copies read.
+        if (k > 0 || nt > 2) cs_team_barrier(nt);
+        int32_t first = 0, end;
+        if (t > 0 && t == nt - 1) {
+            end = x->pool[k]->live;
+            first = end - cs_pool_move_slots_back(x->pool[k], &x->scratch[k], x->rec_of[k], id, lo,
+                                                  hi, end - 1);
+        } else {
+            for (int u = 0; u < t; ++u) first += x->count[k][u];
+            end = first +
+                  cs_pool_move_slots(x->pool[k], &x->scratch[k], x->rec_of[k], id, lo, hi, first);
+        }
         cs_team_barrier(nt);
-        int32_t first = 0;
-        for (int u = 0; u < t; ++u) first += x->count[k][u];
-        cs_pool_move_slots(x->pool[k], &x->scratch[k], x->rec_of[k], id, lo, hi, first);
-        cs_team_barrier(nt);
-        const int32_t end = nt > 1 ? first + x->count[k][t] : x->pool[k]->live;
         cs_pool_copy_back(x->pool[k], &x->scratch[k], first, end);
     }
 }
