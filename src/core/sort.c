@@ -244,8 +244,14 @@ static void records_follow(crowd_world* w) {
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (w->pools[k].live == 0 || w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
             continue;
+        // cs_pool_reserve sizes the spare array so the room holds every live record. A pool that
+        // grew inside a world growth that then failed was sized against the larger capacity; if
+        // it fills past the room, it stays where it is rather than overflow (the layout changes
+        // no result, only the order of memory reads).
+        const cs_scratch room = scratch_for(w, w->pools[k].size);
+        if (room.first[room.count] < w->pools[k].live) continue;
         x.pool[x.pools] = &w->pools[k];
-        x.scratch[x.pools] = scratch_for(w, w->pools[k].size);
+        x.scratch[x.pools] = room;
         x.rec_of[x.pools++] = w->rec_of[k];
     }
     if (x.pools == 0) return;
