@@ -20,8 +20,9 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     if (cap < need) cap = need;
 
     const size_t bytes = (size_t)cap * p->size, aux_bytes = (size_t)cap * p->aux_size;
-    // The layout's scratch room beyond the free per-slot buffers (sort.c). The world's capacity
-    // only grows, and with it those buffers, so the spare array stays large enough.
+    // The layout's scratch room beyond the free per-slot buffers (sort.c). Those buffers grow
+    // with the world's capacity, so the spare array stays large enough (sort.c leaves a pool in
+    // place in the one case where it does not: a world growth that failed after this one).
     const int64_t beyond = cap - cs_scratch_free_records(w, p->size);
     const size_t beyond_bytes = beyond > 0 ? (size_t)beyond * p->size : 0;
     const size_t spare_bytes = beyond_bytes > w->rec_spare_bytes ? beyond_bytes : 0;
