@@ -413,12 +413,12 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.ox[l] = acc.oy[l] = INFINITY;
         acc.os[l] = 0;
     }
-    // A wall within reach: every candidate that counts is checked for line of sight, against the
-    // walls within the query's reach (from the agent's own cell list when the query fits in its
-    // reach). Otherwise one instance per combination, each with its constant flags inlined.
+    // A wall within reach that could hide a neighbor (the sight clearance, wall_sight): every
+    // candidate that counts is checked for line of sight, against the walls within the query's
+    // reach (from the agent's own cell list when the query fits in its reach). Otherwise one instance per combination, each with its constant flags inlined.
     cs_sight sight;
     bool los = false;
-    if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
+    if (w->walls.live > 0 && w->wall_sight[s] < reach + m) {
         if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py))
             los = cs_sight_list(&w->walls, w->wall_list[s], q.px, q.py, reach + m, &sight);
         else
@@ -577,7 +577,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
         const int ahead = s + CS_WALL_FETCH_AHEAD;
         if (walls && ahead < hi)
-            cs_walls_prefetch_list(walls, w->wall_clear, w->wall_list, ahead, hi,
+            cs_walls_prefetch_list(walls, w->wall_sight, w->wall_list, ahead, hi,
                                    c.sep_radius[ahead] + 0.01f);
         // Subscribed agents write their records besides the force.
         if (c.flags[s] & general) {
@@ -590,10 +590,10 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
             fx[s] = fy[s] = 0.0f;
             continue;
         }
-        // An agent with a wall closer than its separation radius takes the general path, which
-        // tests line of sight.
+        // An agent with a wall that could hide a neighbor closer than its separation radius takes
+        // the general path, which tests line of sight.
         if (walls &&
-            w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
+            w->wall_sight[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
             candidates +=
                 sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
             continue;

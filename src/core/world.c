@@ -70,6 +70,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
     out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
     out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
+    out[n++] = (array_ref){&w->wall_sight, sizeof(float), true};
     out[n++] = (array_ref){&w->wall_list, sizeof(cs_wall_ref), true};
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};

@@ -60,6 +60,9 @@ typedef struct cs_obstacle {
     int32_t count;
     uint16_t generation;
     uint8_t kind;
+    // 1: a polygon whose every turn goes the same way (it is simple); 32 bits, so that the
+    // clearance pass's lanes load it with the segments (see wall_sight)
+    uint32_t convex;
 } cs_obstacle;
 
 typedef struct cs_walls {
