@@ -93,11 +93,12 @@ struct crowd_world {
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
     uint32_t* skey;           // cell key of each sorted slot
-    // With obstacles, each agent's clearance and its cell's wall list (cs_walls_clearance),
-    // written by the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass
-    // and the walls behavior's passes of the same step. NULL until the world's first obstacle
-    // (cs_world_wall_arrays): every reader runs only while the world has obstacles.
+    // With obstacles, each agent's clearance, sight clearance and its cell's wall list, written by
+    // the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass (the sight
+    // clearance) and the walls behavior's passes of the same step. NULL until the world's first
+    // obstacle (cs_world_wall_arrays): every reader runs only while the world has obstacles.
     float* wall_clear;
+    float* wall_sight;
     cs_wall_ref* wall_list;
 
     // Spatial hash built by the last sort.

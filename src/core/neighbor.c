@@ -413,12 +413,13 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         acc.ox[l] = acc.oy[l] = INFINITY;
         acc.os[l] = 0;
     }
-    // A wall within reach: every candidate that counts is checked for line of sight, against the
-    // walls within the query's reach (from the agent's own cell list when the query fits in its
-    // reach). Otherwise one instance per combination, each with its constant flags inlined.
+    // A wall within reach that could hide a neighbor (the sight clearance, wall_sight): every
+    // candidate that counts is checked for line of sight, against the walls within the query's
+    // reach (from the agent's own cell list when the query fits in its reach). Otherwise one
+    // instance per combination, each with its constant flags inlined.
     cs_sight sight;
     bool los = false;
-    if (w->walls.live > 0 && w->wall_clear[s] < reach + m) {
+    if (w->walls.live > 0 && w->wall_sight[s] < reach + m) {
         if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py))
             los = cs_sight_list(&w->walls, w->wall_list[s], q.px, q.py, reach + m, &sight);
         else
@@ -709,7 +710,7 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
     // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
     const int ahead = s + CS_WALL_FETCH_AHEAD;
     if (v->walls && ahead < hi)
-        cs_walls_prefetch_list(v->walls, w->wall_clear, w->wall_list, ahead, hi,
+        cs_walls_prefetch_list(v->walls, w->wall_sight, w->wall_list, ahead, hi,
                                c.sep_radius[ahead] + 0.01f);
     // Subscribed agents write their records besides the force.
     if (c.flags[s] & nb->flags)
@@ -719,9 +720,9 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
         v->fx[s] = v->fy[s] = 0.0f;
         return 0;
     }
-    // An agent with a wall closer than its separation radius takes the general path, which tests
-    // line of sight.
-    if (v->walls && w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
+    // An agent with a wall that could hide a neighbor closer than its separation radius takes the
+    // general path, which tests line of sight.
+    if (v->walls && w->wall_sight[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
         return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
     if (sparse) return sep_only_sparse(w, s);
     return sep_only(&v->g, c.px, c.py, v->skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
@@ -746,9 +747,9 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
         const int cones = prepare_cones(w, nb, s0, n, hi, &blk);
         for (int i = 0; i < n; ++i) {
             const int s = s0 + i;
-            // A cone agent with a wall within its query's reach takes the general path, which
-            // tests line of sight.
-            if (cones && blk.rec[i] && !(v.walls && w->wall_clear[s] < blk.reach[i])) {
+            // A cone agent with a wall that could hide a neighbor within its query's reach takes
+            // the general path, which tests line of sight.
+            if (cones && blk.rec[i] && !(v.walls && w->wall_sight[s] < blk.reach[i])) {
                 const cone_agent a = {
                     blk.hx[i],        blk.hy[i],
                     blk.cone_l[i],    blk.cone_w2[i],

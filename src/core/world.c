@@ -72,6 +72,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     // Only a world that has had obstacles has the clearance arrays (cs_world_wall_arrays).
     if (w->wall_clear) {
         out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
+        out[n++] = (array_ref){&w->wall_sight, sizeof(float), true};
         out[n++] = (array_ref){&w->wall_list, sizeof(cs_wall_ref), true};
     }
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
@@ -184,20 +185,21 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
 
 crowd_status cs_world_wall_arrays(crowd_world* w) {
     if (w->wall_clear) return CROWD_OK;
-    const array_ref clear = {&w->wall_clear, sizeof(float), true};
-    const array_ref list = {&w->wall_list, sizeof(cs_wall_ref), true};
-    const size_t clear_bytes = ref_bytes(&clear, w->capacity);
-    const size_t list_bytes = ref_bytes(&list, w->capacity);
-    float* c = cs_alloc(w, clear_bytes);
-    cs_wall_ref* l = c ? cs_alloc(w, list_bytes) : NULL;
-    if (!l) {
-        cs_free(w, c, clear_bytes);
-        return CROWD_ERR_OUT_OF_MEMORY;
+    enum { N = 3 };
+    const array_ref refs[N] = {{&w->wall_clear, sizeof(float), true},
+                               {&w->wall_sight, sizeof(float), true},
+                               {&w->wall_list, sizeof(cs_wall_ref), true}};
+    void* mem[N] = {0};
+    for (int i = 0; i < N; ++i) {
+        const size_t bytes = ref_bytes(&refs[i], w->capacity);
+        mem[i] = cs_alloc(w, bytes);
+        if (!mem[i]) {
+            for (int j = 0; j < i; ++j) cs_free(w, mem[j], ref_bytes(&refs[j], w->capacity));
+            return CROWD_ERR_OUT_OF_MEMORY;
+        }
+        memset(mem[i], 0, bytes);
     }
-    memset(c, 0, clear_bytes);
-    memset(l, 0, list_bytes);
-    w->wall_clear = c;
-    w->wall_list = l;
+    for (int i = 0; i < N; ++i) *(void**)refs[i].addr = mem[i];
     return CROWD_OK;
 }
 

@@ -203,6 +203,15 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
         x0 = fminf(x0, pts[i].x), x1 = fmaxf(x1, pts[i].x);
         y0 = fminf(y0, pts[i].y), y1 = fmaxf(y1, pts[i].y);
     }
+    // A simple polygon is convex when no two of its turns go opposite ways (a turn within rounding
+    // of straight may count as either: the polygon is then convex to within that rounding).
+    bool left = false, right = false;
+    for (int i = 0; kind == CROWD_OBSTACLE_POLYGON && i < n; ++i) {
+        const crowd_vec2 a = pts[i], b = pts[(i + 1) % n], c = pts[(i + 2) % n];
+        const double t =
+            ((double)b.x - a.x) * ((double)c.y - b.y) - ((double)b.y - a.y) * ((double)c.x - b.x);
+        left |= t > 0.0, right |= t < 0.0;
+    }
     *o = (cs_obstacle){.points = copy,
                        .x0 = x0,
                        .y0 = y0,
@@ -210,7 +219,8 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
                        .y1 = y1,
                        .count = n,
                        .generation = generation,
-                       .kind = (uint8_t)kind};
+                       .kind = (uint8_t)kind,
+                       .convex = kind == CROWD_OBSTACLE_POLYGON && !(left && right)};
     crowd_status st = cs_walls_grid_insert(w, g, oi);
     if (st != CROWD_OK) {
         cs_free(w, copy, bytes);

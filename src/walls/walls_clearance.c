@@ -1,6 +1,7 @@
 // The clearance pass, in the neighbor phase before the neighbor pass (step.c): every agent's wall
-// clearance and cell list (cs_walls_clearance) into w->wall_clear / w->wall_list, read by the
-// neighbor pass (which agents test line of sight, and against what) and by the walls behavior's
+// clearance, sight clearance and cell list (see cs_walls_seg_d2 and block_clear) into
+// w->wall_clear / w->wall_sight / w->wall_list, read by the neighbor pass (which agents test line
+// of sight, and against what) and by the walls behavior's
 // passes of the same step (the force and the clamp skip agents whose clearance exceeds their
 // reach). It reads the agents' sorted positions and the static segment grid, and writes only its
 // own agents' slots, so the result does not depend on the thread count.
@@ -31,6 +32,87 @@ static void block_lists(const cs_walls* g, cs_wall_ref* out, int n, const int32_
     }
 }
 
+// Stage three: the clearances of a block. The lists are short (a street's cell holds one or two
+// walls), so a loop over one agent's list would be mostly branches: the loop runs over the block's
+// agents instead, one segment of each list at a time (a lane past its list's end reads the pool's
+// first segment and keeps what it had), with the same operations in the same order as one agent
+// at a time, so the clearances are the same bit for bit.
+//
+// The sight clearance (w->wall_sight) is a lower bound of the distance to the walls that could
+// hide a neighbor: a sight line no longer than it meets no wall. A sight line joins two agents'
+// centres, and no centre is ever inside a solid. So the nearest edge of a convex polygon cannot
+// hide anyone on its own: the agent is on its outer side (its nearest point is not a corner,
+// which the next edge shares), and a line from there that met the edge would enter the solid and
+// leave it through a second edge. The sight clearance is therefore the least of the distances to
+// the open walls and to the edges of non-convex polygons, to the second nearest edge of the
+// polygon with the nearest convex edge, and to the edges of every other convex polygon (each
+// counted from its nearest, which costs nothing where polygons stand apart). So an agent walking
+// along a block's side tests no line of sight, and one at its corner does.
+static void block_clear(const cs_walls* g, const float* restrict px, const float* restrict py,
+                        const cs_wall_ref* restrict ref, float* restrict out, float* restrict sight,
+                        int n) {
+    uint32_t most = 0, start[CS_WALL_BLOCK], count[CS_WALL_BLOCK];
+    float near_obs[CS_WALL_BLOCK];
+    // Squared: d2 the clearance's; open2 of open walls and non-convex edges; m1 and m2 the nearest
+    // and second nearest edges of convex polygon near_obs; others2 other convex polygons' edges.
+    float d2[CS_WALL_BLOCK], open2[CS_WALL_BLOCK], m1[CS_WALL_BLOCK], m2[CS_WALL_BLOCK],
+        others2[CS_WALL_BLOCK];
+    for (int k = 0; k < n; ++k) {
+        start[k] = ref[k].start, count[k] = ref[k].count;
+        most = count[k] > most ? count[k] : most;
+        const float reach = cs_walls_reach(g, px[k], py[k]);
+        d2[k] = open2[k] = m1[k] = m2[k] = others2[k] = reach * reach;
+        near_obs[k] = -1.0f;
+    }
+    const cs_obstacle* restrict obs = g->obs;
+    const cs_wall_seg* restrict segs = g->segs;
+    const float far2 = 4.0f * g->cell_size * g->cell_size; // beyond every list's reach
+    for (uint32_t j = 0; j < most; ++j) {
+        float q[CS_WALL_BLOCK];
+        // Obstacle numbers and kinds as floats (exact below 2^24), so that the lanes below
+        // compare floats only.
+        float oi[CS_WALL_BLOCK], convex[CS_WALL_BLOCK];
+#pragma omp simd
+        for (int k = 0; k < n; ++k) {
+            const uint32_t e = j < count[k] ? start[k] + j : 0;
+            q[k] = cs_walls_seg_d2(segs[e].ax, segs[e].ay, segs[e].bx, segs[e].by, px[k], py[k]);
+            oi[k] = (float)(segs[e].id >> 16);
+            d2[k] = j < count[k] && q[k] < d2[k] ? q[k] : d2[k];
+        }
+        for (int k = 0; k < n; ++k)
+            convex[k] = j < count[k] ? (float)obs[segs[start[k] + j].id >> 16].convex : 2.0f;
+#pragma omp simd
+        for (int k = 0; k < n; ++k) {
+            // convex: 1 a convex polygon's edge, 0 an open wall's or a non-convex one's, 2 none.
+            const bool same = oi[k] == near_obs[k], nearer = q[k] < m1[k];
+            // Open walls and non-convex edges.
+            open2[k] = convex[k] == 0.0f && q[k] < open2[k] ? q[k] : open2[k];
+            // An edge of near_obs: the nearest and second nearest of its edges.
+            const float second = nearer ? m1[k] : (q[k] < m2[k] ? q[k] : m2[k]);
+            m2[k] = convex[k] == 1.0f && same ? second : m2[k];
+            // An edge of another convex polygon: it becomes near_obs when nearer than m1 (the old
+            // nearest edge joins the others), else it joins the others.
+            const bool other = convex[k] == 1.0f && !same;
+            const float to_others = nearer ? m1[k] : q[k];
+            others2[k] = other && to_others < others2[k] ? to_others : others2[k];
+            m2[k] = other && nearer ? far2 : m2[k];
+            near_obs[k] = other && nearer ? oi[k] : near_obs[k];
+            m1[k] = convex[k] == 1.0f && nearer ? q[k] : m1[k];
+        }
+    }
+#pragma omp simd
+    for (int k = 0; k < n; ++k) {
+        const float x = px[k], y = py[k];
+        // The float distance may be off by a few units in the last place of the coordinates.
+        const float reach = cs_walls_reach(g, x, y), margin = (fabsf(x) + fabsf(y)) * 1e-6f;
+        out[k] = count[k] ? sqrtf(d2[k]) - margin - 1e-4f : reach;
+        float s2 = open2[k] < m2[k] ? open2[k] : m2[k];
+        s2 = others2[k] < s2 ? others2[k] : s2;
+        s2 = s2 < reach * reach ? s2 : reach * reach;
+        sight[k] = count[k] ? sqrtf(s2) - margin - 1e-4f : reach;
+    }
+}
+
 // In a pass of its own, so that the neighbor pass's loop reads one float per agent and keeps its
 // accumulators in registers. The two stages of the lookups and the clearances (stage three) run
 // as a pipeline over blocks of agents, a block apart: while a block's clearances are computed,
@@ -54,8 +136,8 @@ static void clearance_team(void* arg, int t, int nt) {
             if (stage == 0) block_cells(g, px, py, s, n, cx[k % 3], cy[k % 3]);
             if (stage == 1) block_lists(g, w->wall_list + s, n, cx[k % 3], cy[k % 3]);
             if (stage == 2)
-                for (int i = s; i < s + n; ++i)
-                    w->wall_clear[i] = cs_walls_clearance(g, px[i], py[i], w->wall_list[i]);
+                block_clear(g, px + s, py + s, w->wall_list + s, w->wall_clear + s,
+                            w->wall_sight + s, n);
         }
     }
 }

@@ -60,6 +60,9 @@ typedef struct cs_obstacle {
     int32_t count;
     uint16_t generation;
     uint8_t kind;
+    // 1: a polygon whose every turn goes the same way (it is simple); 32 bits, so that the
+    // clearance pass's lanes load it with the segments (see wall_sight)
+    uint32_t convex;
 } cs_obstacle;
 
 typedef struct cs_walls {
@@ -202,26 +205,19 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 }
 
 // A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
-// margin) when below cs_walls_reach, from its cell's list. Computed once per agent and step by the
-// clearance pass (walls_clearance.c), which keeps the list too: every wall query of that step
-// whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
-// list.
-static inline float cs_walls_clearance(const cs_walls* g, float x, float y, cs_wall_ref ref) {
-    const float reach = cs_walls_reach(g, x, y);
-    if (ref.count == 0) return reach;
-    const cs_wall_seg* list = g->segs + ref.start;
-    float d2 = reach * reach;
-    for (uint32_t i = 0; i < ref.count; ++i) {
-        const cs_wall_seg* s = &list[i];
-        const float ex = s->bx - s->ax, ey = s->by - s->ay;
-        float u = ((x - s->ax) * ex + (y - s->ay) * ey) / (ex * ex + ey * ey);
-        u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
-        const float dx = x - (s->ax + u * ex), dy = y - (s->ay + u * ey);
-        const float q = dx * dx + dy * dy;
-        d2 = q < d2 ? q : d2;
-    }
-    // The float distance may be off by a few units in the last place of the coordinates.
-    return sqrtf(d2) - (fabsf(x) + fabsf(y)) * 1e-6f - 1e-4f;
+// margin) when below cs_walls_reach, from its cell's list: the reach when the list is empty, else
+// sqrtf of the least of reach * reach and cs_walls_seg_d2 over the list, less a margin for
+// rounding. Computed once per agent and step by the clearance pass
+// (walls_clearance.c), which keeps the list too: every wall query of that step whose reach is
+// below the clearance is skipped, and one within cs_walls_reach reads that one list.
+//
+// The squared float distance from (x, y) to the segment from (ax, ay) to (bx, by).
+static inline float cs_walls_seg_d2(float ax, float ay, float bx, float by, float x, float y) {
+    const float ex = bx - ax, ey = by - ay;
+    float u = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey);
+    u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+    const float dx = x - (ax + u * ex), dy = y - (ay + u * ey);
+    return dx * dx + dy * dy;
 }
 
 void cs_walls_init(cs_walls* g, float cell_size);

@@ -70,50 +70,78 @@ static double skin(double x, double y, double dx, double dy) {
     return 1e-4 + m * 0x1p-21;
 }
 
-static void clamp_range(crowd_world* w, int lo, int hi) {
+// The reach of the move of an agent from (x0, y0) to (x1, y1): its length and skin plus the
+// largest radius, widened for rounding.
+static inline float move_reach(float x0, float y0, float x1, float y1, float rmax) {
+    const double dx = (double)x1 - x0, dy = (double)y1 - y0;
+    const double len = sqrt(dx * dx + dy * dy);
+    float reach = (float)(len + skin(x0, y0, dx, dy)) + rmax;
+    return reach + reach * 1e-6f;
+}
+
+// The move of sorted slot s, which has a wall within its reach.
+static void clamp_agent(crowd_world* w, int s) {
     const cs_walls* g = &w->walls;
     const cs_columns old = w->alt, c = w->cur;
     const float rmax = w->radius_max, dt = w->dt;
-    for (int s = lo; s < hi; ++s) {
-        const float x0 = old.px[s], y0 = old.py[s];
-        const double dx = (double)c.px[s] - x0, dy = (double)c.py[s] - y0;
-        const double len = sqrt(dx * dx + dy * dy);
-        const double sk = skin(x0, y0, dx, dy);
-        float reach = (float)(len + sk) + rmax;
-        reach += reach * 1e-6f;
-        // No wall within the move plus a radius: nothing to do.
-        if (w->wall_clear[s] >= reach) continue;
-        sweep_ctx ctx = {.g = g};
-        if (reach <= cs_walls_reach(g, x0, y0)) {
-            ctx.list = g->segs + w->wall_list[s].start, ctx.n = w->wall_list[s].count;
-        } else {
-            ctx.box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
-        }
+    const float x0 = old.px[s], y0 = old.py[s];
+    const double dx = (double)c.px[s] - x0, dy = (double)c.py[s] - y0;
+    const double sk = skin(x0, y0, dx, dy);
+    const float reach = move_reach(x0, y0, c.px[s], c.py[s], rmax);
+    sweep_ctx ctx = {.g = g};
+    if (reach <= cs_walls_reach(g, x0, y0)) {
+        ctx.list = g->segs + w->wall_list[s].start, ctx.n = w->wall_list[s].count;
+    } else {
+        ctx.box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
+    }
 
-        const double r = w->radius[c.id[s]];
-        double x = x0, y = y0;
-        if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) continue;
-        // Within the plane's bounds like every position (a slide may turn toward them); the check
-        // below still holds the agent back if that would put it in a wall.
-        float fx = cs_clamp_coord((float)x), fy = cs_clamp_coord((float)y);
-        // The rounded end point must still be a radius clear of every wall; if rounding ever
-        // broke that, the agent stays where it was, which was clear.
-        clear_q q = {fx, fy, r * r};
-        if (visit_ctx(&ctx, too_close, &q)) fx = x0, fy = y0;
-        c.px[s] = fx;
-        c.py[s] = fy;
-        const float vx = (fx - x0) / dt, vy = (fy - y0) / dt;
-        c.vx[s] = vx;
-        c.vy[s] = vy;
-        const float sp2 = vx * vx + vy * vy;
-        if (sp2 > 0.01f) {
-            const float l = sqrtf(sp2);
-            c.hx[s] = vx / l;
-            c.hy[s] = vy / l;
-        } else {
-            c.hx[s] = old.hx[s];
-            c.hy[s] = old.hy[s];
-        }
+    const double r = w->radius[c.id[s]];
+    double x = x0, y = y0;
+    if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) return;
+    // Within the plane's bounds like every position (a slide may turn toward them); the check
+    // below still holds the agent back if that would put it in a wall.
+    float fx = cs_clamp_coord((float)x), fy = cs_clamp_coord((float)y);
+    // The rounded end point must still be a radius clear of every wall; if rounding ever
+    // broke that, the agent stays where it was, which was clear.
+    clear_q q = {fx, fy, r * r};
+    if (visit_ctx(&ctx, too_close, &q)) fx = x0, fy = y0;
+    c.px[s] = fx;
+    c.py[s] = fy;
+    const float vx = (fx - x0) / dt, vy = (fy - y0) / dt;
+    c.vx[s] = vx;
+    c.vy[s] = vy;
+    const float sp2 = vx * vx + vy * vy;
+    if (sp2 > 0.01f) {
+        const float l = sqrtf(sp2);
+        c.hx[s] = vx / l;
+        c.hy[s] = vy / l;
+    } else {
+        c.hx[s] = old.hx[s];
+        c.hy[s] = old.hy[s];
+    }
+}
+
+// Agents whose moves are checked together: a vectorized loop finds those with a wall within their
+// move's reach (few: most agents are farther from every wall than one step), and only these are
+// worked on.
+#define CS_CLAMP_CHUNK 64
+
+// Which of n agents have a wall within their move's reach (1) or certainly none (0).
+static void may_hit(const float* restrict x0, const float* restrict y0, const float* restrict x1,
+                    const float* restrict y1, const float* restrict clear, float rmax,
+                    uint8_t* restrict hit, int n) {
+#pragma omp simd
+    for (int k = 0; k < n; ++k) hit[k] = clear[k] < move_reach(x0[k], y0[k], x1[k], y1[k], rmax);
+}
+
+static void clamp_range(crowd_world* w, int lo, int hi) {
+    for (int b = lo; b < hi; b += CS_CLAMP_CHUNK) {
+        const int n = hi - b < CS_CLAMP_CHUNK ? hi - b : CS_CLAMP_CHUNK;
+        uint8_t hit[CS_CLAMP_CHUNK];
+        may_hit(w->alt.px + b, w->alt.py + b, w->cur.px + b, w->cur.py + b, w->wall_clear + b,
+                w->radius_max, hit, n);
+        for (int k = 0; k < n; ++k)
+            if (hit[k]) clamp_agent(w, b + k);
     }
 }
 
