@@ -16,15 +16,22 @@
 // only the owner stores or changes the agent. Between steps the rank's world (crowd_dist_world)
 // holds only the agents the rank owns: read them there with the ordinary API, never change it.
 //
-// Supported: separation, goals, queues (every arrival rule), path following, obstacles and wall
-// avoidance. Paths and obstacles are replicated: every rank builds them identically before
-// crowd_dist_create and none is added or removed afterwards. Not supported yet: follow leader and
-// a neighbor cap (crowd_dist_create refuses such a world with CROWD_ERR_NOT_DISTRIBUTABLE).
+// Supported: separation, goals, queues (every arrival rule), path following, follow leader with
+// formations and fallbacks, obstacles and wall avoidance. Paths and obstacles are replicated: every
+// rank builds them identically before crowd_dist_create; afterwards no path is added, and
+// obstacles are added and removed with crowd_dist_obstacle_add and crowd_dist_obstacle_remove.
+// So is the follow graph (who follows whom, formations, slot assignments): every rank keeps it
+// whole, and a leader on another rank is fetched by handle for each step, whatever the distance.
+// crowd_dist_create refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world with a neighbor cap (which
+// candidates its scan examines depends on the other agents a world holds) and one where an agent
+// that follows, leads or is a fallback has a queue that removes it on arrival (a removal inside the
+// step would change the follow graph on its owner alone).
 #ifndef CROWD_DIST_H
 #define CROWD_DIST_H
 
 #include <mpi.h>
 
+#include "crowd/obstacle.h"
 #include "crowd/queue.h"
 #include "crowd/snapshot.h"
 #include "crowd/world.h"
@@ -37,8 +44,9 @@ typedef struct crowd_dist crowd_dist;
 
 // Figures of this rank for the last step.
 typedef struct crowd_dist_stats {
-    int owned;           // agents this rank owns (after the step)
-    int ghosts;          // copies of other ranks' agents it held for the step
+    int owned;  // agents this rank owns (after the step)
+    int ghosts; // copies of other ranks' agents it held for the step
+    int linked; // more copies, fetched by handle: leaders and group members linked to its agents
     int migrated_in;     // agents that moved to this rank before the step
     int64_t bytes_sent;  // bytes this rank sent for the step (migration, ghosts, arrivals)
     int64_t strip_first; // its strip: cell columns [strip_first, strip_last]
@@ -68,6 +76,14 @@ CROWD_API crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def
 CROWD_API crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id);
 CROWD_API crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id,
                                                      crowd_vec2 position);
+
+// Obstacles, as crowd_obstacle_add and crowd_obstacle_remove: every rank keeps every obstacle, so
+// each holds the same obstacle handles. An add is refused with CROWD_ERR_INSIDE_OBSTACLE on every
+// rank when the obstacle covers an agent on any rank.
+CROWD_API crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
+                                               const crowd_vec2* points, int count,
+                                               crowd_obstacle_id* out);
+CROWD_API crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id);
 
 // Agents in the whole world, and their handles in handle order (no communication).
 CROWD_API int crowd_dist_agent_count(const crowd_dist* d);

@@ -1,4 +1,5 @@
 // Sort phase: rebuild the spatial hash and gather every column into cell order.
+#include "core/dist_hooks.h"
 #include "core/internal.h"
 
 // The sort's two scratch arrays (input-order keys, then the gather permutation) are the force
@@ -219,6 +220,8 @@ static void records_follow(crowd_world* w) {
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (w->pools[k].live == 0 || w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
             continue;
+        // A split world keeps these records for agents it does not store: they stay in place.
+        if (w->split_live && (CS_DIST_REPLICATED & (1u << k))) continue;
         x.pool[x.pools] = &w->pools[k];
         x.rec_of[x.pools++] = w->rec_of[k];
     }

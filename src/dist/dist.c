@@ -98,7 +98,10 @@ static int owner_of(const crowd_dist* d, int64_t col) {
 }
 
 static bool live_reserve(crowd_dist* d, int n) {
-    return grow(d->w, (void**)&d->live, &d->live_cap, (size_t)n < 1024 ? 1024 : (size_t)n, 1);
+    const bool ok =
+        grow(d->w, (void**)&d->live, &d->live_cap, (size_t)n < 1024 ? 1024 : (size_t)n, 1);
+    cs_dist_set_live(d->w, d->live);
+    return ok;
 }
 
 // ---- strips -------------------------------------------------------------------------------------
@@ -180,17 +183,20 @@ static bool exchange(crowd_dist* d, size_t* received) {
     return true;
 }
 
-// Puts the n packed agents of d->recv into the rank's world; ghosts are listed.
-static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or, int* n_out) {
+// Puts the n packed agents of d->recv into the rank's world; ghosts are listed from
+// d->ghost[first].
+static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or, int first,
+                                 int* n_out) {
     int n = 0;
     for (size_t at = 0; at < bytes; at += cs_dist_packed_bytes(d->w, d->recv + at)) ++n;
     crowd_status st = cs_dist_reserve(d->w, d->recv, n);
     if (st != CROWD_OK) return st;
-    if (flags_or && !grow(d->w, (void**)&d->ghost, &d->ghost_cap, (size_t)n, sizeof *d->ghost))
+    if (flags_or &&
+        !grow(d->w, (void**)&d->ghost, &d->ghost_cap, (size_t)(first + n), sizeof *d->ghost))
         return CROWD_ERR_OUT_OF_MEMORY;
     size_t at = 0;
     for (int i = 0; i < n; ++i) {
-        if (flags_or) d->ghost[i] = cs_dist_packed_index(d->recv + at);
+        if (flags_or) d->ghost[first + i] = cs_dist_packed_index(d->recv + at);
         cs_dist_put(d->w, d->recv + at, flags_or);
         at += cs_dist_packed_bytes(d->w, d->recv + at);
     }
@@ -213,7 +219,7 @@ static crowd_status migrate(crowd_dist* d) {
     }
     size_t bytes;
     if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
-    return put_received(d, bytes, 0, &d->stats.migrated_in);
+    return put_received(d, bytes, 0, 0, &d->stats.migrated_in);
 }
 
 // Copies of the agents within `halo` columns of another rank's strip go to that rank.
@@ -234,7 +240,51 @@ static crowd_status send_ghosts(crowd_dist* d) {
     }
     size_t bytes;
     if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
-    return put_received(d, bytes, CS_FLAG_GHOST, &d->stats.ghosts);
+    return put_received(d, bytes, CS_FLAG_GHOST, 0, &d->stats.ghosts);
+}
+
+// Long-range links, fetched by handle whatever the distance: every rank sends every other rank the
+// agents of its strip that the step's leader pass reads (cs_dist_linked: leaders with followers,
+// slot followers of leaders whose slots are reassigned), and each rank keeps, as ghosts, those it
+// does not hold already. Leaders are few and a group's slots are reassigned only when it changes,
+// so one gather of them all costs less than asking for each by handle (a request round before the
+// reply), and it gives every rank every group whose slots are reassigned: every rank runs the same
+// assignment on the same inputs and writes the same slots into its copy of the follow records.
+static crowd_status fetch_links(crowd_dist* d, int owned) {
+    crowd_world* w = d->w;
+    size_t n = 0;
+    for (int s = 0; s < owned; ++s)
+        if (cs_dist_linked(w, s)) n += cs_dist_packed_size(w, w->cur.id[s]);
+    if (n > INT_MAX || !grow(w, (void**)&d->send, &d->send_cap, n + 1, 1))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    for (size_t at = 0, s = 0; s < (size_t)owned; ++s)
+        if (cs_dist_linked(w, (int)s)) {
+            cs_dist_pack(w, w->cur.id[s], d->send + at);
+            at += cs_dist_packed_size(w, w->cur.id[s]);
+        }
+    const int bytes = (int)n;
+    COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    size_t total = 0;
+    for (int r = 0; r < d->size; ++r) {
+        d->rdispl[r] = (int)total;
+        total += (size_t)d->rcount[r];
+    }
+    if (total > INT_MAX || !grow(w, (void**)&d->recv, &d->recv_cap, total + 1, 1))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
+               d->comm);
+    d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
+    // Keep those not held here (this rank's own and its ghosts are), back to back.
+    size_t kept = 0;
+    for (size_t at = 0; at < total;) {
+        const size_t len = cs_dist_packed_bytes(w, d->recv + at);
+        if (w->slot_of[cs_dist_packed_index(d->recv + at)] < 0) {
+            memmove(d->recv + kept, d->recv + at, len);
+            kept += len;
+        }
+        at += len;
+    }
+    return put_received(d, kept, CS_FLAG_GHOST, d->stats.ghosts, &d->stats.linked);
 }
 
 static int cmp_arrival(const void* a, const void* b) {
@@ -306,8 +356,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
     *out = NULL;
     if (!world) return CROWD_ERR_NULL_ARGUMENT;
-    if (world->pools[CS_REC_FOLLOWER].live > 0 || world->pools[CS_REC_LEADER].live > 0 ||
-        world->max_neighbors > 0)
+    if (world->max_neighbors > 0 || cs_dist_links_removed_in_step(world))
         return CROWD_ERR_NOT_DISTRIBUTABLE;
     crowd_dist* d = zalloc(world, sizeof *d);
     if (!d) return CROWD_ERR_OUT_OF_MEMORY;
@@ -326,6 +375,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     d->bucket_cap = zalloc(world, k * sizeof(size_t));
     if (!d->first || !d->scount || !d->sdispl || !d->rcount || !d->rdispl || !d->bucket ||
         !d->bucket_len || !d->bucket_cap || !live_reserve(d, world->index_count + 1)) {
+        cs_dist_set_live(world, NULL);
         release(d); // the world stays the caller's
         return CROWD_ERR_OUT_OF_MEMORY;
     }
@@ -363,16 +413,19 @@ crowd_status crowd_dist_step(crowd_dist* d) {
     const double t0 = MPI_Wtime();
     // One rank owns everything and needs no copies.
     crowd_status st = CROWD_OK;
+    d->stats.ghosts = d->stats.linked = 0;
     if (d->size > 1) {
         compute_strips(d, false);
         st = migrate(d);
+        const int owned = w->count;
         if (st == CROWD_OK) st = send_ghosts(d);
+        if (st == CROWD_OK) st = fetch_links(d, owned);
     }
     const int free_before = cs_dist_free_count(w);
     const double t1 = MPI_Wtime();
     if (st == CROWD_OK) st = crowd_world_step(w);
     const double t2 = MPI_Wtime();
-    for (int i = 0; i < d->stats.ghosts; ++i) cs_dist_drop(w, d->ghost[i]);
+    for (int i = 0; i < d->stats.ghosts + d->stats.linked; ++i) cs_dist_drop(w, d->ghost[i]);
     if (st == CROWD_OK) st = gather_arrivals(d, free_before);
     d->stats.step_ms = (t2 - t1) * 1e3;
     d->stats.exchange_ms = (MPI_Wtime() - t2 + t1 - t0) * 1e3;
@@ -411,12 +464,45 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     return CROWD_OK;
 }
 
+// Every rank keeps the follow graph (CS_DIST_REPLICATED), so every rank takes a linked agent out
+// of it; the owner does so in crowd_agent_remove. The others need the agent itself for that (a
+// follower of a removed leader stops at its current target, which the leader's position and
+// heading give): the owner sends it to all, and they hold it for the call.
+static crowd_status unlink_elsewhere(crowd_dist* d, uint32_t idx) {
+    crowd_world* w = d->w;
+    const bool mine = w->slot_of[idx] >= 0;
+    int owner = mine ? d->rank : -1;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MAX, d->comm);
+    int bytes = mine ? (int)cs_dist_packed_size(w, idx) : 0;
+    COLLECTIVE(MPI_Ibcast, &bytes, 1, MPI_INT, owner, d->comm);
+    int ok = grow(w, (void**)&d->recv, &d->recv_cap, (size_t)bytes + 1, 1);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
+    if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
+    if (mine) cs_dist_pack(w, idx, d->recv);
+    COLLECTIVE(MPI_Ibcast, d->recv, bytes, MPI_BYTE, owner, d->comm);
+    d->stats.bytes_sent += mine ? (int64_t)bytes * (d->size - 1) : 0;
+    int put = 0;
+    const crowd_status st =
+        mine ? CROWD_OK : put_received(d, (size_t)bytes, CS_FLAG_GHOST, 0, &put);
+    int code = (int)st; // errors are positive: the largest is any rank's failure
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
+    if (!mine && st == CROWD_OK) {
+        if (code == CROWD_OK) cs_dist_unlink(w, idx);
+        cs_dist_drop(w, idx);
+    }
+    return (crowd_status)code;
+}
+
 crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
     crowd_status st = check_handle(d, id);
     if (st != CROWD_OK) return st;
     crowd_world* w = d->w;
     const uint32_t idx = id.index1 - 1;
+    if (cs_dist_has_links(w, idx)) {
+        st = unlink_elsewhere(d, idx);
+        if (st != CROWD_OK) return st;
+    }
     if (w->slot_of[idx] >= 0)
         st = crowd_agent_remove(w, id);
     else
@@ -435,6 +521,28 @@ crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, cro
                                                  : INT_MAX;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, d->comm);
     return (crowd_status)mine;
+}
+
+crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
+                                     const crowd_vec2* points, int count, crowd_obstacle_id* out) {
+    if (!d || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
+    // Whether it covers an agent is asked of every rank (each tests the agents it owns).
+    bool covered = false;
+    cs_dist_obstacle_covers(d->w, kind, points, count, &covered);
+    int any = covered;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d->comm);
+    const crowd_status st = cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out);
+    // Only running out of memory can differ between ranks; where the add succeeded it is taken
+    // back (its obstacle slot then moves on to its next generation there).
+    int code = (int)st;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
+    if (code != CROWD_OK && st == CROWD_OK) crowd_obstacle_remove(d->w, *out);
+    return (crowd_status)code;
+}
+
+crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    return crowd_obstacle_remove(d->w, id); // obstacles are replicated: the same on every rank
 }
 
 int crowd_dist_agent_count(const crowd_dist* d) {
@@ -509,7 +617,7 @@ static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
     if (d->rank == 0) {
         // Listed through the ghost list (the flag taken off at once): they are no ghosts.
         int put = 0, ghosts = d->stats.ghosts;
-        st = put_received(d, total, CS_FLAG_GHOST, &put);
+        st = put_received(d, total, CS_FLAG_GHOST, 0, &put);
         if (st == CROWD_OK) {
             for (int i = 0; i < put; ++i) w->cur.flags[w->slot_of[d->ghost[i]]] &= ~CS_FLAG_GHOST;
             st = fn(w, ctx);
