@@ -96,6 +96,14 @@ CROWD_API int crowd_dist_owner(const crowd_dist* d, crowd_agent_id id);
 CROWD_API crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out,
                                                int capacity, int* count);
 
+// Runs `fn` on rank 0 with the whole world: every other rank's agents are gathered into rank 0's
+// world for the call (in rank 0's storage order) and taken out after it; fn only reads it. Every
+// rank returns fn's status. What a tool does with the whole world (a recording's frame) goes
+// through it.
+typedef crowd_status crowd_dist_whole_fn(const crowd_world* world, void* user);
+CROWD_API crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
+                                                   void* user);
+
 // crowd_world_state_hash of the whole world, on every rank: the agents are gathered to rank 0.
 CROWD_API crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out);
 

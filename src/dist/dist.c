@@ -586,9 +586,8 @@ crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out, in
 
 // Puts every other rank's agents into rank 0's world, runs `fn` on it there (the whole world, as
 // one process holds it) and takes them out again; every rank returns fn's status.
-typedef crowd_status on_whole_fn(const crowd_world* w, void* ctx);
-
-static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
+crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn, void* ctx) {
+    if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
     crowd_world* w = d->w;
     size_t n = 0;
     for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
@@ -638,7 +637,7 @@ static crowd_status hash_whole(const crowd_world* w, void* ctx) {
 crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
     if (!d || !out) return CROWD_ERR_NULL_ARGUMENT;
     uint64_t h = 0;
-    const crowd_status st = on_whole_world(d, hash_whole, &h);
+    const crowd_status st = crowd_dist_with_whole_world(d, hash_whole, &h);
     COLLECTIVE(MPI_Ibcast, &h, 1, MPI_UINT64_T, 0, d->comm);
     *out = h;
     return st;
@@ -657,7 +656,7 @@ static crowd_status save_whole(const crowd_world* w, void* ctx) {
 crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* user) {
     if (!d || (d->rank == 0 && !write)) return CROWD_ERR_NULL_ARGUMENT;
     save_ctx ctx = {write, user};
-    return on_whole_world(d, save_whole, &ctx);
+    return crowd_dist_with_whole_world(d, save_whole, &ctx);
 }
 
 crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d) {
