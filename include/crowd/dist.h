@@ -2,13 +2,13 @@
 // Built only with -DCROWD_MPI=ON (library crowd_dist); the plain library has no MPI dependency.
 //
 // Each process (rank) holds an ordinary crowd_world with the agents it owns: those whose hash-cell
-// column lies in its strip of the plane. Strips are whole cell columns, recomputed before every
-// step so each holds about the same number of agents. For the step, each rank also holds copies
-// (ghosts) of every agent whose column lies within the interaction range of its strip, over as
-// many strips as that range crosses; after it, the ghosts are dropped and agents that left a strip
-// move to its owner with their behavior records. Every rank keeps the same handle table, so a
-// handle names the same agent on every rank, and the tick's result does not depend on the number
-// of ranks (docs/distributed.md says which rules make that so).
+// column lies in its strip of the plane. Strips are whole cell columns, recomputed so each holds
+// about the same number of agents whenever the imbalance passes a threshold. For the step, each
+// rank also holds copies (ghosts) of every agent whose column lies within the interaction range of
+// its strip, over as many strips as that range crosses; after it, the ghosts are dropped and agents
+// that left a strip move to its owner with their behavior records. Every rank keeps the same handle
+// table, so a handle names the same agent on every rank, and the tick's result does not depend on
+// the number of ranks (docs/distributed.md says which rules make that so).
 //
 // The contract (SPMD, as lockstep servers run): every call below is collective. Every rank of the
 // communicator makes the same calls in the same order with the same arguments, and gets the same
@@ -52,6 +52,9 @@ typedef struct crowd_dist_stats {
     int64_t strip_first; // its strip: cell columns [strip_first, strip_last]
     int64_t strip_last;
     int halo_columns;   // cell columns of ghosts on each side of the strip
+    double imbalance;   // before the step: the most agents on a rank over the mean (1 = even)
+    int rebalanced;     // 1 when the strips were recomputed for the step (the imbalance reached
+                        // the threshold of crowd_dist_set_rebalance)
     double step_ms;     // wall time of the rank's crowd_world_step
     double exchange_ms; // wall time of the rest: strips, migration, ghosts, arrivals (waits too)
 } crowd_dist_stats;
@@ -115,6 +118,12 @@ CROWD_API crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out);
 CROWD_API crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* user);
 
 CROWD_API crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d);
+
+// Strips are recomputed (agents counted per cell column over all ranks) before a step when the
+// imbalance (the most agents on one rank over the mean) reaches `threshold`: 1 recomputes them
+// before every step. Where the borders lie changes no result. CROWD_ERR_OUT_OF_RANGE below 1.
+#define CROWD_DIST_REBALANCE_DEFAULT 1.1
+CROWD_API crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,7 @@
 // A world split across MPI ranks in strips of cell columns (crowd/dist.h).
 //
-// A step: strips from the owned agents' columns (a histogram summed over the ranks, integers
-// only), agents outside their rank's strip sent to its owner, ghosts sent to every rank whose
+// A step: when the ranks' agent counts are unbalanced past the threshold, strips from the owned
+// agents' columns (a histogram summed over the ranks, integers only); agents outside their rank's strip sent to its owner, ghosts sent to every rank whose
 // strip lies within the interaction range (the largest neighbor-query reach over all agents, in
 // whole cell columns), the ordinary step of the rank's world, the ghosts dropped, and the
 // arrivals of all ranks gathered in handle order so every rank frees the same handles in the same
@@ -29,6 +29,7 @@ struct crowd_dist {
     int count;      // agents in the whole world
     int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
     int halo;       // cell columns of ghosts on each side of a strip
+    double rebalance; // strips are recomputed when the imbalance exceeds it
 
     unsigned char *send, *recv;
     size_t send_cap, recv_cap;
@@ -142,6 +143,19 @@ static void compute_strips(crowd_dist* d, bool everyone) {
         if (d->first[r] < d->first[r - 1]) d->first[r] = d->first[r - 1];
     }
     d->first[d->size] = INT64_MAX;
+}
+
+// The imbalance of the agents the ranks hold (the most on one rank over the mean), the same on
+// every rank: from the integer counts of all ranks.
+static double imbalance(crowd_dist* d) {
+    const int mine = d->w->count;
+    COLLECTIVE(MPI_Iallgather, &mine, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    int64_t total = 0, most = 0;
+    for (int r = 0; r < d->size; ++r) {
+        total += d->rcount[r];
+        if (d->rcount[r] > most) most = d->rcount[r];
+    }
+    return total > 0 ? (double)most * d->size / (double)total : 1.0;
 }
 
 // ---- exchange -----------------------------------------------------------------------------------
@@ -381,6 +395,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     }
     for (int i = 0; i < world->index_count; ++i) d->live[i] = world->slot_of[i] >= 0;
     d->count = world->count;
+    d->rebalance = CROWD_DIST_REBALANCE_DEFAULT;
     unsigned tag = cs_dist_tag(world);
     COLLECTIVE(MPI_Ibcast, &tag, 1, MPI_UNSIGNED, 0, comm);
     cs_dist_set_tag(world, (uint16_t)tag);
@@ -414,8 +429,15 @@ crowd_status crowd_dist_step(crowd_dist* d) {
     // One rank owns everything and needs no copies.
     crowd_status st = CROWD_OK;
     d->stats.ghosts = d->stats.linked = 0;
+    d->stats.rebalanced = 0;
     if (d->size > 1) {
-        compute_strips(d, false);
+        // Where the borders lie changes no result (docs/distributed.md), only the balance: the
+        // strips move only when the agents' drift has unbalanced them enough.
+        d->stats.imbalance = imbalance(d);
+        if (d->stats.imbalance >= d->rebalance) {
+            compute_strips(d, false);
+            d->stats.rebalanced = 1;
+        }
         st = migrate(d);
         const int owned = w->count;
         if (st == CROWD_OK) st = send_ghosts(d);
@@ -657,6 +679,14 @@ crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* 
     if (!d || (d->rank == 0 && !write)) return CROWD_ERR_NULL_ARGUMENT;
     save_ctx ctx = {write, user};
     return crowd_dist_with_whole_world(d, save_whole, &ctx);
+}
+
+crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (!isfinite(threshold)) return CROWD_ERR_NOT_FINITE;
+    if (threshold < 1.0) return CROWD_ERR_OUT_OF_RANGE;
+    d->rebalance = threshold;
+    return CROWD_OK;
 }
 
 crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d) {

@@ -7,6 +7,7 @@
 //  - remove, teleport and add of agents another rank owns, and the handles that follow; a wall
 //    across an agent another rank owns (refused everywhere) and one beside it;
 //  - more ranks than occupied strips (the whole crowd in one cell column);
+//  - strips recomputed only past an imbalance threshold: the same result on any threshold;
 //  - a snapshot of the split world, saved from up to 3 ranks, loads on 1 and on up to 4 ranks
 //    and steps on as the one-process world does;
 //  - followers whose leaders live on other ranks, far beyond the halo: slot assignment, a removed
@@ -314,6 +315,51 @@ static void more_ranks_than_strips(void) {
     destroy(&t);
 }
 
+// ---- the rebalance threshold --------------------------------------------------------------------
+
+// Two crowds crossing each other: the agent counts per strip drift as they pass.
+static void build_crossing(crowd_world* w) {
+    for (int i = 0; i < 120; ++i) {
+        const float y = -9.0f + 1.5f * (float)(i % 12);
+        const bool right = i % 2 == 0;
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){(right ? -30.0f : 12.0f) + 1.8f * (float)(i / 12), y};
+        a.goal.mode = CROWD_GOAL_SEEK;
+        a.goal.target = (crowd_vec2){right ? 60.0f : -60.0f, y};
+        crowd_agent_id id;
+        CHECK(crowd_agent_add(w, &a, &id) == CROWD_OK, "crosser");
+    }
+}
+
+// Strips recomputed before every step, past the default threshold, or never past 1e9: the same
+// hash and arrivals as one process each time, and fewer rebalances with a higher threshold.
+static void rebalance_threshold(void) {
+    const double thresholds[3] = {1.0, CROWD_DIST_REBALANCE_DEFAULT, 1e9};
+    int rebalances[3] = {0};
+    double worst[3] = {0};
+    for (int k = 0; k < 3; ++k) {
+        twin t = make(build_crossing);
+        CHECK(crowd_dist_set_rebalance(t.d, thresholds[k]) == CROWD_OK, "threshold");
+        for (int q = 0; q < 40; ++q) {
+            step(&t, 5, "crossing");
+            const crowd_dist_stats x = crowd_dist_get_stats(t.d);
+            rebalances[k] += x.rebalanced;
+            if (x.imbalance > worst[k]) worst[k] = x.imbalance;
+        }
+        destroy(&t);
+    }
+    crowd_dist* none = NULL;
+    CHECK(crowd_dist_set_rebalance(none, 1.0) == CROWD_ERR_NULL_ARGUMENT, "null");
+    CHECK(size == 1 || (rebalances[0] == 40 && rebalances[2] == 0 &&
+                        rebalances[1] < rebalances[0] && worst[1] <= worst[2]),
+          "rebalances %d / %d / %d", rebalances[0], rebalances[1], rebalances[2]);
+    if (rank == 0)
+        printf("rebalance threshold 1 / %.1f / 1e9: strips recomputed before %d / %d / %d of 40 "
+               "checked steps, worst imbalance %.3f / %.3f / %.3f, same hash each\n",
+               CROWD_DIST_REBALANCE_DEFAULT, rebalances[0], rebalances[1], rebalances[2], worst[0],
+               worst[1], worst[2]);
+}
+
 // ---- snapshots ----------------------------------------------------------------------------------
 
 typedef struct bytes {
@@ -478,7 +524,7 @@ static void leaders_elsewhere(void) {
     // One of A's first followers goes, and so does an agent without follow records.
     CHECK(crowd_agent_remove(t.w, fa) == CROWD_OK, "remove");
     CHECK(crowd_dist_agent_remove(t.d, fa) == CROWD_OK, "split remove of a follower");
-    step(&t, 200, "groups after removals");
+    step(&t, 100, "groups after removals");
     if (rank == 0)
         printf("followers of leaders on other ranks (leaders on ranks %d and %d): %d leader copies "
                "fetched by handle in one step; leader and follower removed; same hash\n",
@@ -518,6 +564,7 @@ int main(int argc, char** argv) {
     queue_across_borders();
     remote_structure();
     more_ranks_than_strips();
+    rebalance_threshold();
     snapshots();
     leaders_elsewhere();
     removal_in_step_refused();

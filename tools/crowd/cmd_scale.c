@@ -246,9 +246,11 @@ static int scale_ranks(const scale_args* a, const scenario* sc) {
                         cli_error(cmd, "cannot split the world: %s", crowd_status_string(st));
                 }
                 for (int t = 0; st == CROWD_OK && t < a->warmup; ++t) st = crowd_dist_step(d);
+                int rebalanced = 0;
                 for (int t = 0; st == CROWD_OK && t < ticks; ++t) {
                     st = crowd_dist_step(d);
                     const crowd_dist_stats x = crowd_dist_get_stats(d);
+                    rebalanced += x.rebalanced;
                     col[t] = x.owned;
                     col[ticks + t] = x.ghosts;
                     col[2 * ticks + t] = x.linked;
@@ -284,9 +286,11 @@ static int scale_ranks(const scale_args* a, const scenario* sc) {
                     }
                     if (k == 0) first_hash = h;
                     same &= h == first_hash;
-                    printf("  imbalance (most agents on a rank / mean) %.3f, KB sent per tick in "
-                           "all %.1f, slowest rank's tick %.3f ms, state-hash %016llx\n",
-                           sum > 0.0 ? most * K / sum : 1.0, kb, slow, (unsigned long long)h);
+                    printf("  imbalance (most agents on a rank / mean) %.3f, strips recomputed "
+                           "before %d of %d ticks, KB sent per tick in all %.1f, slowest rank's "
+                           "tick %.3f ms, state-hash %016llx\n",
+                           sum > 0.0 ? most * K / sum : 1.0, rebalanced, ticks, kb, slow,
+                           (unsigned long long)h);
                 }
                 if (d)
                     crowd_dist_destroy(d);
