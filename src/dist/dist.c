@@ -1,11 +1,13 @@
 // A world split across MPI ranks in strips of cell columns (crowd/dist.h).
 //
 // A step: when the ranks' agent counts are unbalanced past the threshold, strips from the owned
-// agents' columns (a histogram summed over the ranks, integers only); agents outside their rank's strip sent to its owner, ghosts sent to every rank whose
-// strip lies within the interaction range (the largest neighbor-query reach over all agents, in
-// whole cell columns), the ordinary step of the rank's world, the ghosts dropped, and the
-// arrivals of all ranks gathered in handle order so every rank frees the same handles in the same
-// order. Nothing is summed across ranks in floating point; the only float reduction is a maximum.
+// agents' columns (a histogram summed over the ranks, integers only); agents outside their rank's
+// strip sent to its owner; ghosts sent to every rank whose strip lies within the interaction range
+// (the largest neighbor-query reach over all agents, in whole cell columns); the agents that
+// followers read across any distance (leaders, groups being reassigned) gathered by every rank;
+// the ordinary step of the rank's world; the copies dropped; and the arrivals of all ranks
+// gathered in handle order so every rank frees the same handles in the same order. Nothing is
+// summed across ranks in floating point; the only float reduction is a maximum.
 #define _POSIX_C_SOURCE 200809L // sched_yield
 
 #include "crowd/dist.h"
