@@ -125,14 +125,23 @@ void run(benchmark::State& st, const Scenario* scenario, const Impl& impl, int a
     int nphases = 0;
     int64_t candidates = 0;
     bool counted = true;
+    // Each tick's wall time as well as the whole window's: on a shared machine a thread that loses
+    // its core stalls the team at the next barrier, and a short window's mean takes every such
+    // stall in, while the median tick does not (the median is what `crowd scale` reports).
+    std::vector<double> tick_s;
+    tick_s.reserve((size_t)st.max_iterations);
     const double t0 = omp_get_wtime();
+    double last = t0;
     for (auto _ : st) {
         sim->step();
+        const double now = omp_get_wtime();
+        tick_s.push_back(now - last);
         nphases = sim->phases(ph, MAX_PHASES);
         for (int k = 0; k < nphases; ++k) phase_ms[k] += ph[k].ms, names[k] = ph[k].name;
         const int64_t cand = sim->candidates();
         counted = counted && cand >= 0;
         candidates += cand;
+        last = omp_get_wtime();
     }
     const double seconds = omp_get_wtime() - t0;
     const int64_t bytes = meter_peak() - base;
@@ -140,6 +149,12 @@ void run(benchmark::State& st, const Scenario* scenario, const Impl& impl, int a
 
     const double steps = (double)agents * (double)st.iterations();
     st.counters["agent_steps/s"] = seconds > 0 ? steps / seconds : 0.0;
+    if (!tick_s.empty()) {
+        std::sort(tick_s.begin(), tick_s.end());
+        const size_t k = tick_s.size();
+        const double median = k % 2 ? tick_s[k / 2] : 0.5 * (tick_s[k / 2 - 1] + tick_s[k / 2]);
+        st.counters["median_agent_steps/s"] = median > 0 ? agents / median : 0.0;
+    }
     st.counters["bytes/agent"] = (double)bytes / agents;
     if (counted) st.counters["candidates/agent"] = (double)candidates / steps;
     for (int k = 0; k < nphases; ++k)

@@ -132,14 +132,16 @@ Test(pool, growth_stops_at_the_world_capacity_unless_more_is_asked) {
     cs_pool_init(&p, sizeof(rec), 0);
     cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
     cr_assert_eq(p.capacity, 16, "a first growth makes room for a few");
-    for (int k = 0; k < 16; ++k) cs_pool_acquire(&p);
-    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
-    cr_assert_eq(p.capacity, 32, "then doubles");
-    for (int k = 16; k < 32; ++k) cs_pool_acquire(&p);
-    cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
-    cr_assert_eq(p.capacity, 40, "but never past one record per agent index");
+    int want = 16;
+    while (p.capacity < 40) {
+        while (p.live < p.capacity) cs_pool_acquire(&p);
+        cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
+        want = want + want / 4 < 40 ? want + want / 4 : 40;
+        cr_assert_eq(p.capacity, want, "then a quarter more, never past one record per index");
+    }
+    while (p.live < p.capacity) cs_pool_acquire(&p);
     cr_assert_eq(cs_pool_reserve(w, &p, 20), CROWD_OK);
-    cr_assert_eq(p.capacity, 52, "unless asked for more");
+    cr_assert_eq(p.capacity, 60, "unless asked for more");
     cs_pool_free(w, &p);
     crowd_world_destroy(w);
 }
@@ -178,6 +180,60 @@ Test(pool, failed_growth_changes_nothing) {
     cs_pool_free(w, &p);
     crowd_world_destroy(w);
     cr_assert_eq(c.blocks, 0);
+}
+
+// The layout's scratch room is several buffers, each holding whole records, one too small for
+// any: records land in them in slot order and come back unchanged, numbered 0 .. live - 1 in slot
+// order, wherever the slots are split between three threads (the first numbering from 0, the
+// second after the first's count, the last from the end down).
+Test(pool, layout_spans_the_scratch_buffers) {
+    enum { N = 50 };
+    counter c;
+    crowd_world* w = make_world(&c, N);
+    cs_pool p;
+    cs_pool_init(&p, sizeof(rec), 0);
+    cr_assert_eq(cs_pool_reserve(w, &p, N), CROWD_OK);
+    int32_t rec_of[N];
+    int32_t live = 0;
+    for (uint32_t k = 0; k < N; ++k) {
+        rec_of[k] = -1;
+        if (k % 4 == 0) continue; // agents without a record
+        rec_of[k] = cs_pool_acquire(&p);
+        fill(&p, rec_of[k], k);
+        live++;
+    }
+    unsigned char b0[5 * sizeof(rec)], b1[sizeof(rec) - 4], b2[7 * sizeof(rec)],
+        b3[40 * sizeof(rec)];
+    const cs_scratch x = {
+        .buf = {b0, b1, b2, b3}, .first = {0, 5, 5, 12, 52}, .count = 4, .size = sizeof(rec)};
+    uint32_t id[N];
+    for (int split = 0; split <= N; split += 7)
+        for (int mid = split; mid <= N; mid += 9) {
+            for (int s = 0; s < N; ++s) id[s] = (uint32_t)(s * 17 + split * 3 + mid) % N;
+            const int32_t k0 = cs_pool_count_slots(rec_of, id, 0, split);
+            cr_assert_eq(cs_pool_move_slots(&p, &x, rec_of, id, 0, split, 0), k0);
+            const int32_t k1 = cs_pool_move_slots(&p, &x, rec_of, id, split, mid, k0);
+            const int32_t k2 = cs_pool_move_slots_back(&p, &x, rec_of, id, mid, N, live - 1);
+            cr_assert_eq(k0 + k1 + k2, live);
+            cs_pool_copy_back(&p, &x, 0, k0);
+            cs_pool_copy_back(&p, &x, live - k2, live);
+            cs_pool_copy_back(&p, &x, k0, k0 + k1);
+            cs_pool_settle(&p);
+            int32_t next = 0;
+            for (int s = 0; s < N; ++s) {
+                const uint32_t idx = id[s];
+                if (idx % 4 == 0) {
+                    cr_assert_eq(rec_of[idx], -1);
+                    continue;
+                }
+                cr_assert_eq(rec_of[idx], next, "split %d/%d, slot %d: records in slot order",
+                             split, mid, s);
+                expect_rec(&p, next++, idx);
+            }
+            cr_assert_eq(next, live);
+        }
+    cs_pool_free(w, &p);
+    crowd_world_destroy(w);
 }
 
 // Every CS_RECORD_PERIOD ticks the sort phase lays every pool out again in slot order (the pool of

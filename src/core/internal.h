@@ -95,7 +95,8 @@ struct crowd_world {
     uint32_t* skey;           // cell key of each sorted slot
     // With obstacles, each agent's clearance and its cell's wall list (cs_walls_clearance),
     // written by the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass
-    // and the walls behavior's passes of the same step.
+    // and the walls behavior's passes of the same step. NULL until the world's first obstacle
+    // (cs_world_wall_arrays): every reader runs only while the world has obstacles.
     float* wall_clear;
     cs_wall_ref* wall_list;
 
@@ -120,8 +121,9 @@ struct crowd_world {
     // (-1 = none), the records in one pool per kind, and each behavior's world-level state.
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
-    // Where the sort lays out one pool's records before copying them back (core/pool.h): as large
-    // as the largest pool's records, grown by cs_pool_reserve.
+    // Where the sort lays out one pool's records before copying them back (core/pool.h), after
+    // the free per-slot buffers (cs_scratch_free_records): what the largest pool needs beyond
+    // them, grown by cs_pool_reserve.
     unsigned char* rec_spare;
     size_t rec_spare_bytes;
     void* state[CS_BEH_COUNT];
@@ -136,6 +138,21 @@ struct crowd_world {
 };
 
 // ---- behavior records --------------------------------------------------------------------------
+
+// The per-slot buffers that hold nothing while the sort lays records out, after its gather: the
+// free column buffers and the force arrays (the sort's own key and order arrays, done with by
+// then; the neighbor pass writes them next). Each is 4-byte elements, CS_PAD past capacity.
+#define CS_SCRATCH_BUFS (CS_FREE_COLS + 2)
+_Static_assert(CS_SCRATCH_BUFS + 1 <= CS_SCRATCH_MAX, "the spare array is the last buffer");
+
+static inline size_t cs_scratch_buf_bytes(const crowd_world* w) {
+    return 4 * ((size_t)w->capacity + CS_PAD);
+}
+
+// Records of `size` bytes that the free per-slot buffers hold.
+static inline int64_t cs_scratch_free_records(const crowd_world* w, size_t size) {
+    return (int64_t)CS_SCRATCH_BUFS * (int64_t)(cs_scratch_buf_bytes(w) / size);
+}
 
 // The record of kind `kind` of agent index idx, or NULL.
 static inline void* cs_record_of(const crowd_world* w, int kind, uint32_t idx) {
@@ -185,6 +202,10 @@ void cs_free(crowd_world* w, void* p, size_t bytes);
 // to leave unobservable, as the behaviors' reserve hooks do).
 typedef crowd_status cs_grow_then(crowd_world* w, void* ctx);
 crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx);
+// Allocates the clearance arrays (wall_clear, wall_list) if the world has none yet; they grow
+// with the storage from then on. Called before the world gets an obstacle. On failure
+// (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
+crowd_status cs_world_wall_arrays(crowd_world* w);
 
 // The handle of a live agent index: the one place a handle is built from storage.
 static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx) {

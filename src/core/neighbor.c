@@ -563,47 +563,201 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     return candidates;
 }
 
+// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE), with a separation
+// weight: the plain queue agent. They are prepared a block at a time (cs_pass_neighbor below), so
+// here the heading, the cone's parameters and the cell box are given. The lane tests are
+// test_lane's and the sums chunk_all's, lane for lane, so the results are those of
+// agent_neighbors to the bit; the accumulators are locals the compiler keeps in registers, and
+// there are no group sums to carry.
+typedef struct cone_agent {
+    float hx, hy, cone_l, cone_w2;
+    bool cone;
+    cs_cell_box box; // clipped to the occupied cells
+} cone_agent;
+
+static inline __attribute__((always_inline)) uint64_t
+cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const cone_agent* a) {
+    const cs_columns* c = &w->cur;
+    const cs_grid* g = &w->grid;
+    const float* restrict xs = c->px;
+    const float* restrict ys = c->py;
+    const query q = {.px = xs[s],
+                     .py = ys[s],
+                     .sep_r = c->sep_radius[s],
+                     .hx = a->hx,
+                     .hy = a->hy,
+                     .cone_l = a->cone_l,
+                     .cone_w2 = a->cone_w2,
+                     .cone = a->cone};
+    const float inv_r = 1.0f / q.sep_r;
+    const int64_t self = s;
+    float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
+    for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = 0.0f, al[l] = INFINITY;
+    uint64_t candidates = 0;
+    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+        const uint32_t base = cs_grid_row_base(g, cy);
+        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        candidates += e - b;
+        for (uint32_t j = b; j < e; j += CS_LANES) {
+            const float* restrict xc = xs + j;
+            const float* restrict yc = ys + j;
+            const int live = (int)(e - j);
+            const int64_t self_lane = self - (int64_t)j;
+            for (int l = 0; l < CS_LANES; ++l) {
+                const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, false);
+                const float k = 1.0f / (t.near ? t.d : 1.0f) - inv_r;
+                ax[l] += t.near ? t.dx * k : 0.0f;
+                ay[l] += t.near ? t.dy * k : 0.0f;
+                an[l] += t.near ? 1.0f : 0.0f;
+                al[l] = t.in_cone && t.along < al[l] ? t.along : al[l];
+            }
+        }
+    }
+    const uint32_t flags = c->flags[s];
+    sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
+              ax, ay, an, &w->force_x[s], &w->force_y[s]);
+    *field(crec, nb->cone.out[0]) = q.cone ? min_lanes(al) : INFINITY;
+    return candidates;
+}
+
+// Agents are stepped in blocks of this many. Before a block's walks, the cone agents among them
+// (cone_only) get their records' parameters gathered, then their headings and cell boxes computed
+// in one vector loop: one agent at a time, the square root, the divisions and the floors around
+// each walk were a large share of its cost.
+#define CS_NB_BLOCK 64
+
+typedef struct cone_block {
+    unsigned char* rec[CS_NB_BLOCK]; // NULL: not a cone_only agent
+    float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
+    float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
+    int32_t cone[CS_NB_BLOCK];
+    int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
+} cone_block;
+
+// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone_only agents. The
+// arithmetic is agent_neighbors' own, operation for operation.
+static inline __attribute__((always_inline)) int
+prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, cone_block* blk) {
+    const cs_columns* c = &w->cur;
+    int found = 0;
+    for (int i = 0; i < n; ++i) {
+        const int s = s0 + i;
+        cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, end);
+        const bool plain = (c->flags[s] & nb->flags) == nb->cone.flag && c->sep_weight[s] > 0.0f;
+        unsigned char* rec = plain ? cs_pool_find(nb->cone.pool, nb->cone.rec_of, c->id[s]) : NULL;
+        blk->rec[i] = rec;
+        blk->cone_l[i] = rec ? *field(rec, nb->cone.in[0]) : 0.0f;
+        blk->cone_w[i] = rec ? *field(rec, nb->cone.in[1]) : 0.0f;
+        blk->cone_w2[i] = rec ? *field(rec, nb->cone.in[2]) : 0.0f;
+        found += rec != NULL;
+    }
+    if (!found) return 0;
+    const cs_grid* g = &w->grid;
+    const float* restrict pxs = c->px + s0;
+    const float* restrict pys = c->py + s0;
+    const float* restrict vxs = c->vx + s0;
+    const float* restrict vys = c->vy + s0;
+    const float* restrict rs = c->sep_radius + s0;
+    const float inv_cell = g->inv_cell;
+    const int32_t min_cx = g->min_cx, min_cy = g->min_cy, max_cx = g->max_cx, max_cy = g->max_cy;
+#pragma omp simd
+    for (int i = 0; i < n; ++i) {
+        const float px = pxs[i], py = pys[i], vx = vxs[i], vy = vys[i], r = rs[i];
+        const float speed = sqrtf(vx * vx + vy * vy);
+        const bool cone = speed >= CROWD_QUEUE_MIN_SPEED;
+        const float hx = cone ? vx / speed : 0.0f, hy = cone ? vy / speed : 0.0f;
+        const float cl = blk->cone_l[i], cw = blk->cone_w[i];
+        float x0 = px - r, x1 = px + r, y0 = py - r, y1 = py + r, reach = r;
+        const float ex = fabsf(hy) * cw, ey = fabsf(hx) * cw;
+        const float tx = hx * cl, ty = hy * cl;
+        const float cx0 = minf(x0, px + minf(0.0f, tx) - ex);
+        const float cx1 = maxf(x1, px + maxf(0.0f, tx) + ex);
+        const float cy0 = minf(y0, py + minf(0.0f, ty) - ey);
+        const float cy1 = maxf(y1, py + maxf(0.0f, ty) + ey);
+        const float creach = maxf(reach, cl + cw);
+        x0 = cone ? cx0 : x0, x1 = cone ? cx1 : x1, y0 = cone ? cy0 : y0, y1 = cone ? cy1 : y1;
+        reach = cone ? creach : reach;
+        const float m = margin(px, py, reach);
+        x0 -= m, y0 -= m, x1 += m, y1 += m;
+        int32_t bx0 = cs_cell_coord(x0, inv_cell), by0 = cs_cell_coord(y0, inv_cell);
+        int32_t bx1 = cs_cell_coord(x1, inv_cell), by1 = cs_cell_coord(y1, inv_cell);
+        bx0 = bx0 < min_cx ? min_cx : bx0, by0 = by0 < min_cy ? min_cy : by0;
+        bx1 = bx1 > max_cx ? max_cx : bx1, by1 = by1 > max_cy ? max_cy : by1;
+        blk->hx[i] = hx, blk->hy[i] = hy, blk->cone[i] = cone, blk->reach[i] = reach + m;
+        blk->cx0[i] = bx0, blk->cx1[i] = bx1, blk->cy0[i] = by0;
+        blk->cy1[i] = bx0 <= bx1 ? by1 : by0 - 1; // no row at all when no column is left
+    }
+    return found;
+}
+
+// What one agent's walk reads and writes, copied out of the world once per range.
+typedef struct range_view {
+    cs_grid g;
+    cs_columns c;
+    float* restrict fx;
+    float* restrict fy;
+    const uint32_t* restrict skey;
+    const cs_walls* walls; // NULL: no walls
+} range_view;
+
+// Agent s, unless it is a prepared cone agent: the general path for subscribed agents and agents
+// near a wall, else the separation loop.
+static inline __attribute__((always_inline)) uint64_t
+one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi, bool sparse) {
+    const cs_columns c = v->c;
+    // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
+    const int ahead = s + CS_WALL_FETCH_AHEAD;
+    if (v->walls && ahead < hi)
+        cs_walls_prefetch_list(v->walls, w->wall_clear, w->wall_list, ahead, hi,
+                               c.sep_radius[ahead] + 0.01f);
+    // Subscribed agents write their records besides the force.
+    if (c.flags[s] & nb->flags)
+        return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
+    const float weight = c.sep_weight[s];
+    if (!(weight > 0.0f)) {
+        v->fx[s] = v->fy[s] = 0.0f;
+        return 0;
+    }
+    // An agent with a wall closer than its separation radius takes the general path, which tests
+    // line of sight.
+    if (v->walls && w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
+        return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
+    if (sparse) return sep_only_sparse(w, s);
+    return sep_only(&v->g, c.px, c.py, v->skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
+                    c.sep_radius[s], c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH),
+                    &v->fx[s], &v->fy[s]);
+}
+
+// In the dense layout, when the world has cone agents, agents go by blocks (prepare_cones); else
+// one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
-    const cs_grid g = w->grid;
-    const cs_columns c = w->cur;
-    float* restrict fx = w->force_x;
-    float* restrict fy = w->force_y;
-    const uint32_t* restrict skey = w->skey;
-    const uint32_t general = nb->flags;
-    const cs_walls* walls = w->walls.live > 0 ? &w->walls : NULL;
+    const range_view v = {w->grid,    w->cur,  w->force_x,
+                          w->force_y, w->skey, w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
-    for (int s = lo; s < hi; ++s) {
-        // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
-        const int ahead = s + CS_WALL_FETCH_AHEAD;
-        if (walls && ahead < hi)
-            cs_walls_prefetch_list(walls, w->wall_clear, w->wall_list, ahead, hi,
-                                   c.sep_radius[ahead] + 0.01f);
-        // Subscribed agents write their records besides the force.
-        if (c.flags[s] & general) {
-            candidates +=
-                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
-            continue;
+    if (sparse || !nb->cone.flag || nb->cone.pool->live == 0) {
+        for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, sparse);
+        return candidates;
+    }
+    cone_block blk;
+    for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
+        const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
+        const int cones = prepare_cones(w, nb, s0, n, hi, &blk);
+        for (int i = 0; i < n; ++i) {
+            const int s = s0 + i;
+            // A cone agent with a wall within its query's reach takes the general path, which
+            // tests line of sight.
+            if (cones && blk.rec[i] && !(v.walls && w->wall_clear[s] < blk.reach[i])) {
+                const cone_agent a = {
+                    blk.hx[i],        blk.hy[i],
+                    blk.cone_l[i],    blk.cone_w2[i],
+                    blk.cone[i] != 0, {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]}};
+                candidates += cone_only(w, nb, blk.rec[i], s, &a);
+            } else {
+                candidates += one_agent(w, nb, &v, s, hi, false);
+            }
         }
-        const float weight = c.sep_weight[s];
-        if (!(weight > 0.0f)) {
-            fx[s] = fy[s] = 0.0f;
-            continue;
-        }
-        // An agent with a wall closer than its separation radius takes the general path, which
-        // tests line of sight.
-        if (walls &&
-            w->wall_clear[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s])) {
-            candidates +=
-                sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
-            continue;
-        }
-        if (sparse)
-            candidates += sep_only_sparse(w, s);
-        else
-            candidates += sep_only(&g, c.px, c.py, skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
-                                   c.sep_radius[s], c.max_speed[s], weight,
-                                   !(c.flags[s] & CS_FLAG_SEP_PUSH), &fx[s], &fy[s]);
     }
     return candidates;
 }

@@ -4,12 +4,12 @@
 // fixed-size records in one array grown through the world's allocator, with an intrusive free
 // list. Records are acquired and released by API calls between steps. Every few ticks the sort
 // phase lays the records out again in the cell order of their agents (cs_pool_move_slots), so
-// the passes that follow read them in order rather than at random. It moves them into a scratch
-// array and copies them back (cs_pool_copy_back), or, for a pool as large as the array, trades
-// arrays with it: the world keeps one such array (w->rec_spare), as large as its largest pool, for
-// all pools, which the sort lays out one at a time; pools grow it, so the step never allocates.
-// Record numbers are therefore private to the pool: everything else names a record by its agent
-// index.
+// the passes that follow read them in order rather than at random. It moves them into scratch
+// room and copies them back (cs_pool_copy_back). The scratch room is mostly the world's
+// per-slot buffers that hold nothing while the sort lays records out (cs_scratch); the world's
+// spare array (w->rec_spare) holds only what a pool has beyond them. Pools grow that array, so
+// the step never allocates. Record numbers are therefore private to the pool: everything else
+// names a record by its agent index.
 //
 // A pool may carry an `aux` array with one element per record of capacity that belongs to no
 // record in particular: a list that can be as long as the pool (the queue's arrivals, the
@@ -24,6 +24,17 @@
 
 typedef struct crowd_world crowd_world;
 
+// Scratch room for laying out one pool's records: buffers that hold nothing meanwhile, used in
+// order, each holding as many whole records as fit. Record r of the layout lives in the buffer c
+// with first[c] <= r < first[c + 1].
+enum { CS_SCRATCH_MAX = 12 };
+typedef struct cs_scratch {
+    unsigned char* buf[CS_SCRATCH_MAX];
+    int32_t first[CS_SCRATCH_MAX + 1];
+    int count;
+    size_t size; // record size
+} cs_scratch;
+
 typedef struct cs_pool {
     unsigned char* data; // capacity records of `size` bytes
     void* aux;           // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
@@ -37,10 +48,10 @@ typedef struct cs_pool {
 // An empty pool of `size`-byte records: a multiple of 4 bytes, at least 4 (the free list's link).
 void cs_pool_init(cs_pool* p, size_t size, size_t aux_size);
 
-// Makes room for `n` more acquisitions without growth, and grows the world's record scratch
-// (w->rec_spare) to the pool's size. On failure (CROWD_ERR_OUT_OF_MEMORY) the pool and the scratch
-// are unchanged. A pool never holds more records than the world has agent indices, so growth
-// stops at the world's capacity when that suffices.
+// Makes room for `n` more acquisitions without growth, and grows the world's spare array
+// (w->rec_spare) to what the pool's records need beyond the free per-slot buffers. On failure
+// (CROWD_ERR_OUT_OF_MEMORY) the pool and the scratch are unchanged. A pool never holds more records
+// than the world has agent indices, so growth stops at the world's capacity when that suffices.
 crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n);
 
 // A zeroed record; the caller reserved room for it.
@@ -50,14 +61,19 @@ void cs_pool_release(cs_pool* p, int32_t rec);
 
 // Lays the live records out again in the order their agents hold in the sorted slots `id`
 // (id[s] = agent index of slot s, count slots): the records of slots [lo, hi) go to numbers
-// first .. first + k in slot order, and rec_of follows them. Three calls per pool and thread:
-// cs_pool_count_slots gives each thread's k, cs_pool_move_slots moves them into `spare` (at
-// least live records), and, once every thread has moved its records, cs_pool_copy_back copies
-// records [lo, hi) of `spare` back; cs_pool_settle ends the layout once every thread is done.
+// first .. first + k in slot order, and rec_of follows them. Per pool and thread:
+// cs_pool_count_slots gives a thread's k when a later thread needs it, cs_pool_move_slots moves
+// the records into `scratch` (room for at least live records) and returns k, and, once every
+// thread has moved its records, cs_pool_copy_back copies records [lo, hi) of `scratch` back;
+// cs_pool_settle ends the layout once every thread is done. cs_pool_move_slots_back numbers from
+// the other end: the records of slots [lo, hi) take numbers up to `last`, the last slot's record
+// `last`, so the last thread needs no count of its own nor of the threads before it.
 int32_t cs_pool_count_slots(const int32_t* rec_of, const uint32_t* id, int lo, int hi);
-void cs_pool_move_slots(const cs_pool* p, unsigned char* restrict spare, int32_t* rec_of,
-                        const uint32_t* id, int lo, int hi, int32_t first);
-void cs_pool_copy_back(cs_pool* p, const unsigned char* restrict spare, int32_t lo, int32_t hi);
+int32_t cs_pool_move_slots(const cs_pool* p, const cs_scratch* scratch, int32_t* rec_of,
+                           const uint32_t* id, int lo, int hi, int32_t first);
+int32_t cs_pool_move_slots_back(const cs_pool* p, const cs_scratch* scratch, int32_t* rec_of,
+                                const uint32_t* id, int lo, int hi, int32_t last);
+void cs_pool_copy_back(cs_pool* p, const cs_scratch* scratch, int32_t lo, int32_t hi);
 void cs_pool_settle(cs_pool* p);
 
 // Frees the storage; the pool is empty again.

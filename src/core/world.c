@@ -69,8 +69,11 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
     out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
-    out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
-    out[n++] = (array_ref){&w->wall_list, sizeof(cs_wall_ref), true};
+    // Only a world that has had obstacles has the clearance arrays (cs_world_wall_arrays).
+    if (w->wall_clear) {
+        out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
+        out[n++] = (array_ref){&w->wall_list, sizeof(cs_wall_ref), true};
+    }
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
@@ -176,6 +179,25 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         memset(start, 0, start_bytes);
         w->grid = (cs_grid){.inv_cell = 1.0f / w->cell_size, .cell_start = start};
     }
+    return CROWD_OK;
+}
+
+crowd_status cs_world_wall_arrays(crowd_world* w) {
+    if (w->wall_clear) return CROWD_OK;
+    const array_ref clear = {&w->wall_clear, sizeof(float), true};
+    const array_ref list = {&w->wall_list, sizeof(cs_wall_ref), true};
+    const size_t clear_bytes = ref_bytes(&clear, w->capacity);
+    const size_t list_bytes = ref_bytes(&list, w->capacity);
+    float* c = cs_alloc(w, clear_bytes);
+    cs_wall_ref* l = c ? cs_alloc(w, list_bytes) : NULL;
+    if (!l) {
+        cs_free(w, c, clear_bytes);
+        return CROWD_ERR_OUT_OF_MEMORY;
+    }
+    memset(c, 0, clear_bytes);
+    memset(l, 0, list_bytes);
+    w->wall_clear = c;
+    w->wall_list = l;
     return CROWD_OK;
 }
 

@@ -170,13 +170,15 @@ crowd_status cs_obstacle_check(crowd_world* w, crowd_obstacle_kind kind, const c
 }
 
 crowd_status cs_walls_reserve_slots(crowd_world* w, cs_walls* g, int32_t slots) {
-    if (slots <= g->obs_cap) return CROWD_OK;
+    // The agents' clearance arrays exist only in a world that has had obstacles.
+    if (slots <= g->obs_cap) return cs_world_wall_arrays(w);
     int32_t cap = g->obs_cap ? g->obs_cap * 2 : 16;
     if (cap < slots) cap = slots;
     if (cap > CS_OBSTACLE_MAX_COUNT) cap = CS_OBSTACLE_MAX_COUNT;
     cs_obstacle* obs = cs_alloc(w, sizeof(cs_obstacle) * (size_t)cap);
     int32_t* fl = obs ? cs_alloc(w, sizeof(int32_t) * (size_t)cap) : NULL;
-    if (!fl) {
+    if (!fl || cs_world_wall_arrays(w) != CROWD_OK) {
+        cs_free(w, fl, sizeof(int32_t) * (size_t)cap);
         cs_free(w, obs, sizeof(cs_obstacle) * (size_t)cap);
         return CROWD_ERR_OUT_OF_MEMORY;
     }

@@ -48,9 +48,10 @@ expect(Array.isArray(doc.sizes) && doc.sizes.length === sizes.length, "one entry
                   "efficiency", "phase_ms", "state_hash"], w);
     expect(r.threads === threads[k], `${w}.threads`);
     expect(r.oversubscribed === (r.threads > doc.cores), `${w}.oversubscribed`);
-    exactKeys(r.ms_per_tick, ["median", "p95", "mean"], `${w}.ms_per_tick`);
+    exactKeys(r.ms_per_tick, ["median", "p95", "p99", "mean"], `${w}.ms_per_tick`);
     for (const v of Object.values(r.ms_per_tick)) expect(isNum(v) && v >= 0, `${w}.ms_per_tick`);
     expect(r.ms_per_tick.p95 >= r.ms_per_tick.median, `${w}: p95 >= median`);
+    expect(r.ms_per_tick.p99 >= r.ms_per_tick.p95, `${w}: p99 >= p95`);
     exactKeys(r.phase_ms, phases, `${w}.phase_ms`);
     for (const p of phases) expect(isNum(r.phase_ms[p]) && r.phase_ms[p] >= 0, `${w}.phase_ms.${p}`);
     expect(isNum(r.agent_steps_per_s) && r.agent_steps_per_s > 0, `${w}.agent_steps_per_s`);

@@ -101,7 +101,7 @@ expect_line '^scenario: crossing \(.*crossing\.json\)$'
 expect_line '^agents: 400$'
 expect_line '^threads: 1$'
 expect_line '^ticks: 5 \(dt 0\.1 s, 0\.5 s simulated\)$'
-expect_line '^ms/tick: median [0-9]+\.[0-9]{3}, p95 [0-9]+\.[0-9]{3}$'
+expect_line '^ms/tick: median [0-9]+\.[0-9]{3}, p95 [0-9]+\.[0-9]{3}, p99 [0-9]+\.[0-9]{3}$'
 expect_line '^agent-steps/s: [0-9]+\.[0-9]{2} M$'
 expect_line '^phases \(median ms\): sort [0-9.]+, neighbor [0-9.]+, leader [0-9.]+, path [0-9.]+, goal [0-9.]+, walls [0-9.]+, integrate [0-9.]+, clamp [0-9.]+, arrival [0-9.]+$'
 if grep -q $'\r' "$tmp/out"; then bad "progress bar drawn although stdout is not a terminal"; else ok; fi

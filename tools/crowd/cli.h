@@ -49,7 +49,7 @@ typedef struct run_stats {
     int agents;       // at the end of the run
     int threads;
     int ticks; // timed ticks
-    double median_ms, p95_ms, mean_ms;
+    double median_ms, p95_ms, p99_ms, mean_ms;
     double phase_ms[CROWD_PHASE_COUNT]; // medians
     uint64_t hash;
 } run_stats;

@@ -141,6 +141,7 @@ bool run_world(built_world* b, const run_options* o, run_stats* out, char* err, 
         out->mean_ms = ticks ? sum / ticks : 0.0;
         out->median_ms = cli_median(ms, ticks);
         out->p95_ms = cli_percentile(ms, ticks, 0.95);
+        out->p99_ms = cli_percentile(ms, ticks, 0.99);
         for (int k = 0; k < CROWD_PHASE_COUNT; ++k)
             out->phase_ms[k] = cli_median(ms + (size_t)(k + 1) * (size_t)ticks, ticks);
     }
@@ -160,7 +161,7 @@ void print_run_summary(FILE* f, const built_world* b, const run_stats* s) {
     fprintf(f, "threads: %d\n", s->threads);
     fprintf(f, "ticks: %d (dt %g s, %g s simulated)\n", s->ticks, (double)sc->dt,
             (double)sc->dt * s->ticks);
-    fprintf(f, "ms/tick: median %.3f, p95 %.3f\n", s->median_ms, s->p95_ms);
+    fprintf(f, "ms/tick: median %.3f, p95 %.3f, p99 %.3f\n", s->median_ms, s->p95_ms, s->p99_ms);
     // Agents stepped per second at the median tick, counting the agents the run started with.
     const double rate = s->median_ms > 0.0 ? (double)s->agents_start / (s->median_ms * 1e-3) : 0.0;
     fprintf(f, "agent-steps/s: %.2f M\n", rate * 1e-6);

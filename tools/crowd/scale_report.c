@@ -28,7 +28,8 @@ void scale_finish(scale_report* r) {
 void scale_print_table(FILE* f, const scale_report* r) {
     fprintf(f, "crowd scale: %s %s, %d ticks after %d warm-up, %d core%s\n", r->source_kind,
             r->name, r->ticks, r->warmup, r->cores, r->cores == 1 ? "" : "s");
-    fprintf(f, "%9s %8s %9s %9s %8s %6s", "agents", "threads", "ms/tick", "p95", "speedup", "eff");
+    fprintf(f, "%9s %8s %9s %9s %9s %8s %6s", "agents", "threads", "ms/tick", "p95", "p99",
+            "speedup", "eff");
     for (int k = 0; k < CROWD_PHASE_COUNT; ++k)
         fprintf(f, " %9s", crowd_phase_name((crowd_phase)k));
     fputc('\n', f);
@@ -38,9 +39,9 @@ void scale_print_table(FILE* f, const scale_report* r) {
         for (int k = 0; k < z->run_count; ++k) {
             const scale_run* run = &z->runs[k];
             over |= run->oversubscribed;
-            fprintf(f, "%9d %7d%c %9.3f %9.3f %7.2fx %5.0f%%", z->agents, run->threads,
+            fprintf(f, "%9d %7d%c %9.3f %9.3f %9.3f %7.2fx %5.0f%%", z->agents, run->threads,
                     run->oversubscribed ? '*' : ' ', run->stats.median_ms, run->stats.p95_ms,
-                    run->speedup, run->efficiency * 100.0);
+                    run->stats.p99_ms, run->speedup, run->efficiency * 100.0);
             for (int p = 0; p < CROWD_PHASE_COUNT; ++p)
                 fprintf(f, " %9.3f", run->stats.phase_ms[p]);
             fputc('\n', f);
@@ -97,6 +98,7 @@ bool scale_write_json(FILE* f, const scale_report* r) {
                 cJSON* ms = cJSON_AddObjectToObject(o, "ms_per_tick");
                 cJSON_AddItemToObject(ms, "median", num(run->stats.median_ms));
                 cJSON_AddItemToObject(ms, "p95", num(run->stats.p95_ms));
+                cJSON_AddItemToObject(ms, "p99", num(run->stats.p99_ms));
                 cJSON_AddItemToObject(ms, "mean", num(run->stats.mean_ms));
                 const double rate =
                     run->stats.median_ms > 0.0 ? z->agents / (run->stats.median_ms * 1e-3) : 0.0;
