@@ -2,13 +2,13 @@
 // Built only with -DCROWD_MPI=ON (library crowd_dist); the plain library has no MPI dependency.
 //
 // Each process (rank) holds an ordinary crowd_world with the agents it owns: those whose hash-cell
-// column lies in its strip of the plane. Strips are whole cell columns, recomputed before every
-// step so each holds about the same number of agents. For the step, each rank also holds copies
-// (ghosts) of every agent whose column lies within the interaction range of its strip, over as
-// many strips as that range crosses; after it, the ghosts are dropped and agents that left a strip
-// move to its owner with their behavior records. Every rank keeps the same handle table, so a
-// handle names the same agent on every rank, and the tick's result does not depend on the number
-// of ranks (docs/distributed.md says which rules make that so).
+// column lies in its strip of the plane. Strips are whole cell columns, recomputed so each holds
+// about the same number of agents whenever the imbalance passes a threshold. For the step, each
+// rank also holds copies (ghosts) of every agent whose column lies within the interaction range of
+// its strip, over as many strips as that range crosses; after it, the ghosts are dropped and agents
+// that left a strip move to its owner with their behavior records. Every rank keeps the same handle
+// table, so a handle names the same agent on every rank, and the tick's result does not depend on
+// the number of ranks (docs/distributed.md says which rules make that so).
 //
 // The contract (SPMD, as lockstep servers run): every call below is collective. Every rank of the
 // communicator makes the same calls in the same order with the same arguments, and gets the same
@@ -16,15 +16,22 @@
 // only the owner stores or changes the agent. Between steps the rank's world (crowd_dist_world)
 // holds only the agents the rank owns: read them there with the ordinary API, never change it.
 //
-// Supported: separation, goals, queues (every arrival rule), path following, obstacles and wall
-// avoidance. Paths and obstacles are replicated: every rank builds them identically before
-// crowd_dist_create and none is added or removed afterwards. Not supported yet: follow leader and
-// a neighbor cap (crowd_dist_create refuses such a world with CROWD_ERR_NOT_DISTRIBUTABLE).
+// Supported: separation, goals, queues (every arrival rule), path following, follow leader with
+// formations and fallbacks, obstacles and wall avoidance. Paths and obstacles are replicated: every
+// rank builds them identically before crowd_dist_create; afterwards no path is added, and
+// obstacles are added and removed with crowd_dist_obstacle_add and crowd_dist_obstacle_remove.
+// So is the follow graph (who follows whom, formations, slot assignments): every rank keeps it
+// whole, and a leader on another rank is fetched by handle for each step, whatever the distance.
+// crowd_dist_create refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world with a neighbor cap (which
+// candidates its scan examines depends on the other agents a world holds) and one where an agent
+// that follows, leads or is a fallback has a queue that removes it on arrival (a removal inside the
+// step would change the follow graph on its owner alone).
 #ifndef CROWD_DIST_H
 #define CROWD_DIST_H
 
 #include <mpi.h>
 
+#include "crowd/obstacle.h"
 #include "crowd/queue.h"
 #include "crowd/snapshot.h"
 #include "crowd/world.h"
@@ -37,13 +44,17 @@ typedef struct crowd_dist crowd_dist;
 
 // Figures of this rank for the last step.
 typedef struct crowd_dist_stats {
-    int owned;           // agents this rank owns (after the step)
-    int ghosts;          // copies of other ranks' agents it held for the step
+    int owned;  // agents this rank owns (after the step)
+    int ghosts; // copies of other ranks' agents it held for the step
+    int linked; // more copies, fetched by handle: leaders and group members linked to its agents
     int migrated_in;     // agents that moved to this rank before the step
     int64_t bytes_sent;  // bytes this rank sent for the step (migration, ghosts, arrivals)
     int64_t strip_first; // its strip: cell columns [strip_first, strip_last]
     int64_t strip_last;
     int halo_columns;   // cell columns of ghosts on each side of the strip
+    double imbalance;   // before the step: the most agents on a rank over the mean (1 = even)
+    int rebalanced;     // 1 when the strips were recomputed for the step (the imbalance reached
+                        // the threshold of crowd_dist_set_rebalance)
     double step_ms;     // wall time of the rank's crowd_world_step
     double exchange_ms; // wall time of the rest: strips, migration, ghosts, arrivals (waits too)
 } crowd_dist_stats;
@@ -69,6 +80,14 @@ CROWD_API crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id)
 CROWD_API crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id,
                                                      crowd_vec2 position);
 
+// Obstacles, as crowd_obstacle_add and crowd_obstacle_remove: every rank keeps every obstacle, so
+// each holds the same obstacle handles. An add is refused with CROWD_ERR_INSIDE_OBSTACLE on every
+// rank when the obstacle covers an agent on any rank.
+CROWD_API crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
+                                               const crowd_vec2* points, int count,
+                                               crowd_obstacle_id* out);
+CROWD_API crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id);
+
 // Agents in the whole world, and their handles in handle order (no communication).
 CROWD_API int crowd_dist_agent_count(const crowd_dist* d);
 CROWD_API crowd_status crowd_dist_get_agents(const crowd_dist* d, crowd_agent_id* ids, int capacity,
@@ -79,6 +98,14 @@ CROWD_API int crowd_dist_owner(const crowd_dist* d, crowd_agent_id id);
 // The last step's arrivals over all ranks, in handle order (as crowd_world_get_arrivals).
 CROWD_API crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out,
                                                int capacity, int* count);
+
+// Runs `fn` on rank 0 with the whole world: every other rank's agents are gathered into rank 0's
+// world for the call (in rank 0's storage order) and taken out after it; fn only reads it. Every
+// rank returns fn's status. What a tool does with the whole world (a recording's frame) goes
+// through it.
+typedef crowd_status crowd_dist_whole_fn(const crowd_world* world, void* user);
+CROWD_API crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
+                                                   void* user);
 
 // crowd_world_state_hash of the whole world, on every rank: the agents are gathered to rank 0.
 CROWD_API crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out);
@@ -91,6 +118,12 @@ CROWD_API crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out);
 CROWD_API crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* user);
 
 CROWD_API crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d);
+
+// Strips are recomputed (agents counted per cell column over all ranks) before a step when the
+// imbalance (the most agents on one rank over the mean) reaches `threshold`: 1 recomputes them
+// before every step. Where the borders lie changes no result. CROWD_ERR_OUT_OF_RANGE below 1.
+#define CROWD_DIST_REBALANCE_DEFAULT 1.1
+CROWD_API crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold);
 
 #ifdef __cplusplus
 }

@@ -2,10 +2,14 @@
 //
 // Packed agent: u32 index, u32 mask of its record kinds, the CS_COL_COUNT sorted columns (4 bytes
 // each), radius, user data (8 bytes), then one record of each kind in the mask, in kind order, of
-// the size the pool of that kind has (the behavior table's record size).
+// the size the pool of that kind has (the behavior table's record size). The replicated kinds
+// (CS_DIST_REPLICATED) are never in the mask: they stay where they are.
 #include <math.h>
 
 #include "core/dist_hooks.h"
+
+#include "behaviors/follow/follow_internal.h"
+#include "behaviors/queue/queue_internal.h"
 
 enum { HEAD_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8 };
 
@@ -13,7 +17,7 @@ static uint32_t record_mask(const crowd_world* w, uint32_t idx) {
     uint32_t mask = 0;
     for (int k = 0; k < CS_REC_COUNT; ++k)
         if (w->rec_of[k][idx] >= 0) mask |= 1u << k;
-    return mask;
+    return mask & ~CS_DIST_REPLICATED;
 }
 
 static size_t records_bytes(const crowd_world* w, uint32_t mask) {
@@ -90,6 +94,7 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     if (w->radius[idx] > w->radius_max) w->radius_max = w->radius[idx];
     in += 12;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
+        if (CS_DIST_REPLICATED & (1u << k)) continue;
         w->rec_of[k][idx] = -1;
         if (!(mask & (1u << k))) continue;
         cs_pool* p = &w->pools[k];
@@ -102,6 +107,7 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
 
 void cs_dist_drop(crowd_world* w, uint32_t idx) {
     for (int k = 0; k < CS_REC_COUNT; ++k) {
+        if (CS_DIST_REPLICATED & (1u << k)) continue;
         if (w->rec_of[k][idx] >= 0) cs_pool_release(&w->pools[k], w->rec_of[k][idx]);
         w->rec_of[k][idx] = -1;
     }
@@ -161,6 +167,35 @@ float cs_dist_reach(const crowd_world* w) {
         reach = fmaxf(reach, r);
     }
     return reach;
+}
+
+bool cs_dist_has_links(const crowd_world* w, uint32_t idx) {
+    return w->rec_of[CS_REC_FOLLOWER][idx] >= 0 || w->rec_of[CS_REC_LEADER][idx] >= 0;
+}
+
+bool cs_dist_linked(const crowd_world* w, int s) {
+    const uint32_t flags = w->cur.flags[s];
+    if (flags & CS_FLAG_LEADER) return true;
+    if (!(flags & CS_FLAG_FOLLOW)) return false;
+    const cs_follower* f = cs_follower_of(w, w->cur.id[s]);
+    return f && f->leader != 0 && f->use_slot && cs_leader_of(w, f->leader - 1)->dirty != 0;
+}
+
+void cs_dist_unlink(crowd_world* w, uint32_t idx) {
+    cs_follow_on_remove(w, idx);
+}
+
+bool cs_dist_links_removed_in_step(const crowd_world* w) {
+    for (int i = 0; i < w->index_count; ++i) {
+        const cs_queue_rec* q = cs_queue_of(w, (uint32_t)i);
+        if (q && q->def.on_arrival == CROWD_QUEUE_REMOVE && cs_dist_has_links(w, (uint32_t)i))
+            return true;
+    }
+    return false;
+}
+
+void cs_dist_set_live(crowd_world* w, const uint8_t* live) {
+    w->split_live = live;
 }
 
 void cs_dist_set_tag(crowd_world* w, uint16_t tag) {

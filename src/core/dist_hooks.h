@@ -11,6 +11,13 @@
 
 #include "core/internal.h"
 
+// Record kinds every process keeps for every agent, stored there or not: the follow records (a
+// follower's leader and group links, a leader's list, formation and pending slot assignment). The
+// follow graph spans the world, so every process holds all of it and applies every change to it
+// (a structural call, a removal, a slot assignment) in the same order; packed agents carry the
+// other kinds only.
+#define CS_DIST_REPLICATED ((1u << CS_REC_FOLLOWER) | (1u << CS_REC_LEADER))
+
 // A ghost: a copy of an agent another process owns, held for one step so that the owner's
 // neighbors see it. The arrival phase skips ghosts (their owner applies their arrivals).
 #define CS_FLAG_GHOST (1u << 31)
@@ -48,6 +55,35 @@ void cs_dist_free_truncate(crowd_world* w, int count);
 // the one ahead in a file), read through the behaviors' neighbor subscriptions: a bound of the box
 // the neighbor pass queries around each agent.
 float cs_dist_reach(const crowd_world* w);
+
+// Agent idx has a follow record (it follows, or leads or is named a fallback).
+bool cs_dist_has_links(const crowd_world* w, uint32_t idx);
+
+// The agent in sorted slot s is read by the next step's leader pass on every process: a leader
+// with followers (its followers read its position, velocity and heading) or a slot follower of a
+// leader whose slots are reassigned in that step (the assignment reads its position).
+bool cs_dist_linked(const crowd_world* w, int s);
+
+// The follow part of agent idx's removal (stored here for the call, its handle still issued), on
+// a process that does not own it: its groups as the owner's removal leaves them.
+void cs_dist_unlink(crowd_world* w, uint32_t idx);
+
+// Some agent with a follow record has a queue that removes it on arrival: a removal inside a step,
+// which changes the follow graph on the owner only.
+bool cs_dist_links_removed_in_step(const crowd_world* w);
+
+// The split world's per-index liveness (crowd_world's split_live), NULL to clear it.
+void cs_dist_set_live(crowd_world* w, const uint8_t* live);
+
+// A split world's obstacle add, in two halves (src/walls/walls_api.c): the input checks of
+// crowd_obstacle_add and whether the obstacle covers an agent stored here (*covered; false when a
+// check fails, whose status is returned); then the add itself with `covered` the answer over
+// every process, in place of the test of the agents stored here.
+crowd_status cs_dist_obstacle_covers(crowd_world* w, crowd_obstacle_kind kind,
+                                     const crowd_vec2* points, int count, bool* covered);
+crowd_status cs_dist_obstacle_add(crowd_world* w, crowd_obstacle_kind kind,
+                                  const crowd_vec2* points, int count, bool covered,
+                                  crowd_obstacle_id* out);
 
 // Gives the world another tag (the tag every process of a split world shares).
 void cs_dist_set_tag(crowd_world* w, uint16_t tag);

@@ -129,6 +129,9 @@ struct crowd_world {
     size_t rec_spare_bytes;
     void* state[CS_BEH_COUNT];
     uint64_t seed; // keys the random draws (queue respawn points) with the handle and the tick
+    // A world split across processes (src/dist/) stores only some of the live agents; this says,
+    // per agent index, whether its handle is live on any process. NULL in one process.
+    const uint8_t* split_live;
 
     cs_walls walls; // static obstacles and their segment grid (src/walls/)
 
@@ -212,6 +215,16 @@ static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx)
 
 // Slot of a valid handle, or the error that makes it invalid.
 crowd_status cs_agent_slot(const crowd_world* w, crowd_agent_id id, int* slot);
+
+// True when the handle names a live agent, stored here or (in a split world) on another process.
+static inline bool cs_agent_live(const crowd_world* w, crowd_agent_id id) {
+    int s;
+    if (cs_agent_slot(w, id, &s) == CROWD_OK) return true;
+    const uint32_t idx = id.index1 - 1;
+    return w->split_live && id.index1 != 0 && id.world == w->tag &&
+           idx < (uint32_t)w->index_count && w->split_live[idx] &&
+           w->generation[idx] == id.generation;
+}
 
 // Marks an agent index as holding no behavior record (agent.c). New indices come zero-filled, and
 // 0 is a record number: an index gets this before it is used.

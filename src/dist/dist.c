@@ -1,11 +1,13 @@
 // A world split across MPI ranks in strips of cell columns (crowd/dist.h).
 //
-// A step: strips from the owned agents' columns (a histogram summed over the ranks, integers
-// only), agents outside their rank's strip sent to its owner, ghosts sent to every rank whose
-// strip lies within the interaction range (the largest neighbor-query reach over all agents, in
-// whole cell columns), the ordinary step of the rank's world, the ghosts dropped, and the
-// arrivals of all ranks gathered in handle order so every rank frees the same handles in the same
-// order. Nothing is summed across ranks in floating point; the only float reduction is a maximum.
+// A step: when the ranks' agent counts are unbalanced past the threshold, strips from the owned
+// agents' columns (a histogram summed over the ranks, integers only); agents outside their rank's
+// strip sent to its owner; ghosts sent to every rank whose strip lies within the interaction range
+// (the largest neighbor-query reach over all agents, in whole cell columns); the agents that
+// followers read across any distance (leaders, groups being reassigned) gathered by every rank;
+// the ordinary step of the rank's world; the copies dropped; and the arrivals of all ranks
+// gathered in handle order so every rank frees the same handles in the same order. Nothing is
+// summed across ranks in floating point; the only float reduction is a maximum.
 #define _POSIX_C_SOURCE 200809L // sched_yield
 
 #include "crowd/dist.h"
@@ -29,6 +31,7 @@ struct crowd_dist {
     int count;      // agents in the whole world
     int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
     int halo;       // cell columns of ghosts on each side of a strip
+    double rebalance; // strips are recomputed when the imbalance exceeds it
 
     unsigned char *send, *recv;
     size_t send_cap, recv_cap;
@@ -98,7 +101,10 @@ static int owner_of(const crowd_dist* d, int64_t col) {
 }
 
 static bool live_reserve(crowd_dist* d, int n) {
-    return grow(d->w, (void**)&d->live, &d->live_cap, (size_t)n < 1024 ? 1024 : (size_t)n, 1);
+    const bool ok =
+        grow(d->w, (void**)&d->live, &d->live_cap, (size_t)n < 1024 ? 1024 : (size_t)n, 1);
+    cs_dist_set_live(d->w, d->live);
+    return ok;
 }
 
 // ---- strips -------------------------------------------------------------------------------------
@@ -141,6 +147,19 @@ static void compute_strips(crowd_dist* d, bool everyone) {
     d->first[d->size] = INT64_MAX;
 }
 
+// The imbalance of the agents the ranks hold (the most on one rank over the mean), the same on
+// every rank: from the integer counts of all ranks.
+static double imbalance(crowd_dist* d) {
+    const int mine = d->w->count;
+    COLLECTIVE(MPI_Iallgather, &mine, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    int64_t total = 0, most = 0;
+    for (int r = 0; r < d->size; ++r) {
+        total += d->rcount[r];
+        if (d->rcount[r] > most) most = d->rcount[r];
+    }
+    return total > 0 ? (double)most * d->size / (double)total : 1.0;
+}
+
 // ---- exchange -----------------------------------------------------------------------------------
 
 static bool bucket_add(crowd_dist* d, int to, uint32_t idx) {
@@ -180,17 +199,20 @@ static bool exchange(crowd_dist* d, size_t* received) {
     return true;
 }
 
-// Puts the n packed agents of d->recv into the rank's world; ghosts are listed.
-static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or, int* n_out) {
+// Puts the n packed agents of d->recv into the rank's world; ghosts are listed from
+// d->ghost[first].
+static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or, int first,
+                                 int* n_out) {
     int n = 0;
     for (size_t at = 0; at < bytes; at += cs_dist_packed_bytes(d->w, d->recv + at)) ++n;
     crowd_status st = cs_dist_reserve(d->w, d->recv, n);
     if (st != CROWD_OK) return st;
-    if (flags_or && !grow(d->w, (void**)&d->ghost, &d->ghost_cap, (size_t)n, sizeof *d->ghost))
+    if (flags_or &&
+        !grow(d->w, (void**)&d->ghost, &d->ghost_cap, (size_t)(first + n), sizeof *d->ghost))
         return CROWD_ERR_OUT_OF_MEMORY;
     size_t at = 0;
     for (int i = 0; i < n; ++i) {
-        if (flags_or) d->ghost[i] = cs_dist_packed_index(d->recv + at);
+        if (flags_or) d->ghost[first + i] = cs_dist_packed_index(d->recv + at);
         cs_dist_put(d->w, d->recv + at, flags_or);
         at += cs_dist_packed_bytes(d->w, d->recv + at);
     }
@@ -213,7 +235,7 @@ static crowd_status migrate(crowd_dist* d) {
     }
     size_t bytes;
     if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
-    return put_received(d, bytes, 0, &d->stats.migrated_in);
+    return put_received(d, bytes, 0, 0, &d->stats.migrated_in);
 }
 
 // Copies of the agents within `halo` columns of another rank's strip go to that rank.
@@ -234,7 +256,51 @@ static crowd_status send_ghosts(crowd_dist* d) {
     }
     size_t bytes;
     if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
-    return put_received(d, bytes, CS_FLAG_GHOST, &d->stats.ghosts);
+    return put_received(d, bytes, CS_FLAG_GHOST, 0, &d->stats.ghosts);
+}
+
+// Long-range links, fetched by handle whatever the distance: every rank sends every other rank the
+// agents of its strip that the step's leader pass reads (cs_dist_linked: leaders with followers,
+// slot followers of leaders whose slots are reassigned), and each rank keeps, as ghosts, those it
+// does not hold already. Leaders are few and a group's slots are reassigned only when it changes,
+// so one gather of them all costs less than asking for each by handle (a request round before the
+// reply), and it gives every rank every group whose slots are reassigned: every rank runs the same
+// assignment on the same inputs and writes the same slots into its copy of the follow records.
+static crowd_status fetch_links(crowd_dist* d, int owned) {
+    crowd_world* w = d->w;
+    size_t n = 0;
+    for (int s = 0; s < owned; ++s)
+        if (cs_dist_linked(w, s)) n += cs_dist_packed_size(w, w->cur.id[s]);
+    if (n > INT_MAX || !grow(w, (void**)&d->send, &d->send_cap, n + 1, 1))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    for (size_t at = 0, s = 0; s < (size_t)owned; ++s)
+        if (cs_dist_linked(w, (int)s)) {
+            cs_dist_pack(w, w->cur.id[s], d->send + at);
+            at += cs_dist_packed_size(w, w->cur.id[s]);
+        }
+    const int bytes = (int)n;
+    COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    size_t total = 0;
+    for (int r = 0; r < d->size; ++r) {
+        d->rdispl[r] = (int)total;
+        total += (size_t)d->rcount[r];
+    }
+    if (total > INT_MAX || !grow(w, (void**)&d->recv, &d->recv_cap, total + 1, 1))
+        return CROWD_ERR_OUT_OF_MEMORY;
+    COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
+               d->comm);
+    d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
+    // Keep those not held here (this rank's own and its ghosts are), back to back.
+    size_t kept = 0;
+    for (size_t at = 0; at < total;) {
+        const size_t len = cs_dist_packed_bytes(w, d->recv + at);
+        if (w->slot_of[cs_dist_packed_index(d->recv + at)] < 0) {
+            memmove(d->recv + kept, d->recv + at, len);
+            kept += len;
+        }
+        at += len;
+    }
+    return put_received(d, kept, CS_FLAG_GHOST, d->stats.ghosts, &d->stats.linked);
 }
 
 static int cmp_arrival(const void* a, const void* b) {
@@ -306,8 +372,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
     *out = NULL;
     if (!world) return CROWD_ERR_NULL_ARGUMENT;
-    if (world->pools[CS_REC_FOLLOWER].live > 0 || world->pools[CS_REC_LEADER].live > 0 ||
-        world->max_neighbors > 0)
+    if (world->max_neighbors > 0 || cs_dist_links_removed_in_step(world))
         return CROWD_ERR_NOT_DISTRIBUTABLE;
     crowd_dist* d = zalloc(world, sizeof *d);
     if (!d) return CROWD_ERR_OUT_OF_MEMORY;
@@ -326,11 +391,13 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     d->bucket_cap = zalloc(world, k * sizeof(size_t));
     if (!d->first || !d->scount || !d->sdispl || !d->rcount || !d->rdispl || !d->bucket ||
         !d->bucket_len || !d->bucket_cap || !live_reserve(d, world->index_count + 1)) {
+        cs_dist_set_live(world, NULL);
         release(d); // the world stays the caller's
         return CROWD_ERR_OUT_OF_MEMORY;
     }
     for (int i = 0; i < world->index_count; ++i) d->live[i] = world->slot_of[i] >= 0;
     d->count = world->count;
+    d->rebalance = CROWD_DIST_REBALANCE_DEFAULT;
     unsigned tag = cs_dist_tag(world);
     COLLECTIVE(MPI_Ibcast, &tag, 1, MPI_UNSIGNED, 0, comm);
     cs_dist_set_tag(world, (uint16_t)tag);
@@ -363,16 +430,26 @@ crowd_status crowd_dist_step(crowd_dist* d) {
     const double t0 = MPI_Wtime();
     // One rank owns everything and needs no copies.
     crowd_status st = CROWD_OK;
+    d->stats.ghosts = d->stats.linked = 0;
+    d->stats.rebalanced = 0;
     if (d->size > 1) {
-        compute_strips(d, false);
+        // Where the borders lie changes no result (docs/distributed.md), only the balance: the
+        // strips move only when the agents' drift has unbalanced them enough.
+        d->stats.imbalance = imbalance(d);
+        if (d->stats.imbalance >= d->rebalance) {
+            compute_strips(d, false);
+            d->stats.rebalanced = 1;
+        }
         st = migrate(d);
+        const int owned = w->count;
         if (st == CROWD_OK) st = send_ghosts(d);
+        if (st == CROWD_OK) st = fetch_links(d, owned);
     }
     const int free_before = cs_dist_free_count(w);
     const double t1 = MPI_Wtime();
     if (st == CROWD_OK) st = crowd_world_step(w);
     const double t2 = MPI_Wtime();
-    for (int i = 0; i < d->stats.ghosts; ++i) cs_dist_drop(w, d->ghost[i]);
+    for (int i = 0; i < d->stats.ghosts + d->stats.linked; ++i) cs_dist_drop(w, d->ghost[i]);
     if (st == CROWD_OK) st = gather_arrivals(d, free_before);
     d->stats.step_ms = (t2 - t1) * 1e3;
     d->stats.exchange_ms = (MPI_Wtime() - t2 + t1 - t0) * 1e3;
@@ -411,12 +488,45 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     return CROWD_OK;
 }
 
+// Every rank keeps the follow graph (CS_DIST_REPLICATED), so every rank takes a linked agent out
+// of it; the owner does so in crowd_agent_remove. The others need the agent itself for that (a
+// follower of a removed leader stops at its current target, which the leader's position and
+// heading give): the owner sends it to all, and they hold it for the call.
+static crowd_status unlink_elsewhere(crowd_dist* d, uint32_t idx) {
+    crowd_world* w = d->w;
+    const bool mine = w->slot_of[idx] >= 0;
+    int owner = mine ? d->rank : -1;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &owner, 1, MPI_INT, MPI_MAX, d->comm);
+    int bytes = mine ? (int)cs_dist_packed_size(w, idx) : 0;
+    COLLECTIVE(MPI_Ibcast, &bytes, 1, MPI_INT, owner, d->comm);
+    int ok = grow(w, (void**)&d->recv, &d->recv_cap, (size_t)bytes + 1, 1);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
+    if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
+    if (mine) cs_dist_pack(w, idx, d->recv);
+    COLLECTIVE(MPI_Ibcast, d->recv, bytes, MPI_BYTE, owner, d->comm);
+    d->stats.bytes_sent += mine ? (int64_t)bytes * (d->size - 1) : 0;
+    int put = 0;
+    const crowd_status st =
+        mine ? CROWD_OK : put_received(d, (size_t)bytes, CS_FLAG_GHOST, 0, &put);
+    int code = (int)st; // errors are positive: the largest is any rank's failure
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
+    if (!mine && st == CROWD_OK) {
+        if (code == CROWD_OK) cs_dist_unlink(w, idx);
+        cs_dist_drop(w, idx);
+    }
+    return (crowd_status)code;
+}
+
 crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
     crowd_status st = check_handle(d, id);
     if (st != CROWD_OK) return st;
     crowd_world* w = d->w;
     const uint32_t idx = id.index1 - 1;
+    if (cs_dist_has_links(w, idx)) {
+        st = unlink_elsewhere(d, idx);
+        if (st != CROWD_OK) return st;
+    }
     if (w->slot_of[idx] >= 0)
         st = crowd_agent_remove(w, id);
     else
@@ -435,6 +545,28 @@ crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, cro
                                                  : INT_MAX;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MIN, d->comm);
     return (crowd_status)mine;
+}
+
+crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
+                                     const crowd_vec2* points, int count, crowd_obstacle_id* out) {
+    if (!d || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
+    // Whether it covers an agent is asked of every rank (each tests the agents it owns).
+    bool covered = false;
+    cs_dist_obstacle_covers(d->w, kind, points, count, &covered);
+    int any = covered;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d->comm);
+    const crowd_status st = cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out);
+    // Only running out of memory can differ between ranks; where the add succeeded it is taken
+    // back (its obstacle slot then moves on to its next generation there).
+    int code = (int)st;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
+    if (code != CROWD_OK && st == CROWD_OK) crowd_obstacle_remove(d->w, *out);
+    return (crowd_status)code;
+}
+
+crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    return crowd_obstacle_remove(d->w, id); // obstacles are replicated: the same on every rank
 }
 
 int crowd_dist_agent_count(const crowd_dist* d) {
@@ -478,9 +610,8 @@ crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out, in
 
 // Puts every other rank's agents into rank 0's world, runs `fn` on it there (the whole world, as
 // one process holds it) and takes them out again; every rank returns fn's status.
-typedef crowd_status on_whole_fn(const crowd_world* w, void* ctx);
-
-static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
+crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn, void* ctx) {
+    if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
     crowd_world* w = d->w;
     size_t n = 0;
     for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
@@ -509,7 +640,7 @@ static crowd_status on_whole_world(crowd_dist* d, on_whole_fn* fn, void* ctx) {
     if (d->rank == 0) {
         // Listed through the ghost list (the flag taken off at once): they are no ghosts.
         int put = 0, ghosts = d->stats.ghosts;
-        st = put_received(d, total, CS_FLAG_GHOST, &put);
+        st = put_received(d, total, CS_FLAG_GHOST, 0, &put);
         if (st == CROWD_OK) {
             for (int i = 0; i < put; ++i) w->cur.flags[w->slot_of[d->ghost[i]]] &= ~CS_FLAG_GHOST;
             st = fn(w, ctx);
@@ -530,7 +661,7 @@ static crowd_status hash_whole(const crowd_world* w, void* ctx) {
 crowd_status crowd_dist_state_hash(crowd_dist* d, uint64_t* out) {
     if (!d || !out) return CROWD_ERR_NULL_ARGUMENT;
     uint64_t h = 0;
-    const crowd_status st = on_whole_world(d, hash_whole, &h);
+    const crowd_status st = crowd_dist_with_whole_world(d, hash_whole, &h);
     COLLECTIVE(MPI_Ibcast, &h, 1, MPI_UINT64_T, 0, d->comm);
     *out = h;
     return st;
@@ -549,7 +680,15 @@ static crowd_status save_whole(const crowd_world* w, void* ctx) {
 crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* user) {
     if (!d || (d->rank == 0 && !write)) return CROWD_ERR_NULL_ARGUMENT;
     save_ctx ctx = {write, user};
-    return on_whole_world(d, save_whole, &ctx);
+    return crowd_dist_with_whole_world(d, save_whole, &ctx);
+}
+
+crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (!isfinite(threshold)) return CROWD_ERR_NOT_FINITE;
+    if (threshold < 1.0) return CROWD_ERR_OUT_OF_RANGE;
+    d->rebalance = threshold;
+    return CROWD_OK;
 }
 
 crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/dist_hooks.h"
 #include "core/internal.h"
 #include "walls/walls_math.h"
 
@@ -232,19 +233,36 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
     return CROWD_OK;
 }
 
-crowd_status crowd_obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* points,
-                                int count, crowd_obstacle_id* out) {
-    if (!w || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
-    crowd_status st = cs_obstacle_check(w, kind, points, count);
-    if (st != CROWD_OK) return st;
-    cs_walls* g = &w->walls;
-    if (g->live >= CS_OBSTACLE_MAX_COUNT) return CROWD_ERR_CAPACITY;
+// covers_agent over the obstacle's bounding box.
+static bool covers_any(const crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* points,
+                       int count) {
     float x0 = points[0].x, y0 = points[0].y, x1 = x0, y1 = y0;
     for (int i = 1; i < count; ++i) {
         x0 = fminf(x0, points[i].x), x1 = fmaxf(x1, points[i].x);
         y0 = fminf(y0, points[i].y), y1 = fmaxf(y1, points[i].y);
     }
-    if (covers_agent(w, kind, points, count, x0, y0, x1, y1)) return CROWD_ERR_INSIDE_OBSTACLE;
+    return covers_agent(w, kind, points, count, x0, y0, x1, y1);
+}
+
+crowd_status cs_dist_obstacle_covers(crowd_world* w, crowd_obstacle_kind kind,
+                                     const crowd_vec2* points, int count, bool* covered) {
+    *covered = false;
+    if (!w || !points) return CROWD_ERR_NULL_ARGUMENT;
+    const crowd_status st = cs_obstacle_check(w, kind, points, count);
+    if (st == CROWD_OK) *covered = covers_any(w, kind, points, count);
+    return st;
+}
+
+// covered: -1 to test this world's agents, else the answer (0 or 1) of a split world's processes.
+static crowd_status obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* points,
+                                 int count, int covered, crowd_obstacle_id* out) {
+    if (!w || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = cs_obstacle_check(w, kind, points, count);
+    if (st != CROWD_OK) return st;
+    cs_walls* g = &w->walls;
+    if (g->live >= CS_OBSTACLE_MAX_COUNT) return CROWD_ERR_CAPACITY;
+    if (covered < 0 ? covers_any(w, kind, points, count) : covered > 0)
+        return CROWD_ERR_INSIDE_OBSTACLE;
     if (g->free_count == 0) st = cs_walls_reserve_slots(w, g, g->obs_used + 1);
     if (st != CROWD_OK) return st;
     const bool reuse = g->free_count > 0;
@@ -258,6 +276,17 @@ crowd_status crowd_obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const 
         g->obs_used++;
     *out = (crowd_obstacle_id){.index1 = oi + 1, .generation = gen, .world = w->tag};
     return CROWD_OK;
+}
+
+crowd_status crowd_obstacle_add(crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* points,
+                                int count, crowd_obstacle_id* out) {
+    return obstacle_add(w, kind, points, count, -1, out);
+}
+
+crowd_status cs_dist_obstacle_add(crowd_world* w, crowd_obstacle_kind kind,
+                                  const crowd_vec2* points, int count, bool covered,
+                                  crowd_obstacle_id* out) {
+    return obstacle_add(w, kind, points, count, covered, out);
 }
 
 crowd_status crowd_obstacle_remove(crowd_world* w, crowd_obstacle_id id) {

@@ -4,11 +4,15 @@
 //  tube,
 //    wall avoidance beside a wall) walk across the whole split, and each changes owner;
 //  - a single-file queue whose file lies across strip borders, its members on several ranks;
-//  - remove, teleport and add of agents another rank owns, and the handles that follow;
+//  - remove, teleport and add of agents another rank owns, and the handles that follow; a wall
+//    across an agent another rank owns (refused everywhere) and one beside it;
 //  - more ranks than occupied strips (the whole crowd in one cell column);
+//  - strips recomputed only past an imbalance threshold: the same result on any threshold;
 //  - a snapshot of the split world, saved from up to 3 ranks, loads on 1 and on up to 4 ranks
 //    and steps on as the one-process world does;
-//  - a world with followers is refused.
+//  - followers whose leaders live on other ranks, far beyond the halo: slot assignment, a removed
+//    leader's followers taking its fallback, a removed follower, a snapshot of the split groups;
+//  - a world where a follower is removed on arrival is refused.
 // Run under mpiexec with any rank count; exit status 1 on the first failed check.
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,9 +263,32 @@ static void remote_structure(void) {
     CHECK(crowd_dist_agent_set_position(t.d, split, (crowd_vec2){2e7f, 0.0f}) ==
               crowd_agent_set_position(t.w, one, (crowd_vec2){2e7f, 0.0f}),
           "refused teleport");
+    // A wall across an agent another rank owns is refused on every rank; one beside it is added
+    // on every rank with the one-process handle.
+    crowd_vec2 p;
+    const crowd_agent_id other = nth(&t, 36);
+    CHECK(crowd_agent_get_position(t.w, other, &p) == CROWD_OK, "position");
+    CHECK(size == 1 || crowd_dist_owner(t.d, other) != 0, "the agent is on rank 0");
+    const crowd_vec2 across[2] = {{p.x, p.y - 1.0f}, {p.x, p.y + 1.0f}};
+    const crowd_vec2 beside[2] = {{p.x - 1.0f, p.y + 3.0f}, {p.x + 1.0f, p.y + 3.0f}};
+    crowd_obstacle_id o1, o2;
+    CHECK(crowd_obstacle_add(t.w, CROWD_OBSTACLE_WALL, across, 2, &o1) ==
+                  CROWD_ERR_INSIDE_OBSTACLE &&
+              crowd_dist_obstacle_add(t.d, CROWD_OBSTACLE_WALL, across, 2, &o2) ==
+                  CROWD_ERR_INSIDE_OBSTACLE,
+          "a wall across an agent");
+    CHECK(crowd_obstacle_add(t.w, CROWD_OBSTACLE_WALL, beside, 2, &o1) == CROWD_OK &&
+              crowd_dist_obstacle_add(t.d, CROWD_OBSTACLE_WALL, beside, 2, &o2) == CROWD_OK &&
+              o1.index1 == o2.index1 && o1.generation == o2.generation,
+          "a wall beside it");
     step(&t, 50, "after structural calls");
+    CHECK(crowd_obstacle_remove(t.w, o1) == CROWD_OK &&
+              crowd_dist_obstacle_remove(t.d, o2) == CROWD_OK,
+          "wall removed");
+    step(&t, 10, "after the wall's removal");
     if (rank == 0)
-        printf("remove, teleport, add of agents on rank %d: same handles, owners and hash\n",
+        printf("remove, teleport, add of agents on rank %d, a wall across one refused everywhere: "
+               "same handles, owners and hash\n",
                owner);
     destroy(&t);
 }
@@ -286,6 +313,51 @@ static void more_ranks_than_strips(void) {
     if (rank == 0)
         printf("one cell column on %d ranks: %d rank(s) hold agents, same hash\n", size, held);
     destroy(&t);
+}
+
+// ---- the rebalance threshold --------------------------------------------------------------------
+
+// Two crowds crossing each other: the agent counts per strip drift as they pass.
+static void build_crossing(crowd_world* w) {
+    for (int i = 0; i < 120; ++i) {
+        const float y = -9.0f + 1.5f * (float)(i % 12);
+        const bool right = i % 2 == 0;
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){(right ? -30.0f : 12.0f) + 1.8f * (float)(i / 12), y};
+        a.goal.mode = CROWD_GOAL_SEEK;
+        a.goal.target = (crowd_vec2){right ? 60.0f : -60.0f, y};
+        crowd_agent_id id;
+        CHECK(crowd_agent_add(w, &a, &id) == CROWD_OK, "crosser");
+    }
+}
+
+// Strips recomputed before every step, past the default threshold, or never past 1e9: the same
+// hash and arrivals as one process each time, and fewer rebalances with a higher threshold.
+static void rebalance_threshold(void) {
+    const double thresholds[3] = {1.0, CROWD_DIST_REBALANCE_DEFAULT, 1e9};
+    int rebalances[3] = {0};
+    double worst[3] = {0};
+    for (int k = 0; k < 3; ++k) {
+        twin t = make(build_crossing);
+        CHECK(crowd_dist_set_rebalance(t.d, thresholds[k]) == CROWD_OK, "threshold");
+        for (int q = 0; q < 40; ++q) {
+            step(&t, 5, "crossing");
+            const crowd_dist_stats x = crowd_dist_get_stats(t.d);
+            rebalances[k] += x.rebalanced;
+            if (x.imbalance > worst[k]) worst[k] = x.imbalance;
+        }
+        destroy(&t);
+    }
+    crowd_dist* none = NULL;
+    CHECK(crowd_dist_set_rebalance(none, 1.0) == CROWD_ERR_NULL_ARGUMENT, "null");
+    CHECK(size == 1 || (rebalances[0] == 40 && rebalances[2] == 0 &&
+                        rebalances[1] < rebalances[0] && worst[1] <= worst[2]),
+          "rebalances %d / %d / %d", rebalances[0], rebalances[1], rebalances[2]);
+    if (rank == 0)
+        printf("rebalance threshold 1 / %.1f / 1e9: strips recomputed before %d / %d / %d of 40 "
+               "checked steps, worst imbalance %.3f / %.3f / %.3f, same hash each\n",
+               CROWD_DIST_REBALANCE_DEFAULT, rebalances[0], rebalances[1], rebalances[2], worst[0],
+               worst[1], worst[2]);
 }
 
 // ---- snapshots ----------------------------------------------------------------------------------
@@ -383,20 +455,128 @@ static void snapshots(void) {
     free(snap.data);
 }
 
+// ---- followers whose leaders live on other ranks ------------------------------------------------
+
+static crowd_agent_id walker(crowd_world* w, float x, float y, float gx) {
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){x, y};
+    a.goal.mode = CROWD_GOAL_SEEK;
+    a.goal.target = (crowd_vec2){gx, y};
+    crowd_agent_id id;
+    CHECK(crowd_agent_add(w, &a, &id) == CROWD_OK, "walker");
+    return id;
+}
+
+// Two groups, each leader 50 m from its followers at the start (far beyond any halo): leader A at
+// the left walks right, its 6 slot followers (a wedge) start at the right; leader B at the right
+// walks left, its 4 slot followers (a block) and one behind follower start at the left. A is B's
+// fallback. Handles: A 1, B 2, A's followers 3-8, B's 9-13.
+static void build_groups(crowd_world* w) {
+    const crowd_agent_id a = walker(w, -30.0f, 0.0f, 40.0f), b = walker(w, 30.0f, 6.0f, -40.0f);
+    crowd_formation_def fa = crowd_formation_def_default(), fb = crowd_formation_def_default();
+    fa.shape = CROWD_FORMATION_WEDGE;
+    fb.shape = CROWD_FORMATION_BLOCK;
+    fb.columns = 2;
+    CHECK(crowd_leader_set_formation(w, a, &fa) == CROWD_OK, "formation");
+    CHECK(crowd_leader_set_formation(w, b, &fb) == CROWD_OK, "formation");
+    CHECK(crowd_leader_set_fallback(w, b, a) == CROWD_OK, "fallback");
+    crowd_follow_def slot = crowd_follow_def_default(), behind = crowd_follow_def_default();
+    slot.target = CROWD_FOLLOW_SLOT;
+    behind.target = CROWD_FOLLOW_BEHIND;
+    for (int i = 0; i < 6; ++i) {
+        const crowd_agent_id f = walker(w, 22.0f + 1.5f * (float)i, -3.0f, 22.0f);
+        CHECK(crowd_agent_follow(w, f, a, &slot) == CROWD_OK, "follow");
+    }
+    for (int i = 0; i < 5; ++i) {
+        const crowd_agent_id f = walker(w, -28.0f + 1.5f * (float)i, 9.0f, -28.0f);
+        CHECK(crowd_agent_follow(w, f, b, i < 4 ? &slot : &behind) == CROWD_OK, "follow");
+    }
+}
+
+static int linked_total(const twin* t) {
+    int linked = crowd_dist_get_stats(t->d).linked;
+    MPI_Allreduce(MPI_IN_PLACE, &linked, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    return linked;
+}
+
+static void leaders_elsewhere(void) {
+    twin t = make(build_groups);
+    const crowd_agent_id a = nth(&t, 0), b = nth(&t, 1), fa = nth(&t, 7), fb = nth(&t, 8);
+    const int oa = crowd_dist_owner(t.d, a), ob = crowd_dist_owner(t.d, b);
+    CHECK(size == 1 || (oa != crowd_dist_owner(t.d, fa) && ob != crowd_dist_owner(t.d, fb)),
+          "the leaders live with their followers");
+    step(&t, 1, "groups");
+    const int linked = linked_total(&t);
+    CHECK(size == 1 || linked >= 2, "%d leaders fetched by handle", linked);
+    step(&t, 60, "groups apart");
+    // The followers hold slots of their leaders' formations, assigned from positions on other
+    // ranks.
+    crowd_follow_info info;
+    CHECK(crowd_agent_get_follow(t.w, fa, &info) == CROWD_OK && info.slot >= 0, "a slot");
+
+    // B goes (removed on every rank; its owner is one of them): its followers take A, whose slots
+    // are assigned again over the whole new group.
+    CHECK(crowd_agent_remove(t.w, b) == CROWD_OK, "remove");
+    CHECK(crowd_dist_agent_remove(t.d, b) == CROWD_OK, "split remove of a leader");
+    crowd_leader_info li;
+    CHECK(crowd_leader_get_info(t.w, a, &li) == CROWD_OK && li.followers == 11, "the fallback");
+    step(&t, 60, "fallback");
+    // One of A's first followers goes, and so does an agent without follow records.
+    CHECK(crowd_agent_remove(t.w, fa) == CROWD_OK, "remove");
+    CHECK(crowd_dist_agent_remove(t.d, fa) == CROWD_OK, "split remove of a follower");
+    step(&t, 100, "groups after removals");
+
+    // Saved from the split world (the follow graph with it), loaded whole and split again: the
+    // one-process world's hash, and 20 more ticks in step with it.
+    bytes snap = {0};
+    CHECK(crowd_dist_save_stream(t.d, append, &snap) == CROWD_OK, "split save");
+    unsigned long long len = snap.len;
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+        snap.data = malloc(len ? len : 1);
+        snap.len = snap.cap = len;
+    }
+    MPI_Bcast(snap.data, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+    crowd_load_def ld = crowd_load_def_default();
+    ld.threads = 1;
+    crowd_world* back;
+    CHECK(crowd_world_load(snap.data, snap.len, &ld, &back) == CROWD_OK, "load");
+    CHECK(crowd_world_state_hash(back) == crowd_world_state_hash(t.w), "the loaded groups");
+    crowd_dist_destroy(t.d);
+    CHECK(crowd_dist_create(MPI_COMM_WORLD, back, &t.d) == CROWD_OK, "split the loaded groups");
+    step(&t, 20, "groups loaded");
+    free(snap.data);
+    if (rank == 0)
+        printf("followers of leaders on other ranks (leaders on ranks %d and %d): %d copies of "
+               "leaders and members fetched by handle in the first step; leader and follower "
+               "removed; saved and loaded; same "
+               "hash\n",
+               oa, ob, linked);
+    destroy(&t);
+}
+
 // ---- refused ------------------------------------------------------------------------------------
 
-static void followers_refused(void) {
+// An agent that follows and has a queue that removes it on arrival.
+static void removal_in_step_refused(void) {
     crowd_world_def wd = crowd_world_def_default();
     crowd_world* w;
     CHECK(crowd_world_create(&wd, &w) == CROWD_OK, "create");
     const crowd_agent_id leader = add(w, 0.0f, 0.0f, 0.0f), follower = add(w, -2.0f, 0.0f, 0.0f);
     const crowd_follow_def f = crowd_follow_def_default();
     CHECK(crowd_agent_follow(w, follower, leader, &f) == CROWD_OK, "follow");
+    crowd_queue_def q = crowd_queue_def_default();
+    q.on_arrival = CROWD_QUEUE_REMOVE;
+    CHECK(crowd_agent_set_queue(w, follower, &q) == CROWD_OK, "queue");
     crowd_dist* d = NULL;
     CHECK(crowd_dist_create(MPI_COMM_WORLD, w, &d) == CROWD_ERR_NOT_DISTRIBUTABLE && !d,
-          "a world with followers");
-    crowd_world_destroy(w);
-    if (rank == 0) printf("a world with followers: refused (CROWD_ERR_NOT_DISTRIBUTABLE)\n");
+          "a follower removed on arrival");
+    // With a queue that keeps it, the same world splits.
+    q.on_arrival = CROWD_QUEUE_STOP;
+    CHECK(crowd_agent_set_queue(w, follower, &q) == CROWD_OK, "queue");
+    CHECK(crowd_dist_create(MPI_COMM_WORLD, w, &d) == CROWD_OK, "a follower that stops");
+    crowd_dist_destroy(d);
+    if (rank == 0) printf("a follower removed on arrival: refused (CROWD_ERR_NOT_DISTRIBUTABLE)\n");
 }
 
 int main(int argc, char** argv) {
@@ -407,8 +587,10 @@ int main(int argc, char** argv) {
     queue_across_borders();
     remote_structure();
     more_ranks_than_strips();
+    rebalance_threshold();
     snapshots();
-    followers_refused();
+    leaders_elsewhere();
+    removal_in_step_refused();
     MPI_Finalize();
     return 0;
 }

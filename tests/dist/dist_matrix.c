@@ -1,13 +1,14 @@
 // The rank-count determinism check of a world split across MPI ranks (crowd/dist.h): every
-// built-in scene that a split world supports, stepped with churn (agents removed, added and
-// teleported between steps, wherever they live), gives on K ranks the state hash the same scene
-// gives in one process, at every checkpoint. Run under mpiexec with any rank count:
+// built-in scene, stepped with churn (agents removed, added and teleported between steps, wherever
+// they live, and walls removed and added in the town), gives on K ranks the state hash the same
+// scene gives in one process, at every checkpoint. Run under mpiexec with any rank count:
 //
 //   mpiexec -n K dist_matrix [--agents N] [--ticks T] [--threads T] [--scene NAME]
 //
 // Rank 0 steps the one-process reference beside its share of the split world and prints one line
 // per scene; the exit status is 1 on any difference.
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,30 @@ static crowd_status refused_ok(crowd_status st) {
     return st == CROWD_ERR_INSIDE_OBSTACLE || st == CROWD_ERR_STALE_HANDLE ? CROWD_OK : st;
 }
 
+// As crowd hash --churn in a world with obstacles: the first two in handle order removed, two 3 m
+// walls added at random places (refused where they would cover an agent, on any rank).
+static crowd_status churn_walls(target* t, scene_rng* rng, float half) {
+    const crowd_world* w = t->d ? crowd_dist_world(t->d) : t->w;
+    const int n = crowd_world_obstacle_count(w);
+    if (n == 0) return CROWD_OK;
+    crowd_obstacle_id* all = malloc(sizeof *all * (size_t)n);
+    if (!all) abort();
+    int count = 0;
+    crowd_status st = crowd_world_get_obstacles(w, all, n, &count);
+    for (int k = 0; st == CROWD_OK && k < 2 && k < count; ++k)
+        st = t->d ? crowd_dist_obstacle_remove(t->d, all[k]) : crowd_obstacle_remove(t->w, all[k]);
+    free(all);
+    for (int k = 0; st == CROWD_OK && k < 2; ++k) {
+        const crowd_vec2 a = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
+        const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
+        const crowd_vec2 pts[2] = {a, {a.x + 3.0f * cosf(ang), a.y + 3.0f * sinf(ang)}};
+        crowd_obstacle_id id;
+        st = refused_ok(t->d ? crowd_dist_obstacle_add(t->d, CROWD_OBSTACLE_WALL, pts, 2, &id)
+                             : crowd_obstacle_add(t->w, CROWD_OBSTACLE_WALL, pts, 2, &id));
+    }
+    return st;
+}
+
 // As crowd hash --churn: 64 picks, every third removed, teleported or a new agent added.
 static crowd_status churn(target* t, scene_rng* rng, float half) {
     int count;
@@ -70,7 +95,7 @@ static crowd_status churn(target* t, scene_rng* rng, float half) {
         }
     }
     free(all);
-    return st;
+    return st == CROWD_OK ? churn_walls(t, rng, half) : st;
 }
 
 enum { CHECKS = 8 };
@@ -109,8 +134,9 @@ int main(int argc, char** argv) {
         if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--scene")) only = argv[i + 1];
     }
-    const scene_kind kinds[] = {SCENE_SEPARATION, SCENE_CROSSING, SCENE_MIXED, SCENE_QUEUE,
-                                SCENE_WAYPOINTS,  SCENE_TUBE,     SCENE_TOWN};
+    const scene_kind kinds[] = {SCENE_SEPARATION, SCENE_CROSSING,  SCENE_MIXED,
+                                SCENE_QUEUE,      SCENE_WAYPOINTS, SCENE_TUBE,
+                                SCENE_GROUPS,     SCENE_PLAZA,     SCENE_TOWN};
     int failed = 0;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
         if (only && strcmp(only, scene_kind_name(kinds[k]))) continue;
@@ -132,8 +158,9 @@ int main(int argc, char** argv) {
         if (sst == CROWD_OK) sst = crowd_dist_create(MPI_COMM_WORLD, w, &split.d);
         if (sst == CROWD_OK) sst = run(&split, &def, ticks, got);
         const crowd_dist_stats stats = crowd_dist_get_stats(split.d);
-        int ghosts = stats.ghosts, owned = stats.owned, most = owned;
+        int ghosts = stats.ghosts, linked = stats.linked, owned = stats.owned, most = owned;
         MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &linked, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (split.d)
             crowd_dist_destroy(split.d);
@@ -142,11 +169,14 @@ int main(int argc, char** argv) {
         if (rank != 0) continue;
         const bool same = st == CROWD_OK && sst == CROWD_OK && !memcmp(ref, got, sizeof ref);
         failed |= !same;
-        printf("%-10s %d ranks: %s %016" PRIx64 " (one process %016" PRIx64
-               "), %d checkpoints; last step: %d ghosts in all, most agents on a rank %d%s%s\n",
-               scene_kind_name(kinds[k]), size, same ? "same" : "DIFFERENT", got[CHECKS - 1],
-               ref[CHECKS - 1], CHECKS, ghosts, most, st == CROWD_OK ? "" : " (reference failed)",
-               sst == CROWD_OK ? "" : crowd_status_string(sst));
+        printf(
+            "%-10s %d ranks: %s %016" PRIx64 " (one process %016" PRIx64
+            "), %d checkpoints; last step: %d ghosts and %d linked in all, most agents on a rank "
+            "%d%s%s\n",
+            scene_kind_name(kinds[k]), size, same ? "same" : "DIFFERENT", got[CHECKS - 1],
+            ref[CHECKS - 1], CHECKS, ghosts, linked, most,
+            st == CROWD_OK ? "" : " (reference failed)",
+            sst == CROWD_OK ? "" : crowd_status_string(sst));
         if (!same)
             for (int c = 0; c < CHECKS; ++c)
                 printf("  checkpoint %d: %016" PRIx64 " vs %016" PRIx64 "\n", c, got[c], ref[c]);

@@ -9,6 +9,9 @@
 #include "build.h"
 #include "crowd/crowd.h"
 #include "record.h"
+#ifdef CROWD_CLI_MPI
+#include "crowd/dist.h"
+#endif
 
 // Exit codes: 0 success, 1 a failure while working (bad file, unwritable output, a scenario
 // this build cannot run), 2 a usage error (unknown or malformed flag).
@@ -57,6 +60,11 @@ typedef struct run_options {
     bool progress;   // draw a progress bar on stdout
     rec_writer* rec; // NULL = no recording
     int record_every;
+#ifdef CROWD_CLI_MPI
+    // The world split across the ranks of mpiexec (NULL: one process). Every rank runs the loop;
+    // rank 0 draws the progress, and each recorded frame is gathered to it (its rec).
+    crowd_dist* dist;
+#endif
 } run_options;
 
 // Steps the world; false with a message when a step or the recording fails.

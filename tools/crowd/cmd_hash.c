@@ -63,21 +63,22 @@ static crowd_status churn_walls(const hash_world* hw, scene_rng* rng, float half
     crowd_world* w = hw->w;
     const int n = crowd_world_obstacle_count(w);
     if (n == 0) return CROWD_OK;
-    // A split world has no calls to add or remove obstacles.
-    if (SPLIT(hw)) return CROWD_ERR_NOT_DISTRIBUTABLE;
     crowd_obstacle_id* all = malloc(sizeof *all * (size_t)n);
     if (!all) return CROWD_ERR_OUT_OF_MEMORY;
     int count = 0;
     crowd_status st = crowd_world_get_obstacles(w, all, n, &count);
     for (int k = 0; st == CROWD_OK && k < 2 && k < count; ++k)
-        st = crowd_obstacle_remove(w, all[k]);
+        st = SPLIT_CALL(hw, crowd_dist_obstacle_remove(hw->d, all[k]),
+                        crowd_obstacle_remove(w, all[k]));
     free(all);
     for (int k = 0; st == CROWD_OK && k < 2; ++k) {
         const crowd_vec2 a = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
         const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
         const crowd_vec2 pts[2] = {a, {a.x + 3.0f * cosf(ang), a.y + 3.0f * sinf(ang)}};
         crowd_obstacle_id id;
-        st = refused_ok(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, pts, 2, &id));
+        st = refused_ok(SPLIT_CALL(hw,
+                                   crowd_dist_obstacle_add(hw->d, CROWD_OBSTACLE_WALL, pts, 2, &id),
+                                   crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, pts, 2, &id)));
     }
     return st;
 }

@@ -70,6 +70,13 @@ int cmd_run(int argc, char** argv) {
         return EXIT_USAGE;
     }
 
+    // Under mpiexec (the MPI build) every rank builds the same world and the ranks split it; rank
+    // 0 prints, writes the recording and draws the progress bar.
+    int rank = 0, ranks = 1;
+#ifdef CROWD_CLI_MPI
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+#endif
     char err[1024];
     scenario sc;
     if (!scenario_load(file, &sc, err, sizeof err)) {
@@ -77,8 +84,8 @@ int cmd_run(int argc, char** argv) {
         return 1;
     }
     // Open the output before the run so that an unwritable path fails at once.
-    FILE* out = record ? cli_open_out(cmd, record, "wb") : NULL;
-    if (record && !out) {
+    FILE* out = record && rank == 0 ? cli_open_out(cmd, record, "wb") : NULL;
+    if (record && rank == 0 && !out) {
         scenario_free(&sc);
         return 1;
     }
@@ -94,25 +101,45 @@ int cmd_run(int argc, char** argv) {
         scenario_free(&sc);
         return 1;
     }
-    rec_writer rec;
+    rec_writer rec = {0};
     const int record_every = every > 0 ? (int)every : sc.record_every;
-    if (out && !rec_begin(&rec, &b, record_every)) {
+    // Every rank keeps a writer so that all take part in gathering each frame; rank 0's is written.
+    if (record && !rec_begin(&rec, &b, record_every)) {
         cli_error(cmd, "out of memory");
         rc = 1;
     }
     run_options ro = {.ticks = ticks >= 0 ? (int)ticks : sc.ticks,
-                      .progress = isatty(STDOUT_FILENO) == 1,
-                      .rec = out ? &rec : NULL,
+                      .progress = rank == 0 && isatty(STDOUT_FILENO) == 1,
+                      .rec = record ? &rec : NULL,
                       .record_every = record_every};
+#ifdef CROWD_CLI_MPI
+    if (rc == 0 && ranks > 1) {
+        const crowd_status cs = crowd_dist_create(MPI_COMM_WORLD, b.world, &ro.dist);
+        if (cs != CROWD_OK) {
+            if (rank == 0)
+                cli_error(cmd, "cannot split the world across %d ranks: %s", ranks,
+                          crowd_status_string(cs));
+            rc = 1;
+        }
+    }
+#endif
     run_stats st;
     if (rc == 0 && !run_world(&b, &ro, &st, err, sizeof err)) {
-        cli_error(cmd, "%s", err);
+        if (rank == 0) cli_error(cmd, "%s", err);
         rc = 1;
     }
-    if (rc == 0) {
+    if (rc == 0 && rank == 0) {
         print_run_summary(stdout, &b, &st);
+        if (ranks > 1) printf("ranks: %d\n", ranks);
         if (hash) printf("state-hash: %016" PRIx64 "\n", st.hash);
     }
+#ifdef CROWD_CLI_MPI
+    if (ro.dist) {
+        crowd_dist_destroy(ro.dist); // and the world it took over
+        b.world = NULL;
+    }
+#endif
+    if (record && !out) rec_writer_free(&rec);
     if (out) {
         if (rc == 0 && !rec_finish(&rec, out)) {
             cli_error(cmd, "cannot write '%s'", record);

@@ -230,6 +230,30 @@ static uint16_t quantize(float v, float lo, float ext) {
     return (uint16_t)(q < 0.0 ? 0.0 : (q > 65535.0 ? 65535.0 : q));
 }
 
+typedef struct agent_at {
+    crowd_agent_id id;
+    crowd_vec2 pos;
+} agent_at;
+
+static int cmp_agent_at(const void* a, const void* b) {
+    const uint32_t x = ((const agent_at*)a)->id.index1, y = ((const agent_at*)b)->id.index1;
+    return (x > y) - (x < y);
+}
+
+// The world's agents in handle order: a frame does not depend on the world's storage order (which
+// changes as agents change cells, and differs in a world split across processes and gathered).
+static bool agents_in_handle_order(rec_writer* w, const crowd_world* world, int* count) {
+    if (crowd_world_get_agents(world, w->ids, w->pos, NULL, w->cap_agents, count) != CROWD_OK)
+        return false;
+    agent_at* all = malloc(sizeof *all * (size_t)(*count > 0 ? *count : 1));
+    if (!all) return false;
+    for (int i = 0; i < *count; ++i) all[i] = (agent_at){w->ids[i], w->pos[i]};
+    qsort(all, (size_t)*count, sizeof *all, cmp_agent_at);
+    for (int i = 0; i < *count; ++i) w->ids[i] = all[i].id, w->pos[i] = all[i].pos;
+    free(all);
+    return true;
+}
+
 bool rec_frame(rec_writer* w, const built_world* b) {
     if (w->failed) return false;
     const int n = crowd_world_agent_count(b->world);
@@ -238,7 +262,7 @@ bool rec_frame(rec_writer* w, const built_world* b) {
         return false;
     }
     int count = 0;
-    if (crowd_world_get_agents(b->world, w->ids, w->pos, NULL, w->cap_agents, &count) != CROWD_OK) {
+    if (!agents_in_handle_order(w, b->world, &count)) {
         w->failed = true;
         return false;
     }

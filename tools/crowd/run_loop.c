@@ -41,6 +41,47 @@ static void progress(int done, int total, double ms) {
     fflush(stdout);
 }
 
+#ifdef CROWD_CLI_MPI
+#define SPLIT_CALL(o, split, plain) ((o)->dist ? (split) : (plain))
+
+typedef struct frame_ctx {
+    rec_writer* rec;
+    const built_world* b;
+} frame_ctx;
+
+// On rank 0, with the whole world gathered into its world.
+static crowd_status frame_whole(const crowd_world* whole, void* user) {
+    const frame_ctx* f = user;
+    built_world one = *f->b;
+    one.world = (crowd_world*)whole; // rec_frame only reads it
+    return rec_frame(f->rec, &one) ? CROWD_OK : CROWD_ERR_OUT_OF_MEMORY;
+}
+
+static bool frame(const run_options* o, built_world* b) {
+    if (!o->dist) return rec_frame(o->rec, b);
+    frame_ctx f = {o->rec, b};
+    return crowd_dist_with_whole_world(o->dist, frame_whole, &f) == CROWD_OK;
+}
+
+// The step's wall time: in a split world the rank's step and its exchanges.
+static double step_ms(const run_options* o, const crowd_profile* p) {
+    if (!o->dist) return p->step_ms;
+    const crowd_dist_stats s = crowd_dist_get_stats(o->dist);
+    return s.step_ms + s.exchange_ms;
+}
+#else
+#define SPLIT_CALL(o, split, plain) (plain)
+
+static bool frame(const run_options* o, built_world* b) {
+    return rec_frame(o->rec, b);
+}
+
+static double step_ms(const run_options* o, const crowd_profile* p) {
+    (void)o;
+    return p->step_ms;
+}
+#endif
+
 bool run_world(built_world* b, const run_options* o, run_stats* out, char* err, size_t errlen) {
     const int ticks = o->ticks;
     // One row of step times and one per phase.
@@ -51,17 +92,19 @@ bool run_world(built_world* b, const run_options* o, run_stats* out, char* err, 
     }
     bool ok = true;
     crowd_status st = CROWD_OK;
-    for (int t = 0; t < o->warmup && st == CROWD_OK; ++t) st = crowd_world_step(b->world);
-    const int agents_start = crowd_world_agent_count(b->world);
-    if (o->rec && !rec_frame(o->rec, b)) ok = false;
+    for (int t = 0; t < o->warmup && st == CROWD_OK; ++t)
+        st = SPLIT_CALL(o, crowd_dist_step(o->dist), crowd_world_step(b->world));
+    const int agents_start =
+        SPLIT_CALL(o, crowd_dist_agent_count(o->dist), crowd_world_agent_count(b->world));
+    if (o->rec && !frame(o, b)) ok = false;
     double last_draw = 0.0;
     for (int t = 0; t < ticks && st == CROWD_OK && ok; ++t) {
-        st = crowd_world_step(b->world);
+        st = SPLIT_CALL(o, crowd_dist_step(o->dist), crowd_world_step(b->world));
         const crowd_profile p = crowd_world_get_profile(b->world);
-        ms[t] = p.step_ms;
+        ms[t] = step_ms(o, &p);
         for (int k = 0; k < CROWD_PHASE_COUNT; ++k)
             ms[(size_t)(k + 1) * (size_t)ticks + (size_t)t] = p.phase_ms[k];
-        if (o->rec && (t + 1) % o->record_every == 0 && !rec_frame(o->rec, b)) ok = false;
+        if (o->rec && (t + 1) % o->record_every == 0 && !frame(o, b)) ok = false;
         if (o->progress) {
             const double now = now_s();
             if (now - last_draw > 0.1 || t + 1 == ticks) {
@@ -80,12 +123,19 @@ bool run_world(built_world* b, const run_options* o, run_stats* out, char* err, 
     } else if (!ok) {
         snprintf(err, errlen, "out of memory while recording");
     }
+    uint64_t hash = 0;
+    if (ok && SPLIT_CALL(o, crowd_dist_state_hash(o->dist, &hash),
+                         (hash = crowd_world_state_hash(b->world), CROWD_OK)) != CROWD_OK) {
+        snprintf(err, errlen, "out of memory while hashing");
+        ok = false;
+    }
     if (ok) {
         *out = (run_stats){.agents_start = agents_start,
-                           .agents = crowd_world_agent_count(b->world),
+                           .agents = SPLIT_CALL(o, crowd_dist_agent_count(o->dist),
+                                                crowd_world_agent_count(b->world)),
                            .threads = crowd_world_get_threads(b->world),
                            .ticks = ticks,
-                           .hash = crowd_world_state_hash(b->world)};
+                           .hash = hash};
         double sum = 0.0;
         for (int t = 0; t < ticks; ++t) sum += ms[t];
         out->mean_ms = ticks ? sum / ticks : 0.0;

@@ -157,8 +157,11 @@ static void unmark_dirty(crowd_world* w, uint32_t li) {
     l->dirty = 0;
 }
 
+// Columns are written where the agent is stored: in a split world every process keeps the follow
+// records of every agent (the group links) but stores only some agents (core/dist_hooks.h).
 static void set_column(crowd_world* w, uint32_t idx, uint32_t group, bool follows) {
     const int32_t s = w->slot_of[idx];
+    if (s < 0) return;
     w->cur.group[s] = group;
     if (follows)
         w->cur.flags[s] |= CS_FLAG_FOLLOW;
@@ -169,6 +172,7 @@ static void set_column(crowd_world* w, uint32_t idx, uint32_t group, bool follow
 // The leader flag mirrors "has followers" so the leader pass finds leaders in one scan.
 static void set_leader_flag(crowd_world* w, uint32_t li) {
     const int32_t s = w->slot_of[li];
+    if (s < 0) return;
     if (cs_leader_of(w, li)->followers > 0)
         w->cur.flags[s] |= CS_FLAG_LEADER;
     else
@@ -240,6 +244,11 @@ static bool chain_reaches(const crowd_world* w, uint32_t a, uint32_t b) {
 static crowd_vec2 current_target(const crowd_world* w, const cs_follower* f) {
     const cs_columns* c = &w->cur;
     const int32_t s = w->slot_of[f->leader - 1];
+    if (s < 0) { // in a split world, a leader another process stores: its frame at the last step
+        const cs_lead_state* ld = &cs_leader_of(w, f->leader - 1)->lead;
+        return cs_follow_target((crowd_vec2){ld->px, ld->py}, (crowd_vec2){ld->hx, ld->hy},
+                                f->slot_index >= 0, f->slot, f->behind_dist);
+    }
     const crowd_vec2 lp = {c->px[s], c->py[s]};
     const crowd_vec2 h =
         cs_steer_heading((crowd_vec2){c->vx[s], c->vy[s]}, (crowd_vec2){c->hx[s], c->hy[s]});
@@ -454,11 +463,9 @@ void cs_follow_on_remove(crowd_world* w, uint32_t idx) {
     // The fallback, if it will take anyone. It has its leader record since
     // crowd_leader_set_fallback named it, and the scratch its group can grow to was reserved then
     // (reserve_removal).
-    int fb_slot;
     uint32_t fb = 0;
     const bool has_fb = l && l->followers > 0 && !crowd_agent_id_is_null(l->fallback) &&
-                        cs_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
-                        l->fallback.index1 - 1 != idx;
+                        cs_agent_live(w, l->fallback) && l->fallback.index1 - 1 != idx;
     if (has_fb) fb = l->fallback.index1 - 1;
 
     if (cs_follower_of(w, idx)) drop_follower(w, idx);

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The crowd command under mpiexec (the MPI build): `crowd run --hash --record` on K ranks prints
+# the one-process state hash on rank 0 alone and writes a recording byte-identical to the
+# one-process one; `crowd scale --ranks` reports every rank of every rank count, started alone (it
+# starts itself under mpiexec) and with the same hash on every count.
+# usage: dist_cli.sh CROWD_BINARY SOURCE_DIR MPIEXEC
+set -u
+crowd=$1
+src=$2
+mpiexec=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_WAIT_POLICY=passive
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+for scenario in formations evacuation; do
+  file=$src/tools/scenarios/$scenario.json
+  one=$("$crowd" run "$file" --ticks 120 --threads 1 --hash --record "$tmp/one.rec" | grep '^state-hash')
+  for k in 2 3; do
+    out=$("$mpiexec" -n "$k" "$crowd" run "$file" --ticks 120 --threads 1 --hash --record "$tmp/split.rec")
+    hashes=$(grep -c '^state-hash' <<<"$out")
+    if [ "$hashes" = 1 ] && [ "$(grep '^state-hash' <<<"$out")" = "$one" ] &&
+        grep -q "^ranks: $k$" <<<"$out"; then ok; else bad "$scenario on $k ranks: $out (one process: $one)"; fi
+    if cmp -s "$tmp/one.rec" "$tmp/split.rec"; then ok; else bad "$scenario: the recording on $k ranks differs"; fi
+  done
+done
+
+out=$("$crowd" scale --agents 3000 --scene groups --ranks 1,2,3 --ticks 5 --warmup 1 --threads 1)
+rc=$?
+rows=$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' <<<"$out")
+counts=$(grep -c 'imbalance (most agents on a rank / mean)' <<<"$out")
+if [ "$rc" = 0 ] && [ "$rows" = 6 ] && [ "$counts" = 3 ] &&
+    grep -q 'state-hash on every rank count: equal' <<<"$out"; then ok; else bad "crowd scale --ranks (rc $rc, $rows rank rows): $out"; fi
+if MPIEXEC=/nonexistent "$crowd" scale --agents 100 --ranks 1,2 --ticks 1 >/dev/null 2>"$tmp/err"; then
+  bad "a missing launcher"
+elif [ "$(cat "$tmp/err")" = "crowd scale: cannot start mpiexec for 2 ranks" ]; then ok; else bad "a missing launcher: $(cat "$tmp/err")"; fi
+
+echo "dist_cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
