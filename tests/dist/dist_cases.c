@@ -379,6 +379,17 @@ static bool append(const void* data, size_t size, void* user) {
     return true;
 }
 
+// Rank 0's bytes, copied to every rank of MPI_COMM_WORLD.
+static void broadcast(bytes* b, int rank) {
+    unsigned long long len = b->len;
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (rank != 0) {
+        b->data = malloc(len ? len : 1);
+        b->len = b->cap = len;
+    }
+    MPI_Bcast(b->data, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+
 // The ranks below `m` in a communicator of their own (MPI_COMM_NULL on the others).
 static MPI_Comm first_ranks(int m) {
     MPI_Comm c;
@@ -430,13 +441,7 @@ static void snapshots(void) {
         crowd_dist_destroy(d);
         MPI_Comm_free(&save_comm);
     }
-    unsigned long long len = snap.len;
-    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (rank != 0) {
-        snap.data = malloc(len ? len : 1);
-        snap.len = snap.cap = len;
-    }
-    MPI_Bcast(snap.data, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+    broadcast(&snap, rank);
 
     // Loaded on 1 rank and on `loaders` ranks.
     const int on[2] = {1, loaders};
@@ -530,13 +535,7 @@ static void leaders_elsewhere(void) {
     // one-process world's hash, and 20 more ticks in step with it.
     bytes snap = {0};
     CHECK(crowd_dist_save_stream(t.d, append, &snap) == CROWD_OK, "split save");
-    unsigned long long len = snap.len;
-    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    if (rank != 0) {
-        snap.data = malloc(len ? len : 1);
-        snap.len = snap.cap = len;
-    }
-    MPI_Bcast(snap.data, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+    broadcast(&snap, rank);
     crowd_load_def ld = crowd_load_def_default();
     ld.threads = 1;
     crowd_world* back;
