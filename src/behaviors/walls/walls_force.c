@@ -12,8 +12,10 @@
 // segment id), so a wall seen from two cells counts once and the result does not depend on list
 // order.
 //
-// Agents whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds the
-// longest probe any agent may have add nothing at the cost of one comparison.
+// Agents whose probe clearance (computed by the clearance pass, see walls_clearance.c: a lower
+// bound of the distance from the walls to the longest probe any agent may have) is at least 2
+// radii add nothing at the cost of one comparison, and so do those whose clearance exceeds that
+// probe's length and 2 radii.
 #include <math.h>
 
 #include "behaviors/walls/walls_internal.h"
@@ -67,20 +69,28 @@ static void force_range(crowd_world* w, int lo, int hi) {
                                                    crowd_wall_def_default().look_ahead);
     // Without any wall record every agent has the default def: no per-index lookup.
     const bool records = w->pools[CS_REC_WALL].live > 0;
-    const float near = cs_walls_reach(g, 0.0f, 0.0f);
+    const float band = 2.0f * rmax;
+    // The clearance pass bounded each agent's longest probe (wall_probe, for probes of
+    // wall_probe_time, which is lmax unless no agent has had a wall def yet): an agent whose bound
+    // is at least 2 radii from every wall has nothing to look for. Otherwise the agent's own
+    // clearance against the longest probe's length and the band decides.
+    const bool probed = w->wall_probe_time >= lmax;
+    const float* gate = probed ? w->wall_probe : w->wall_clear;
+    const float near = probed ? band : cs_walls_reach(g, 0.0f, 0.0f);
     for (int s = lo; s < hi; ++s) {
         // What a later agent near a wall will read at random places (its radius, by agent index,
         // and its cell's list), fetched ahead.
         const int ahead = s + CS_WALL_FETCH_AHEAD;
-        cs_walls_prefetch_list(g, w->wall_clear, w->wall_list, ahead, hi, near);
-        if (ahead < hi && w->wall_clear[ahead] < near) __builtin_prefetch(&w->radius[c.id[ahead]]);
+        cs_walls_prefetch_list(g, gate, w->wall_list, ahead, hi, near);
+        if (ahead < hi && gate[ahead] < near) __builtin_prefetch(&w->radius[c.id[ahead]]);
         const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
         // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
         if (!(vx * vx + vy * vy >= 1e-6f)) continue;
+        if (probed && w->wall_probe[s] >= band) continue;
         // The longest probe any agent may have (the largest look-ahead and radius ever set)
         // against the agent's clearance decides whether to look further; the agent's own record
         // is read only then.
-        const float speed = sqrtf(vx * vx + vy * vy), band = 2.0f * rmax;
+        const float speed = sqrtf(vx * vx + vy * vy);
         float reach = speed * lmax + band;
         reach += reach * 1e-6f;
         if (w->wall_clear[s] >= reach) continue;
