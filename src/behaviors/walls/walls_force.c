@@ -21,6 +21,10 @@
 #include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
 
+// Agents a force pass sorts into candidates at a time, and how many candidates ahead it fetches.
+#define CS_FORCE_CHUNK 256
+#define CS_FORCE_AHEAD 4
+
 typedef struct probe {
     double px, py, qx, qy;
     double best;   // squared distance of the nearest segment so far
@@ -75,68 +79,88 @@ static void force_range(crowd_world* w, int lo, int hi) {
     // is at least 2 radii from every wall has nothing to look for. Otherwise the agent's own
     // clearance against the longest probe's length and the band decides.
     const bool probed = w->wall_probe_time >= lmax;
-    const float* gate = probed ? w->wall_probe : w->wall_clear;
-    const float near = probed ? band : cs_walls_reach(g, 0.0f, 0.0f);
-    for (int s = lo; s < hi; ++s) {
-        // What a later agent near a wall will read at random places (its radius, by agent index,
-        // and its cell's list), fetched ahead.
-        const int ahead = s + CS_WALL_FETCH_AHEAD;
-        cs_walls_prefetch_list(g, gate, w->wall_list, ahead, hi, near);
-        if (ahead < hi && gate[ahead] < near) __builtin_prefetch(&w->radius[c.id[ahead]]);
-        const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
-        // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
-        if (!(vx * vx + vy * vy >= 1e-6f)) continue;
-        if (probed && w->wall_probe[s] >= band) continue;
-        // The longest probe any agent may have (the largest look-ahead and radius ever set)
-        // against the agent's clearance decides whether to look further; the agent's own record
-        // is read only then.
-        const float speed = sqrtf(vx * vx + vy * vy);
-        float reach = speed * lmax + band;
-        reach += reach * 1e-6f;
-        if (w->wall_clear[s] >= reach) continue;
-        const uint32_t idx = c.id[s];
-        const crowd_wall_def* rec = records ? cs_wall_def_of(w, idx) : NULL;
-        const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
-        if (!(def.weight > 0.0f)) continue;
-        const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
+    const float near = cs_walls_reach(g, 0.0f, 0.0f);
+    // A chunk of agents at a time: first its candidates (those whose probe clearance is below 2
+    // radii; with no probe clearance, every agent), then those alone, with what a candidate near
+    // a wall will read at random places (its radius, by agent index, and its cell's list) fetched
+    // a few candidates ahead. The candidates are few and far apart, so each reads lines of its
+    // own.
+    int cand[CS_FORCE_CHUNK];
+    for (int b = lo; b < hi; b += CS_FORCE_CHUNK) {
+        const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
+        int m = 0;
+        for (int s = b; s < e; ++s) {
+            cand[m] = s;
+            m += probed ? w->wall_probe[s] < band : 1;
+        }
+        // Where the fetches below find the candidates' lists and indices, fetched first.
+        for (int i = 0; probed && i < m; ++i) {
+            __builtin_prefetch(&w->wall_list[cand[i]]);
+            __builtin_prefetch(&c.id[cand[i]]);
+        }
+        for (int i = 0; i < m; ++i) {
+            if (i + CS_FORCE_AHEAD < m) {
+                const int a = cand[i + CS_FORCE_AHEAD];
+                if (probed || w->wall_clear[a] < near) {
+                    __builtin_prefetch(g->segs + w->wall_list[a].start);
+                    __builtin_prefetch(&w->radius[c.id[a]]);
+                }
+            }
+            const int s = cand[i];
+            const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
+            // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
+            if (!(vx * vx + vy * vy >= 1e-6f)) continue;
+            // The longest probe any agent may have (the largest look-ahead and radius ever set)
+            // against the agent's clearance decides whether to look further; the agent's own record
+            // is read only then.
+            const float speed = sqrtf(vx * vx + vy * vy);
+            float reach = speed * lmax + band;
+            reach += reach * 1e-6f;
+            if (w->wall_clear[s] >= reach) continue;
+            const uint32_t idx = c.id[s];
+            const crowd_wall_def* rec = records ? cs_wall_def_of(w, idx) : NULL;
+            const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
+            if (!(def.weight > 0.0f)) continue;
+            const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
 
-        const double r = w->radius[idx];
-        // Only a segment nearer than 2 r pushes: starting from that bound rather than infinity
-        // gives the same nearest one when there is one (a tie at the bound keeps best at 4 r r,
-        // which pushes nothing either way) and lets nearest() skip the far segments.
-        probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
-        if (reach <= cs_walls_reach(g, x, y)) {
-            nearest(&p, g->segs + w->wall_list[s].start, w->wall_list[s].count);
-        } else {
-            const float lx = x + vx * lmax, ly = y + vy * lmax;
-            cs_walls_visit(g,
-                           cs_walls_box(g, fminf(x, lx) - band, fminf(y, ly) - band,
-                                        fmaxf(x, lx) + band, fmaxf(y, ly) + band),
-                           nearest, &p);
+            const double r = w->radius[idx];
+            // Only a segment nearer than 2 r pushes: starting from that bound rather than infinity
+            // gives the same nearest one when there is one (a tie at the bound keeps best at 4 r r,
+            // which pushes nothing either way) and lets nearest() skip the far segments.
+            probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
+            if (reach <= cs_walls_reach(g, x, y)) {
+                nearest(&p, g->segs + w->wall_list[s].start, w->wall_list[s].count);
+            } else {
+                const float lx = x + vx * lmax, ly = y + vy * lmax;
+                cs_walls_visit(g,
+                               cs_walls_box(g, fminf(x, lx) - band, fminf(y, ly) - band,
+                                            fmaxf(x, lx) + band, fmaxf(y, ly) + band),
+                               nearest, &p);
+            }
+            if (!(p.best < 4.0 * r * r)) continue;
+            const double d = sqrt(p.best);
+            double nx, ny;
+            if (d > 1e-9) {
+                nx = (p.ux - p.wx) / d, ny = (p.uy - p.wy) / d;
+            } else { // the probe reaches the wall: its normal, on the agent's side
+                const double ex = (double)p.seg.bx - p.seg.ax, ey = (double)p.seg.by - p.seg.ay;
+                const double l = sqrt(ex * ex + ey * ey);
+                nx = -ey / l, ny = ex / l;
+                double side = (x - p.seg.ax) * nx + (y - p.seg.ay) * ny;
+                if (side == 0.0) side = -(vx * nx + vy * ny);
+                if (side < 0.0) nx = -nx, ny = -ny;
+            }
+            // Scaled by how squarely the agent heads into the wall; nothing when it heads away.
+            const double sp = sqrt((double)vx * vx + (double)vy * vy);
+            const double hx = vx / sp, hy = vy / sp, along = nx * hx + ny * hy;
+            if (along >= 0.0) continue;
+            nx *= -along, ny *= -along;
+            double k = (2.0 * r - d) / r;
+            k = k > 1.0 ? 1.0 : k;
+            const float f = (float)(k * c.max_force[s] * def.weight);
+            w->force_x[s] += (float)nx * f;
+            w->force_y[s] += (float)ny * f;
         }
-        if (!(p.best < 4.0 * r * r)) continue;
-        const double d = sqrt(p.best);
-        double nx, ny;
-        if (d > 1e-9) {
-            nx = (p.ux - p.wx) / d, ny = (p.uy - p.wy) / d;
-        } else { // the probe reaches the wall: its normal, on the agent's side
-            const double ex = (double)p.seg.bx - p.seg.ax, ey = (double)p.seg.by - p.seg.ay;
-            const double l = sqrt(ex * ex + ey * ey);
-            nx = -ey / l, ny = ex / l;
-            double side = (x - p.seg.ax) * nx + (y - p.seg.ay) * ny;
-            if (side == 0.0) side = -(vx * nx + vy * ny);
-            if (side < 0.0) nx = -nx, ny = -ny;
-        }
-        // Scaled by how squarely the agent heads into the wall; nothing when it heads away.
-        const double sp = sqrt((double)vx * vx + (double)vy * vy);
-        const double hx = vx / sp, hy = vy / sp, along = nx * hx + ny * hy;
-        if (along >= 0.0) continue;
-        nx *= -along, ny *= -along;
-        double k = (2.0 * r - d) / r;
-        k = k > 1.0 ? 1.0 : k;
-        const float f = (float)(k * c.max_force[s] * def.weight);
-        w->force_x[s] += (float)nx * f;
-        w->force_y[s] += (float)ny * f;
     }
 }
 
