@@ -100,9 +100,15 @@ static void block_clear(const cs_walls* g, const float* restrict px, const float
             q[k] = cs_walls_seg_d2(segs[e].ax, segs[e].ay, segs[e].bx, segs[e].by, px[k], py[k]);
             oi[k] = (float)(segs[e].id >> 16);
             d2[k] = j < count[k] && q[k] < d2[k] ? q[k] : d2[k];
+            // The probe's points, with one division for them all: a closest point off by a
+            // rounding of u is still on the segment, so the distance only grows by its square.
+            const float ax = segs[e].ax, ay = segs[e].ay, ex = segs[e].bx - ax,
+                        ey = segs[e].by - ay, inv = 1.0f / (ex * ex + ey * ey);
             for (int i = 0; i < CS_WALL_PROBE; ++i) {
-                const float qi = cs_walls_seg_d2(segs[e].ax, segs[e].ay, segs[e].bx, segs[e].by,
-                                                 qx[i][k], qy[i][k]);
+                float u = ((qx[i][k] - ax) * ex + (qy[i][k] - ay) * ey) * inv;
+                u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+                const float dx = qx[i][k] - (ax + u * ex), dy = qy[i][k] - (ay + u * ey);
+                const float qi = dx * dx + dy * dy;
                 qd2[i][k] = j < count[k] && qi < qd2[i][k] ? qi : qd2[i][k];
             }
         }
