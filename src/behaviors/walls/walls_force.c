@@ -65,6 +65,29 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
     return false;
 }
 
+// The candidates of the chunk of agents from b (none past hi): every agent, or with probe
+// clearances those whose probe clearance is below `band`; returns how many. The candidates are few
+// and far apart, so each reads lines of its own: where it finds its list and its index is
+// fetched here, a chunk before it is worked on.
+static int candidates(const crowd_world* w, bool probed, float band, int b, int hi, int* cand) {
+    const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
+    int m = 0;
+    if (!probed) {
+        for (int s = b; s < e; ++s) cand[m++] = s;
+        return m;
+    }
+    const float* restrict probe = w->wall_probe;
+    for (int s = b; s < e; ++s) {
+        cand[m] = s;
+        m += probe[s] < band;
+    }
+    for (int i = 0; i < m; ++i) {
+        __builtin_prefetch(&w->wall_list[cand[i]]);
+        __builtin_prefetch(&w->cur.id[cand[i]]);
+    }
+    return m;
+}
+
 static void force_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     const cs_columns c = w->cur;
@@ -80,33 +103,25 @@ static void force_range(crowd_world* w, int lo, int hi) {
     // clearance against the longest probe's length and the band decides.
     const bool probed = w->wall_probe_time >= lmax;
     const float near = cs_walls_reach(g, 0.0f, 0.0f);
-    // A chunk of agents at a time: first its candidates (those whose probe clearance is below 2
-    // radii; with no probe clearance, every agent), then those alone, with what a candidate near
-    // a wall will read at random places (its radius, by agent index, and its cell's list) fetched
-    // a few candidates ahead. The candidates are few and far apart, so each reads lines of its
-    // own.
-    int cand[CS_FORCE_CHUNK];
-    for (int b = lo; b < hi; b += CS_FORCE_CHUNK) {
-        const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
-        int m = 0;
-        for (int s = b; s < e; ++s) {
-            cand[m] = s;
-            m += probed ? w->wall_probe[s] < band : 1;
-        }
-        // Where the fetches below find the candidates' lists and indices, fetched first.
-        for (int i = 0; probed && i < m; ++i) {
-            __builtin_prefetch(&w->wall_list[cand[i]]);
-            __builtin_prefetch(&c.id[cand[i]]);
-        }
+    // A chunk of agents at a time: its candidates (those whose probe clearance is below 2 radii;
+    // with no probe clearance, every agent) were found a chunk before, then only those are worked
+    // on, with what a candidate near a wall will read at random places (its radius, by agent
+    // index, and its cell's list) fetched a few candidates ahead.
+    int cand[2][CS_FORCE_CHUNK];
+    int next = candidates(w, probed, band, lo, hi, cand[0]);
+    for (int b = lo, t = 0; b < hi; b += CS_FORCE_CHUNK, t ^= 1) {
+        const int m = next;
+        next = candidates(w, probed, band, b + CS_FORCE_CHUNK, hi, cand[t ^ 1]);
+        const int* restrict cd = cand[t];
         for (int i = 0; i < m; ++i) {
             if (i + CS_FORCE_AHEAD < m) {
-                const int a = cand[i + CS_FORCE_AHEAD];
+                const int a = cd[i + CS_FORCE_AHEAD];
                 if (probed || w->wall_clear[a] < near) {
                     __builtin_prefetch(g->segs + w->wall_list[a].start);
                     __builtin_prefetch(&w->radius[c.id[a]]);
                 }
             }
-            const int s = cand[i];
+            const int s = cd[i];
             const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
             // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
             if (!(vx * vx + vy * vy >= 1e-6f)) continue;
