@@ -327,6 +327,28 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
     }
 }
 
+// The one ahead in the file from a file query's lane results: the lexicographic minimum of
+// (along, offset) over the lanes, in lane order (its along in *along). Only an agent of the same
+// file (subscribed, with the same target) is the one ahead; anyone else in the way leaves the
+// agent without one (x = +inf).
+static inline crowd_vec2 file_ahead(const cs_columns* c, const nb_subs* nb, float gx, float gy,
+                                    const float* al, const float* ox, const float* oy,
+                                    const uint32_t* os, float* along) {
+    float a = INFINITY;
+    crowd_vec2 ahead = {INFINITY, 0.0f};
+    uint32_t slot = 0;
+    for (int l = 0; l < CS_LANES; ++l) {
+        const bool better =
+            al[l] < a || (al[l] == a && (ox[l] < ahead.x || (ox[l] == ahead.x && oy[l] < ahead.y)));
+        if (better) a = al[l], ahead = (crowd_vec2){ox[l], oy[l]}, slot = os[l];
+    }
+    *along = a;
+    unsigned char* other = a < INFINITY ? rec_for(&nb->file, c->flags[slot], c->id[slot]) : NULL;
+    const bool same =
+        other && *field(other, nb->file.in[0]) == gx && *field(other, nb->file.in[1]) == gy;
+    return same ? ahead : (crowd_vec2){INFINITY, 0.0f};
+}
+
 // Agents subscribed to a query, and agents with a wall within their query: out of line
 // (agent_neighbors_dense / _sparse below) so the separation-only loop stays small and keeps its
 // values in registers.
@@ -456,25 +478,8 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
                     : (crowd_vec2){ms * gx, ms * gy};
     }
     if (q.cone && !q.file) along = min_lanes(acc.along);
-    if (q.cone && q.file && !q.grp) {
-        // The lexicographic minimum over the lanes, in lane order.
-        uint32_t os = 0;
-        for (int l = 0; l < CS_LANES; ++l) {
-            const bool better =
-                acc.along[l] < along ||
-                (acc.along[l] == along &&
-                 (acc.ox[l] < ahead.x || (acc.ox[l] == ahead.x && acc.oy[l] < ahead.y)));
-            if (better)
-                along = acc.along[l], ahead = (crowd_vec2){acc.ox[l], acc.oy[l]}, os = acc.os[l];
-        }
-        // Only an agent of the same file (subscribed, with the same target) is the one ahead;
-        // anyone else in the way leaves the agent without one.
-        unsigned char* other =
-            along < INFINITY ? rec_for(&nb->file, c->flags[os], c->id[os]) : NULL;
-        const bool same =
-            other && *field(other, nb->file.in[0]) == q.gx && *field(other, nb->file.in[1]) == q.gy;
-        if (!same) ahead = (crowd_vec2){INFINITY, 0.0f};
-    }
+    if (q.cone && q.file && !q.grp)
+        ahead = file_ahead(c, nb, q.gx, q.gy, acc.along, acc.ox, acc.oy, acc.os, &along);
     store_outputs(nb, grec, crec, frec, gsep, along, ahead);
     return cand;
 }
@@ -564,20 +569,22 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     return candidates;
 }
 
-// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE), with a separation
-// weight: the plain queue agent. They are prepared a block at a time (cs_pass_neighbor below), so
-// here the heading, the cone's parameters and the cell box are given. The lane tests are
-// test_lane's and the sums chunk_all's, lane for lane, so the results are those of
-// agent_neighbors to the bit; the accumulators are locals the compiler keeps in registers, and
-// there are no group sums to carry.
-typedef struct cone_agent {
+// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE) or the file
+// (CS_NB_FILE), with a separation weight: the plain queue agent, in the spec's form or in the file
+// form. They are prepared a block at a time (cs_pass_neighbor below), so here the heading, the
+// query's parameters and the cell boxes are given. The lane tests are test_lane's and the sums
+// chunk_all's, lane for lane, so the results are those of agent_neighbors to the bit; the
+// accumulators are locals the compiler keeps in registers, and there are no group sums to carry.
+typedef struct block_agent {
     float hx, hy, cone_l, cone_w2;
+    float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
     bool cone;
-    cs_cell_box box; // clipped to the occupied cells
-} cone_agent;
+    cs_cell_box box;  // the query's cells, clipped to the occupied ones
+    cs_cell_box disc; // CS_NB_FILE: the separation disc's cells, within box
+} block_agent;
 
 static inline __attribute__((always_inline)) uint64_t
-cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const cone_agent* a) {
+cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const block_agent* a) {
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
@@ -622,35 +629,142 @@ cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const c
     return candidates;
 }
 
-// Agents are stepped in blocks of this many. Before a block's walks, the cone agents among them
-// (cone_only) get their records' parameters gathered, then their headings and cell boxes computed
-// in one vector loop: one agent at a time, the square root, the divisions and the floors around
-// each walk were a large share of its cost.
+// The file agent's box is the sector toward its target (about four times the separation disc's
+// cells), and only the disc's few cells can hold a separation neighbor. So the two are walked
+// apart over the same rows and lanes: the separation loop over the chunks of each row that reach
+// the disc's cells, and the file test alone (no square root, no division) over the whole box. A
+// chunk a walk leaves out holds no candidate that would count in it (a candidate outside the
+// disc's cells is farther than the radius plus the margin), and a lane that does not count adds
+// nothing, so each lane's sums see the same terms in the same order as in chunk_all.
+static inline __attribute__((always_inline)) uint64_t
+file_only(crowd_world* w, const nb_subs* nb, unsigned char* frec, int s, const block_agent* a) {
+    const cs_columns* c = &w->cur;
+    const cs_grid* g = &w->grid;
+    const float* restrict xs = c->px;
+    const float* restrict ys = c->py;
+    const query q = {.px = xs[s],
+                     .py = ys[s],
+                     .sep_r = c->sep_radius[s],
+                     .hx = a->hx,
+                     .hy = a->hy,
+                     .cone_l = a->cone_l,
+                     .cone_w2 = a->cone_w2,
+                     .gx = a->gx,
+                     .gy = a->gy,
+                     .gd2 = a->gd2,
+                     .cone = a->cone,
+                     .file = true};
+    const float inv_r = 1.0f / q.sep_r;
+    const int64_t self = s;
+    float ax[CS_LANES], ay[CS_LANES], an[CS_LANES];
+    float al[CS_LANES], ox[CS_LANES], oy[CS_LANES];
+    uint32_t os[CS_LANES];
+    for (int l = 0; l < CS_LANES; ++l) {
+        ax[l] = ay[l] = an[l] = 0.0f;
+        al[l] = ox[l] = oy[l] = INFINITY;
+        os[l] = 0;
+    }
+    uint64_t candidates = 0;
+    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+        const uint32_t base = cs_grid_row_base(g, cy);
+        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        candidates += e - b;
+        if (cy >= a->disc.cy0 && cy <= a->disc.cy1) {
+            const uint32_t sb = g->cell_start[base + (uint32_t)a->disc.cx0];
+            const uint32_t se = g->cell_start[base + (uint32_t)a->disc.cx1 + 1];
+            // From the chunk of the row's walk that holds sb; lanes past se count for nothing.
+            if (sb < se)
+                sep_range(xs, ys, b + (sb - b) / CS_LANES * CS_LANES, se, q.px, q.py, q.sep_r,
+                          inv_r, ax, ay, an);
+        }
+        if (!q.cone) continue;
+        for (uint32_t j = b; j < e; j += CS_LANES) {
+            const float* restrict xc = xs + j;
+            const float* restrict yc = ys + j;
+            const int live = (int)(e - j);
+            const int64_t self_lane = self - (int64_t)j;
+            for (int l = 0; l < CS_LANES; ++l) {
+                const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, true);
+                const float x = -t.dx, y = -t.dy;
+                const bool better =
+                    (t.along < al[l]) |
+                    ((t.along == al[l]) & ((x < ox[l]) | ((x == ox[l]) & (y < oy[l]))));
+                const bool take = t.in_cone & better;
+                al[l] = take ? t.along : al[l];
+                ox[l] = take ? x : ox[l];
+                oy[l] = take ? y : oy[l];
+                os[l] = take ? j + (uint32_t)l : os[l];
+            }
+        }
+    }
+    const uint32_t flags = c->flags[s];
+    sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
+              ax, ay, an, &w->force_x[s], &w->force_y[s]);
+    float along;
+    const crowd_vec2 ahead = file_ahead(c, nb, q.gx, q.gy, al, ox, oy, os, &along);
+    *field(frec, nb->file.out[0]) = ahead.x;
+    *field(frec, nb->file.out[1]) = ahead.y;
+    return candidates;
+}
+
+// Agents are stepped in blocks of this many. Before a block's walks, the cone and file agents
+// among them (cone_only, file_only) get their records' parameters gathered, then their headings
+// and cell boxes computed in one vector loop: one agent at a time, the square root, the divisions
+// and the floors around each walk were a large share of its cost.
 #define CS_NB_BLOCK 64
 
-typedef struct cone_block {
-    unsigned char* rec[CS_NB_BLOCK]; // NULL: not a cone_only agent
+enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE };
+
+typedef struct query_block {
+    unsigned char* rec[CS_NB_BLOCK];
+    int32_t kind[CS_NB_BLOCK]; // BLOCK_*
     float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
+    float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
     float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
     int32_t cone[CS_NB_BLOCK];
     int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
-} cone_block;
+    int32_t dx0[CS_NB_BLOCK], dy0[CS_NB_BLOCK], dx1[CS_NB_BLOCK], dy1[CS_NB_BLOCK];
+} query_block;
 
-// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone_only agents. The
+static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone or file agents. The
 // arithmetic is agent_neighbors' own, operation for operation.
 static inline __attribute__((always_inline)) int
-prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, cone_block* blk) {
+prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, query_block* blk) {
     const cs_columns* c = &w->cur;
     int found = 0;
     for (int i = 0; i < n; ++i) {
         const int s = s0 + i;
         cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, end);
-        const bool plain = (c->flags[s] & nb->flags) == nb->cone.flag && c->sep_weight[s] > 0.0f;
-        unsigned char* rec = plain ? cs_pool_find(nb->cone.pool, nb->cone.rec_of, c->id[s]) : NULL;
+        cs_prefetch_rec(c, nb->file.rec_of, nb->file.flag, s, end);
+        const uint32_t f = c->flags[s] & nb->flags;
+        const bool sep = c->sep_weight[s] > 0.0f;
+        const int kind = !sep                                  ? BLOCK_OTHER
+                         : nb->cone.flag && f == nb->cone.flag ? BLOCK_CONE
+                         : nb->file.flag && f == nb->file.flag ? BLOCK_FILE
+                                                               : BLOCK_OTHER;
+        const cs_nb_use* u = kind == BLOCK_FILE ? &nb->file : &nb->cone;
+        unsigned char* rec =
+            kind != BLOCK_OTHER ? cs_pool_find(u->pool, u->rec_of, c->id[s]) : NULL;
+        blk->kind[i] = rec ? kind : BLOCK_OTHER;
         blk->rec[i] = rec;
-        blk->cone_l[i] = rec ? *field(rec, nb->cone.in[0]) : 0.0f;
-        blk->cone_w[i] = rec ? *field(rec, nb->cone.in[1]) : 0.0f;
-        blk->cone_w2[i] = rec ? *field(rec, nb->cone.in[2]) : 0.0f;
+        float cl = 0.0f, cw = 0.0f, cw2 = 0.0f, gx = 0.0f, gy = 0.0f;
+        if (rec && kind == BLOCK_CONE) {
+            cl = *field(rec, u->in[0]), cw = *field(rec, u->in[1]), cw2 = *field(rec, u->in[2]);
+        } else if (rec) {
+            gx = *field(rec, u->in[0]), gy = *field(rec, u->in[1]);
+            const float width = *field(rec, u->in[3]);
+            cl = *field(rec, u->in[2]) * CROWD_QUEUE_FILE_REACH;
+            cw2 = width * width;
+            cw = maxf(width, 0.5f * cl); // the sector's half-width at its far end
+        }
+        blk->cone_l[i] = cl, blk->cone_w[i] = cw, blk->cone_w2[i] = cw2;
+        blk->gx[i] = gx, blk->gy[i] = gy;
         found += rec != NULL;
     }
     if (!found) return 0;
@@ -664,19 +778,28 @@ prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, c
     const int32_t min_cx = g->min_cx, min_cy = g->min_cy, max_cx = g->max_cx, max_cy = g->max_cy;
 #pragma omp simd
     for (int i = 0; i < n; ++i) {
-        const float px = pxs[i], py = pys[i], vx = vxs[i], vy = vys[i], r = rs[i];
-        const float speed = sqrtf(vx * vx + vy * vy);
+        const float px = pxs[i], py = pys[i], r = rs[i];
+        // The cone looks along the velocity, the file toward the target, whatever the velocity.
+        const bool file = blk->kind[i] == BLOCK_FILE;
+        const float tx = file ? blk->gx[i] - px : vxs[i], ty = file ? blk->gy[i] - py : vys[i];
+        const float dd = tx * tx + ty * ty;
+        const float speed = sqrtf(dd);
         const bool cone = speed >= CROWD_QUEUE_MIN_SPEED;
-        const float hx = cone ? vx / speed : 0.0f, hy = cone ? vy / speed : 0.0f;
+        const float hx = cone ? tx / speed : 0.0f, hy = cone ? ty / speed : 0.0f;
         const float cl = blk->cone_l[i], cw = blk->cone_w[i];
         float x0 = px - r, x1 = px + r, y0 = py - r, y1 = py + r, reach = r;
         const float ex = fabsf(hy) * cw, ey = fabsf(hx) * cw;
-        const float tx = hx * cl, ty = hy * cl;
-        const float cx0 = minf(x0, px + minf(0.0f, tx) - ex);
-        const float cx1 = maxf(x1, px + maxf(0.0f, tx) + ex);
-        const float cy0 = minf(y0, py + minf(0.0f, ty) - ey);
-        const float cy1 = maxf(y1, py + maxf(0.0f, ty) + ey);
+        const float ux = hx * cl, uy = hy * cl;
+        const float cx0 = minf(x0, px + minf(0.0f, ux) - ex);
+        const float cx1 = maxf(x1, px + maxf(0.0f, ux) + ex);
+        const float cy0 = minf(y0, py + minf(0.0f, uy) - ey);
+        const float cy1 = maxf(y1, py + maxf(0.0f, uy) + ey);
         const float creach = maxf(reach, cl + cw);
+        const float m0 = margin(px, py, reach);
+        const int32_t dx0 = cs_cell_coord(x0 - m0, inv_cell),
+                      dy0 = cs_cell_coord(y0 - m0, inv_cell);
+        const int32_t dx1 = cs_cell_coord(x1 + m0, inv_cell),
+                      dy1 = cs_cell_coord(y1 + m0, inv_cell);
         x0 = cone ? cx0 : x0, x1 = cone ? cx1 : x1, y0 = cone ? cy0 : y0, y1 = cone ? cy1 : y1;
         reach = cone ? creach : reach;
         const float m = margin(px, py, reach);
@@ -686,8 +809,12 @@ prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, c
         bx0 = bx0 < min_cx ? min_cx : bx0, by0 = by0 < min_cy ? min_cy : by0;
         bx1 = bx1 > max_cx ? max_cx : bx1, by1 = by1 > max_cy ? max_cy : by1;
         blk->hx[i] = hx, blk->hy[i] = hy, blk->cone[i] = cone, blk->reach[i] = reach + m;
+        blk->gd2[i] = dd;
         blk->cx0[i] = bx0, blk->cx1[i] = bx1, blk->cy0[i] = by0;
         blk->cy1[i] = bx0 <= bx1 ? by1 : by0 - 1; // no row at all when no column is left
+        // The disc with its own (smaller) margin, within the box: empty when clipped away.
+        blk->dx0[i] = clamp_cell(dx0, bx0, bx1), blk->dx1[i] = clamp_cell(dx1, bx0, bx1);
+        blk->dy0[i] = dy0 < by0 ? by0 : dy0, blk->dy1[i] = dy1 > by1 ? by1 : dy1;
     }
     return found;
 }
@@ -730,34 +857,45 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
                     &v->fx[s], &v->fy[s]);
 }
 
-// In the dense layout, when the world has cone agents, agents go by blocks (prepare_cones); else
-// one by one, with nothing around the separation loop.
+// In the dense layout, when the world has cone or file agents, agents go by blocks
+// (prepare_block); else one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const range_view v = {w->grid,    w->cur,  w->force_x,
                           w->force_y, w->skey, w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
-    if (sparse || !nb->cone.flag || nb->cone.pool->live == 0) {
+    const bool cones = nb->cone.flag && nb->cone.pool->live > 0;
+    const bool files = nb->file.flag && nb->file.pool->live > 0;
+    if (sparse || !(cones || files)) {
         for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, sparse);
         return candidates;
     }
-    cone_block blk;
+    query_block blk;
     for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
         const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
-        const int cones = prepare_cones(w, nb, s0, n, hi, &blk);
+        const int found = prepare_block(w, nb, s0, n, hi, &blk);
         for (int i = 0; i < n; ++i) {
             const int s = s0 + i;
-            // A cone agent with a wall that could hide a neighbor within its query's reach takes
-            // the general path, which tests line of sight.
-            if (cones && blk.rec[i] && !(v.walls && w->wall_sight[s] < blk.reach[i])) {
-                const cone_agent a = {
-                    blk.hx[i],        blk.hy[i],
-                    blk.cone_l[i],    blk.cone_w2[i],
-                    blk.cone[i] != 0, {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]}};
-                candidates += cone_only(w, nb, blk.rec[i], s, &a);
-            } else {
+            // An agent with a wall that could hide a neighbor within its query's reach takes the
+            // general path, which tests line of sight.
+            const int kind =
+                found && !(v.walls && w->wall_sight[s] < blk.reach[i]) ? blk.kind[i] : BLOCK_OTHER;
+            if (kind == BLOCK_OTHER) {
                 candidates += one_agent(w, nb, &v, s, hi, false);
+                continue;
             }
+            const block_agent a = {blk.hx[i],
+                                   blk.hy[i],
+                                   blk.cone_l[i],
+                                   blk.cone_w2[i],
+                                   blk.gx[i],
+                                   blk.gy[i],
+                                   blk.gd2[i],
+                                   blk.cone[i] != 0,
+                                   {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]},
+                                   {blk.dx0[i], blk.dy0[i], blk.dx1[i], blk.dy1[i]}};
+            candidates += kind == BLOCK_CONE ? cone_only(w, nb, blk.rec[i], s, &a)
+                                             : file_only(w, nb, blk.rec[i], s, &a);
         }
     }
     return candidates;
