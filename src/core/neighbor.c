@@ -72,8 +72,22 @@ static inline float min_lanes(const float* a) {
     return m;
 }
 
-// Separation over one contiguous range of candidates: the one copy of the separation loop, used by
-// separation-only agents (accumulators in registers) and by visit() for subscribed agents.
+// The separation term of one candidate at (x, y): the one copy of its arithmetic. Returns whether
+// it counts (valid, not the agent itself, within radius r); its term is then (*ux, *uy), else 0.
+static inline __attribute__((always_inline)) bool sep_lane(float px, float py, float x, float y,
+                                                           bool valid, float r, float inv_r,
+                                                           float* ux, float* uy) {
+    const float dx = px - x, dy = py - y;
+    const float d = sqrtf(dx * dx + dy * dy);
+    const bool in = valid & (d > 0.01f) & (d < r);
+    const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+    *ux = in ? dx * q : 0.0f;
+    *uy = in ? dy * q : 0.0f;
+    return in;
+}
+
+// Separation over one contiguous range of candidates, used by separation-only agents
+// (accumulators in registers) and by visit() for subscribed agents.
 static inline __attribute__((always_inline)) void
 sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
           float py, float r, float inv_r, float* restrict ax, float* restrict ay,
@@ -85,13 +99,37 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
         const float* restrict yc = ys + j;
         const int live = (int)(end - j);
         for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = px - xc[l], dy = py - yc[l];
-            const float d = sqrtf(dx * dx + dy * dy);
-            const bool in = (l < live) & (d > 0.01f) & (d < r);
-            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
-            ax[l] += in ? dx * q : 0.0f;
-            ay[l] += in ? dy * q : 0.0f;
+            float ux, uy;
+            const bool in = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+            ax[l] += ux;
+            ay[l] += uy;
             an[l] += in ? 1.0f : 0.0f;
+        }
+    }
+}
+
+// The same, with the sums of the candidates of the agent's group besides (a separate loop: the
+// group sums inside the one above, even under a constant flag, keep gcc from vectorizing it).
+static inline __attribute__((always_inline)) void
+sep_group_range(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
+                uint32_t b, uint32_t end, float px, float py, float r, float inv_r, uint32_t group,
+                float* restrict ax, float* restrict ay, float* restrict an, float* restrict gx,
+                float* restrict gy, float* restrict gn) {
+    for (uint32_t j = b; j < end; j += CS_LANES) {
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const uint32_t* restrict gc = groups + j;
+        const int live = (int)(end - j);
+        for (int l = 0; l < CS_LANES; ++l) {
+            float ux, uy;
+            const bool in = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+            const bool ing = in & (gc[l] == group);
+            ax[l] += ux;
+            ay[l] += uy;
+            an[l] += in ? 1.0f : 0.0f;
+            gx[l] += ing ? ux : 0.0f;
+            gy[l] += ing ? uy : 0.0f;
+            gn[l] += ing ? 1.0f : 0.0f;
         }
     }
 }
@@ -708,13 +746,43 @@ file_only(crowd_world* w, const nb_subs* nb, unsigned char* frec, int s, const b
     return candidates;
 }
 
+// Agents of the dense layout whose only query is their group's separation (CS_NB_GROUP: the
+// active follower), with a separation weight. Their box is the separation disc's (prepared a block
+// at a time, as for the queries above), walked with both sums in registers; the lane terms are
+// chunk_all's, so the results are agent_neighbors' to the bit.
+static inline __attribute__((always_inline)) uint64_t
+group_only(crowd_world* w, const nb_subs* nb, unsigned char* grec, int s, const block_agent* a) {
+    const cs_columns* c = &w->cur;
+    const cs_grid* g = &w->grid;
+    const float px = c->px[s], py = c->py[s], r = c->sep_radius[s], inv_r = 1.0f / r;
+    const uint32_t group = c->group[s];
+    float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], gx[CS_LANES], gy[CS_LANES], gn[CS_LANES];
+    for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = gx[l] = gy[l] = gn[l] = 0.0f;
+    uint64_t candidates = 0;
+    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+        const uint32_t base = cs_grid_row_base(g, cy);
+        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        candidates += e - b;
+        sep_group_range(c->px, c->py, c->group, b, e, px, py, r, inv_r, group, ax, ay, an, gx, gy,
+                        gn);
+    }
+    const float ms = c->max_speed[s], vx = c->vx[s], vy = c->vy[s];
+    const bool drag = !(c->flags[s] & CS_FLAG_SEP_PUSH);
+    sep_force(ms, c->sep_weight[s], drag, vx, vy, ax, ay, an, &w->force_x[s], &w->force_y[s]);
+    const float sx = reduce_lanes(gx), sy = reduce_lanes(gy), sn = reduce_lanes(gn);
+    *field(grec, nb->group.out[0]) = drag ? ms * sx - sn * vx : ms * sx;
+    *field(grec, nb->group.out[1]) = drag ? ms * sy - sn * vy : ms * sy;
+    return candidates;
+}
+
 // Agents are stepped in blocks of this many. Before a block's walks, the cone and file agents
 // among them (cone_only, file_only) get their records' parameters gathered, then their headings
 // and cell boxes computed in one vector loop: one agent at a time, the square root, the divisions
 // and the floors around each walk were a large share of its cost.
 #define CS_NB_BLOCK 64
 
-enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE };
+enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
 
 typedef struct query_block {
     unsigned char* rec[CS_NB_BLOCK];
@@ -742,13 +810,18 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         const int s = s0 + i;
         cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, end);
         cs_prefetch_rec(c, nb->file.rec_of, nb->file.flag, s, end);
+        cs_prefetch_rec(c, nb->group.rec_of, nb->group.flag, s, end);
         const uint32_t f = c->flags[s] & nb->flags;
         const bool sep = c->sep_weight[s] > 0.0f;
-        const int kind = !sep                                  ? BLOCK_OTHER
-                         : nb->cone.flag && f == nb->cone.flag ? BLOCK_CONE
-                         : nb->file.flag && f == nb->file.flag ? BLOCK_FILE
-                                                               : BLOCK_OTHER;
-        const cs_nb_use* u = kind == BLOCK_FILE ? &nb->file : &nb->cone;
+        // A follower without a group (not active) has separation alone, in the general path.
+        const int kind = !sep                                                        ? BLOCK_OTHER
+                         : nb->cone.flag && f == nb->cone.flag                       ? BLOCK_CONE
+                         : nb->file.flag && f == nb->file.flag                       ? BLOCK_FILE
+                         : nb->group.flag && f == nb->group.flag && c->group[s] != 0 ? BLOCK_GROUP
+                                                                                     : BLOCK_OTHER;
+        const cs_nb_use* u = kind == BLOCK_FILE    ? &nb->file
+                             : kind == BLOCK_GROUP ? &nb->group
+                                                   : &nb->cone;
         unsigned char* rec =
             kind != BLOCK_OTHER ? cs_pool_find(u->pool, u->rec_of, c->id[s]) : NULL;
         blk->kind[i] = rec ? kind : BLOCK_OTHER;
@@ -756,7 +829,7 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         float cl = 0.0f, cw = 0.0f, cw2 = 0.0f, gx = 0.0f, gy = 0.0f;
         if (rec && kind == BLOCK_CONE) {
             cl = *field(rec, u->in[0]), cw = *field(rec, u->in[1]), cw2 = *field(rec, u->in[2]);
-        } else if (rec) {
+        } else if (rec && kind == BLOCK_FILE) {
             gx = *field(rec, u->in[0]), gy = *field(rec, u->in[1]);
             const float width = *field(rec, u->in[3]);
             cl = *field(rec, u->in[2]) * CROWD_QUEUE_FILE_REACH;
@@ -784,7 +857,7 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         const float tx = file ? blk->gx[i] - px : vxs[i], ty = file ? blk->gy[i] - py : vys[i];
         const float dd = tx * tx + ty * ty;
         const float speed = sqrtf(dd);
-        const bool cone = speed >= CROWD_QUEUE_MIN_SPEED;
+        const bool cone = blk->kind[i] != BLOCK_GROUP && speed >= CROWD_QUEUE_MIN_SPEED;
         const float hx = cone ? tx / speed : 0.0f, hy = cone ? ty / speed : 0.0f;
         const float cl = blk->cone_l[i], cw = blk->cone_w[i];
         float x0 = px - r, x1 = px + r, y0 = py - r, y1 = py + r, reach = r;
@@ -857,7 +930,7 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
                     &v->fx[s], &v->fy[s]);
 }
 
-// In the dense layout, when the world has cone or file agents, agents go by blocks
+// In the dense layout, when the world has cone, file or group agents, agents go by blocks
 // (prepare_block); else one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
@@ -866,7 +939,8 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     uint64_t candidates = 0;
     const bool cones = nb->cone.flag && nb->cone.pool->live > 0;
     const bool files = nb->file.flag && nb->file.pool->live > 0;
-    if (sparse || !(cones || files)) {
+    const bool groups = nb->group.flag && nb->group.pool->live > 0;
+    if (sparse || !(cones || files || groups)) {
         for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, sparse);
         return candidates;
     }
@@ -894,8 +968,9 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
                                    blk.cone[i] != 0,
                                    {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]},
                                    {blk.dx0[i], blk.dy0[i], blk.dx1[i], blk.dy1[i]}};
-            candidates += kind == BLOCK_CONE ? cone_only(w, nb, blk.rec[i], s, &a)
-                                             : file_only(w, nb, blk.rec[i], s, &a);
+            candidates += kind == BLOCK_CONE   ? cone_only(w, nb, blk.rec[i], s, &a)
+                          : kind == BLOCK_FILE ? file_only(w, nb, blk.rec[i], s, &a)
+                                               : group_only(w, nb, blk.rec[i], s, &a);
         }
     }
     return candidates;
