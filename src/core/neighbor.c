@@ -613,16 +613,33 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
 // query's parameters and the cell boxes are given. The lane tests are test_lane's and the sums
 // chunk_all's, lane for lane, so the results are those of agent_neighbors to the bit; the
 // accumulators are locals the compiler keeps in registers, and there are no group sums to carry.
-typedef struct block_agent {
-    float hx, hy, cone_l, cone_w2;
-    float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
-    bool cone;
-    cs_cell_box box;  // the query's cells, clipped to the occupied ones
-    cs_cell_box disc; // CS_NB_FILE: the separation disc's cells, within box
-} block_agent;
+static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
+// Agents are stepped in blocks of this many. Before a block's walks, the cone and file agents
+// among them (cone_only, file_only) get their records' parameters gathered, then their headings
+// and cell boxes computed in one vector loop: one agent at a time, the square root, the divisions
+// and the floors around each walk were a large share of its cost.
+#define CS_NB_BLOCK 64
+
+enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
+
+typedef struct query_block {
+    unsigned char* rec[CS_NB_BLOCK];
+    int32_t kind[CS_NB_BLOCK]; // BLOCK_*
+    float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
+    float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
+    float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
+    int32_t cone[CS_NB_BLOCK];
+    int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
+} query_block;
 
 static inline __attribute__((always_inline)) uint64_t
-cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const block_agent* a) {
+cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
+    unsigned char* crec = blk->rec[i];
+    const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
@@ -630,20 +647,20 @@ cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const b
     const query q = {.px = xs[s],
                      .py = ys[s],
                      .sep_r = c->sep_radius[s],
-                     .hx = a->hx,
-                     .hy = a->hy,
-                     .cone_l = a->cone_l,
-                     .cone_w2 = a->cone_w2,
-                     .cone = a->cone};
+                     .hx = blk->hx[i],
+                     .hy = blk->hy[i],
+                     .cone_l = blk->cone_l[i],
+                     .cone_w2 = blk->cone_w2[i],
+                     .cone = blk->cone[i] != 0};
     const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
     for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = 0.0f, al[l] = INFINITY;
     uint64_t candidates = 0;
-    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         const uint32_t base = cs_grid_row_base(g, cy);
-        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
-        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        const uint32_t b = g->cell_start[base + (uint32_t)box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)box.cx1 + 1];
         candidates += e - b;
         for (uint32_t j = b; j < e; j += CS_LANES) {
             const float* restrict xc = xs + j;
@@ -675,7 +692,9 @@ cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const b
 // disc's cells is farther than the radius plus the margin), and a lane that does not count adds
 // nothing, so each lane's sums see the same terms in the same order as in chunk_all.
 static inline __attribute__((always_inline)) uint64_t
-file_only(crowd_world* w, const nb_subs* nb, unsigned char* frec, int s, const block_agent* a) {
+file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
+    unsigned char* frec = blk->rec[i];
+    const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
@@ -683,14 +702,14 @@ file_only(crowd_world* w, const nb_subs* nb, unsigned char* frec, int s, const b
     const query q = {.px = xs[s],
                      .py = ys[s],
                      .sep_r = c->sep_radius[s],
-                     .hx = a->hx,
-                     .hy = a->hy,
-                     .cone_l = a->cone_l,
-                     .cone_w2 = a->cone_w2,
-                     .gx = a->gx,
-                     .gy = a->gy,
-                     .gd2 = a->gd2,
-                     .cone = a->cone,
+                     .hx = blk->hx[i],
+                     .hy = blk->hy[i],
+                     .cone_l = blk->cone_l[i],
+                     .cone_w2 = blk->cone_w2[i],
+                     .gx = blk->gx[i],
+                     .gy = blk->gy[i],
+                     .gd2 = blk->gd2[i],
+                     .cone = blk->cone[i] != 0,
                      .file = true};
     const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
@@ -702,15 +721,21 @@ file_only(crowd_world* w, const nb_subs* nb, unsigned char* frec, int s, const b
         al[l] = ox[l] = oy[l] = INFINITY;
         os[l] = 0;
     }
+    // The disc's cells, with its own (smaller) margin, within the box.
+    const float m = margin(q.px, q.py, q.sep_r), inv_cell = g->inv_cell;
+    const int32_t dx0 = clamp_cell(cs_cell_coord(q.px - q.sep_r - m, inv_cell), box.cx0, box.cx1);
+    const int32_t dx1 = clamp_cell(cs_cell_coord(q.px + q.sep_r + m, inv_cell), box.cx0, box.cx1);
+    const int32_t dy0 = cs_cell_coord(q.py - q.sep_r - m, inv_cell);
+    const int32_t dy1 = cs_cell_coord(q.py + q.sep_r + m, inv_cell);
     uint64_t candidates = 0;
-    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         const uint32_t base = cs_grid_row_base(g, cy);
-        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
-        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        const uint32_t b = g->cell_start[base + (uint32_t)box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)box.cx1 + 1];
         candidates += e - b;
-        if (cy >= a->disc.cy0 && cy <= a->disc.cy1) {
-            const uint32_t sb = g->cell_start[base + (uint32_t)a->disc.cx0];
-            const uint32_t se = g->cell_start[base + (uint32_t)a->disc.cx1 + 1];
+        if (cy >= dy0 && cy <= dy1) {
+            const uint32_t sb = g->cell_start[base + (uint32_t)dx0];
+            const uint32_t se = g->cell_start[base + (uint32_t)dx1 + 1];
             // From the chunk of the row's walk that holds sb; lanes past se count for nothing.
             if (sb < se)
                 sep_range(xs, ys, b + (sb - b) / CS_LANES * CS_LANES, se, q.px, q.py, q.sep_r,
@@ -751,7 +776,9 @@ file_only(crowd_world* w, const nb_subs* nb, unsigned char* frec, int s, const b
 // at a time, as for the queries above), walked with both sums in registers; the lane terms are
 // chunk_all's, so the results are agent_neighbors' to the bit.
 static inline __attribute__((always_inline)) uint64_t
-group_only(crowd_world* w, const nb_subs* nb, unsigned char* grec, int s, const block_agent* a) {
+group_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
+    unsigned char* grec = blk->rec[i];
+    const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
     const float px = c->px[s], py = c->py[s], r = c->sep_radius[s], inv_r = 1.0f / r;
@@ -759,10 +786,10 @@ group_only(crowd_world* w, const nb_subs* nb, unsigned char* grec, int s, const 
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], gx[CS_LANES], gy[CS_LANES], gn[CS_LANES];
     for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = gx[l] = gy[l] = gn[l] = 0.0f;
     uint64_t candidates = 0;
-    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         const uint32_t base = cs_grid_row_base(g, cy);
-        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
-        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        const uint32_t b = g->cell_start[base + (uint32_t)box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)box.cx1 + 1];
         candidates += e - b;
         sep_group_range(c->px, c->py, c->group, b, e, px, py, r, inv_r, group, ax, ay, an, gx, gy,
                         gn);
@@ -776,30 +803,6 @@ group_only(crowd_world* w, const nb_subs* nb, unsigned char* grec, int s, const 
     return candidates;
 }
 
-// Agents are stepped in blocks of this many. Before a block's walks, the cone and file agents
-// among them (cone_only, file_only) get their records' parameters gathered, then their headings
-// and cell boxes computed in one vector loop: one agent at a time, the square root, the divisions
-// and the floors around each walk were a large share of its cost.
-#define CS_NB_BLOCK 64
-
-enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
-
-typedef struct query_block {
-    unsigned char* rec[CS_NB_BLOCK];
-    int32_t kind[CS_NB_BLOCK]; // BLOCK_*
-    float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
-    float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
-    float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
-    int32_t cone[CS_NB_BLOCK];
-    int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
-    int32_t dx0[CS_NB_BLOCK], dy0[CS_NB_BLOCK], dx1[CS_NB_BLOCK], dy1[CS_NB_BLOCK];
-} query_block;
-
-static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
-    v = v < lo ? lo : v;
-    return v > hi ? hi : v;
-}
-
 // Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone or file agents. The
 // arithmetic is agent_neighbors' own, operation for operation.
 static inline __attribute__((always_inline)) int
@@ -808,9 +811,13 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
     int found = 0;
     for (int i = 0; i < n; ++i) {
         const int s = s0 + i;
-        cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, end);
-        cs_prefetch_rec(c, nb->file.rec_of, nb->file.flag, s, end);
-        cs_prefetch_rec(c, nb->group.rec_of, nb->group.flag, s, end);
+        // The record a later agent will read, fetched ahead: one test for the three queries.
+        const int far = s + CS_PREFETCH;
+        const uint32_t ff = far < end ? c->flags[far] & nb->flags : 0;
+        if (ff)
+            __builtin_prefetch(&(ff & nb->group.flag  ? nb->group.rec_of
+                                 : ff & nb->file.flag ? nb->file.rec_of
+                                                      : nb->cone.rec_of)[c->id[far]]);
         const uint32_t f = c->flags[s] & nb->flags;
         const bool sep = c->sep_weight[s] > 0.0f;
         // A follower without a group (not active) has separation alone, in the general path.
@@ -868,11 +875,6 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         const float cy0 = minf(y0, py + minf(0.0f, uy) - ey);
         const float cy1 = maxf(y1, py + maxf(0.0f, uy) + ey);
         const float creach = maxf(reach, cl + cw);
-        const float m0 = margin(px, py, reach);
-        const int32_t dx0 = cs_cell_coord(x0 - m0, inv_cell),
-                      dy0 = cs_cell_coord(y0 - m0, inv_cell);
-        const int32_t dx1 = cs_cell_coord(x1 + m0, inv_cell),
-                      dy1 = cs_cell_coord(y1 + m0, inv_cell);
         x0 = cone ? cx0 : x0, x1 = cone ? cx1 : x1, y0 = cone ? cy0 : y0, y1 = cone ? cy1 : y1;
         reach = cone ? creach : reach;
         const float m = margin(px, py, reach);
@@ -885,9 +887,6 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         blk->gd2[i] = dd;
         blk->cx0[i] = bx0, blk->cx1[i] = bx1, blk->cy0[i] = by0;
         blk->cy1[i] = bx0 <= bx1 ? by1 : by0 - 1; // no row at all when no column is left
-        // The disc with its own (smaller) margin, within the box: empty when clipped away.
-        blk->dx0[i] = clamp_cell(dx0, bx0, bx1), blk->dx1[i] = clamp_cell(dx1, bx0, bx1);
-        blk->dy0[i] = dy0 < by0 ? by0 : dy0, blk->dy1[i] = dy1 > by1 ? by1 : dy1;
     }
     return found;
 }
@@ -958,19 +957,9 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
                 candidates += one_agent(w, nb, &v, s, hi, false);
                 continue;
             }
-            const block_agent a = {blk.hx[i],
-                                   blk.hy[i],
-                                   blk.cone_l[i],
-                                   blk.cone_w2[i],
-                                   blk.gx[i],
-                                   blk.gy[i],
-                                   blk.gd2[i],
-                                   blk.cone[i] != 0,
-                                   {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]},
-                                   {blk.dx0[i], blk.dy0[i], blk.dx1[i], blk.dy1[i]}};
-            candidates += kind == BLOCK_CONE   ? cone_only(w, nb, blk.rec[i], s, &a)
-                          : kind == BLOCK_FILE ? file_only(w, nb, blk.rec[i], s, &a)
-                                               : group_only(w, nb, blk.rec[i], s, &a);
+            candidates += kind == BLOCK_CONE   ? cone_only(w, nb, s, &blk, i)
+                          : kind == BLOCK_FILE ? file_only(w, nb, s, &blk, i)
+                                               : group_only(w, nb, s, &blk, i);
         }
     }
     return candidates;
