@@ -332,6 +332,11 @@ static inline float maxf(float a, float b) {
     return a > b ? a : b;
 }
 
+static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
 // Query boxes are widened by a relative margin so a float-rounded box edge never drops a candidate
 // that the exact tests would accept.
 static inline float margin(float px, float py, float reach) {
@@ -607,28 +612,17 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     return candidates;
 }
 
-// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE) or the file
-// (CS_NB_FILE), with a separation weight: the plain queue agent, in the spec's form or in the file
-// form. They are prepared a block at a time (cs_pass_neighbor below), so here the heading, the
-// query's parameters and the cell boxes are given. The lane tests are test_lane's and the sums
-// chunk_all's, lane for lane, so the results are those of agent_neighbors to the bit; the
-// accumulators are locals the compiler keeps in registers, and there are no group sums to carry.
-static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
-    v = v < lo ? lo : v;
-    return v > hi ? hi : v;
-}
-
-// Agents are stepped in blocks of this many. Before a block's walks, the cone and file agents
-// among them (cone_only, file_only) get their records' parameters gathered, then their headings
-// and cell boxes computed in one vector loop: one agent at a time, the square root, the divisions
-// and the floors around each walk were a large share of its cost.
+// Agents are stepped in blocks of this many. Before a block's walks, the cone, file and group
+// agents among them (cone_only, file_only, group_only below) get their records' parameters
+// gathered, then their headings and cell boxes computed in one vector loop: one agent at a time,
+// the square root, the divisions and the floors around each walk were a large share of its cost.
 #define CS_NB_BLOCK 64
 
 enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
 
 typedef struct query_block {
-    unsigned char* rec[CS_NB_BLOCK];
-    int32_t kind[CS_NB_BLOCK]; // BLOCK_*
+    unsigned char* rec[CS_NB_BLOCK]; // the record the agent's query reads and writes
+    int32_t kind[CS_NB_BLOCK];       // BLOCK_*
     float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
     float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
     float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
@@ -636,6 +630,12 @@ typedef struct query_block {
     int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
 } query_block;
 
+// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE) or the file
+// (CS_NB_FILE), with a separation weight: the plain queue agent, in the spec's form or in the file
+// form. They are prepared a block at a time (cs_pass_neighbor below), so here the heading, the
+// query's parameters and the cell boxes are given. The lane tests are test_lane's and the sums
+// chunk_all's, lane for lane, so the results are those of agent_neighbors to the bit; the
+// accumulators are locals the compiler keeps in registers, and there are no group sums to carry.
 static inline __attribute__((always_inline)) uint64_t
 cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
     unsigned char* crec = blk->rec[i];
@@ -803,8 +803,8 @@ group_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int
     return candidates;
 }
 
-// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone or file agents. The
-// arithmetic is agent_neighbors' own, operation for operation.
+// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone, file or group
+// agents. The arithmetic is agent_neighbors' own, operation for operation.
 static inline __attribute__((always_inline)) int
 prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, query_block* blk) {
     const cs_columns* c = &w->cur;
