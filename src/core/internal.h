@@ -60,9 +60,9 @@ typedef union cs_columns {
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
 
-// Column buffers that hold no column: the integration's back buffers and one more, which lets the
-// sort gather every column out of place in two groups (sort.c).
-#define CS_FREE_COLS (CS_KIN_COUNT + 1)
+// Column buffers that hold no column: the integration's back buffers. The sort gathers every
+// column out of place through them and its own key array (sort.c).
+#define CS_FREE_COLS CS_KIN_COUNT
 
 struct crowd_world {
     crowd_alloc_fn* alloc;
