@@ -28,9 +28,9 @@ static void free_blocks(crowd_world* w, cs_pool* p) {
 crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     const int64_t need = (int64_t)p->live + n;
     if (need <= p->capacity) return CROWD_OK;
-    // A small pool grows by a quarter at a time, a paged one (which copies nothing) by a sixteenth:
-    // at most a sixteenth of its room is unused, a page in a small one.
-    int64_t cap = (int64_t)p->capacity + p->capacity / (small(p->capacity) ? 4 : 16);
+    // A small pool grows by a quarter at a time; a paged one, which copies nothing, by the pages it
+    // needs: less than a page of its room is unused.
+    int64_t cap = small(p->capacity) ? (int64_t)p->capacity + p->capacity / 4 : need;
     if (cap < MIN_RECORDS) cap = MIN_RECORDS;
     if (cap > w->capacity) cap = w->capacity; // one record per agent index at most
     if (cap < need) cap = need;
