@@ -47,7 +47,7 @@ static void hashed_build(hashed* h, const float* x, const float* y, int n, float
     h->order = xmalloc(sizeof(uint32_t) * (size_t)n);
     h->sorted_keys = xmalloc(sizeof(uint32_t) * (size_t)n);
     h->cell_start = xmalloc(sizeof(uint32_t) * ((size_t)bucket_capacity + 1));
-    h->hist = xmalloc(sizeof(uint32_t) * bucket_capacity * (size_t)threads);
+    h->hist = xmalloc(sizeof(uint32_t) * bucket_capacity * (size_t)(threads - 1));
     h->sx = xmalloc(sizeof(float) * (size_t)n);
     h->sy = xmalloc(sizeof(float) * (size_t)n);
     cs_grid_sort(&h->g, cell, x, y, n, bucket_capacity, h->hist, threads, h->keys, h->order,

@@ -168,6 +168,7 @@ Test(memory, every_failed_allocation_is_clean) {
             size_t snap_size;
             unsigned char* snap = snapshot_of(w, &snap_size);
             crowd_agent_def a = agent_at(&rng, 5.0f);
+            a.user_data = i >= 10 ? (uint64_t)i : 0; // the first one other than 0 allocates
             crowd_agent_id id;
             if (i == 20) {
                 st = crowd_world_reserve(w, 500);
@@ -195,4 +196,52 @@ Test(memory, every_failed_allocation_is_clean) {
         check_balanced(&c);
         if (!failed) break; // every allocation of the sequence has been failed once
     }
+}
+
+// user_data costs nothing until an agent gets one other than 0: then one 8-byte entry per index
+// of capacity, and every value (the zeros before it included) reads back, after growth and
+// through a snapshot.
+Test(memory, user_data_is_allocated_with_the_first_value) {
+    enum { N = 300 };
+    counter c = {.fail_after = -1};
+    crowd_world_def wd = counted_def(&c, 1);
+    wd.capacity = 256;
+    crowd_world* w;
+    cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
+    scene_rng rng = {3};
+    static crowd_agent_id ids[N];
+    for (int i = 0; i < 100; ++i) {
+        crowd_agent_def a = agent_at(&rng, 20.0f);
+        cr_assert_eq(crowd_agent_add(w, &a, &ids[i]), CROWD_OK);
+    }
+    const long long before = c.live_bytes;
+    crowd_agent_def a = agent_at(&rng, 20.0f);
+    a.user_data = 0x123456789abcull;
+    cr_assert_eq(crowd_agent_add(w, &a, &ids[100]), CROWD_OK);
+    cr_assert_eq(c.live_bytes - before, 8 * 256, "one entry per index of capacity");
+    for (int i = 101; i < N; ++i) { // past the capacity: the array grows with the storage
+        crowd_agent_def b = agent_at(&rng, 20.0f);
+        b.user_data = (uint64_t)i * 1000003u;
+        cr_assert_eq(crowd_agent_add(w, &b, &ids[i]), CROWD_OK);
+    }
+    cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    size_t size;
+    unsigned char* snap = snapshot_of(w, &size);
+    crowd_world* loaded;
+    const crowd_load_def ld = crowd_load_def_default();
+    cr_assert_eq(crowd_world_load(snap, size, &ld, &loaded), CROWD_OK);
+    free(snap);
+    for (int i = 0; i < N; ++i) {
+        const uint64_t want = i < 100 ? 0 : i == 100 ? 0x123456789abcull : (uint64_t)i * 1000003u;
+        crowd_agent_def d;
+        cr_assert_eq(crowd_agent_get_def(w, ids[i], &d), CROWD_OK);
+        cr_assert_eq(d.user_data, want, "agent %d", i);
+        crowd_agent_id id = ids[i];
+        id.world = 7;
+        cr_assert_eq(crowd_agent_get_def(loaded, id, &d), CROWD_OK);
+        cr_assert_eq(d.user_data, want, "agent %d after a load", i);
+    }
+    crowd_world_destroy(loaded);
+    crowd_world_destroy(w);
+    check_balanced(&c);
 }

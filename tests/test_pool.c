@@ -304,3 +304,57 @@ Test(pool, records_follow_their_agents_into_slot_order) {
     cr_assert_geq(layouts, 4);
     crowd_world_destroy(w);
 }
+
+// From a page of records on, a pool grows by whole pages and copies nothing: records keep their
+// addresses, the unused room stays within a page, a failed growth changes
+// nothing, and a layout copies records back across page boundaries.
+Test(pool, paged_growth_moves_no_record) {
+    enum { N = 5 * CS_POOL_PAGE + 77 };
+    counter c;
+    crowd_world* w = make_world(&c, N);
+    cs_pool p;
+    cs_pool_init(&p, sizeof(rec), sizeof(uint32_t));
+    static const void* at[N];
+    static int32_t rec_of[N];
+    static uint32_t id[N];
+    for (uint32_t k = 0; k < N; ++k) {
+        if (k == 2 * CS_POOL_PAGE) { // a growth due now fails: nothing changes
+            cr_assert_eq(p.live, p.capacity, "the pool is full");
+            const cs_pool before = p;
+            const long blocks = c.blocks;
+            c.fail_after = 0;
+            cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_ERR_OUT_OF_MEMORY);
+            c.fail_after = -1;
+            cr_assert_eq(memcmp(&p, &before, sizeof p), 0, "the pool changed");
+            cr_assert_eq(c.blocks, blocks);
+        }
+        const bool small = p.capacity < CS_POOL_PAGE; // copied into its first page when it grows
+        cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
+        const int32_t r = cs_pool_acquire(&p);
+        fill(&p, r, k);
+        ((uint32_t*)p.aux)[r] = k * 5u;
+        rec_of[k] = r;
+        for (int32_t q = small ? 0 : r; q <= r; ++q) at[q] = cs_pool_at(&p, q);
+        if (!small)
+            for (int32_t q = 0; q <= r; q += 97)
+                cr_assert_eq(cs_pool_at(&p, q), at[q], "record %d moved", q);
+        cr_assert_lt(p.capacity, p.live + CS_POOL_PAGE, "unused room");
+    }
+    for (uint32_t k = 0; k < N; ++k) cr_assert_eq(((uint32_t*)p.aux)[k], k * 5u, "aux %u", k);
+    // Reverse order through one scratch buffer and back: every record crosses pages.
+    unsigned char* buf = malloc(sizeof(rec) * N);
+    const cs_scratch x = {.buf = {buf}, .first = {0, N}, .count = 1, .size = sizeof(rec)};
+    for (int s = 0; s < N; ++s) id[s] = (uint32_t)(N - 1 - s);
+    cr_assert_eq(cs_pool_move_slots(&p, &x, rec_of, id, 0, N, 0), N);
+    cs_pool_copy_back(&p, &x, 0, 3 * CS_POOL_PAGE + 5);
+    cs_pool_copy_back(&p, &x, 3 * CS_POOL_PAGE + 5, N);
+    cs_pool_settle(&p);
+    for (int s = 0; s < N; ++s) {
+        cr_assert_eq(rec_of[id[s]], s);
+        expect_rec(&p, s, id[s]);
+    }
+    free(buf);
+    cs_pool_free(w, &p);
+    crowd_world_destroy(w);
+    cr_assert_eq(c.blocks, 0);
+}

@@ -71,6 +71,7 @@ typedef enum crowd_status {
     CROWD_ERR_OBSTACLE_SELF_INTERSECTING, // a polygon whose edges cross each other
     CROWD_ERR_INSIDE_OBSTACLE,   // an agent would overlap a wall or stand inside a solid obstacle
     CROWD_ERR_NOT_DISTRIBUTABLE, // a world split across processes cannot do it (crowd/dist.h)
+    CROWD_ERR_RANK_FAILED, // another rank of a split world failed in the same call (crowd/dist.h)
     CROWD_STATUS_COUNT
 } crowd_status;
 

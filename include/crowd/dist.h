@@ -71,6 +71,11 @@ CROWD_API void crowd_dist_destroy(crowd_dist* d);
 // This rank's world: between steps, exactly the agents it owns.
 CROWD_API const crowd_world* crowd_dist_world(const crowd_dist* d);
 
+// One step of the whole world. When it runs out of memory on some rank, every rank returns a
+// failure from the same collective (that rank its own status, the others CROWD_ERR_RANK_FAILED):
+// no rank is left waiting. The split world's state is then lost: every later call but reading,
+// crowd_dist_get_stats and crowd_dist_destroy returns CROWD_ERR_RANK_FAILED. The same holds for
+// crowd_dist_agent_add when one rank runs out of memory (the ranks' handle tables would differ).
 CROWD_API crowd_status crowd_dist_step(crowd_dist* d);
 
 // Structural calls, as crowd_agent_add, crowd_agent_remove and crowd_agent_set_position.

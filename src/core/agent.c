@@ -105,7 +105,10 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     }
     if (cs_walls_blocked(w, def->position.x, def->position.y, def->radius))
         return CROWD_ERR_INSIDE_OBSTACLE;
-    st = cs_world_grow(w, (int)want, add_reserves, (void*)def);
+    // user_data first: a growth that fails after it leaves a zero-filled array, which reads as the
+    // world did without it.
+    if (def->user_data) st = cs_world_user_data(w);
+    if (st == CROWD_OK) st = cs_world_grow(w, (int)want, add_reserves, (void*)def);
     if (st != CROWD_OK) return st;
 
     uint32_t idx =
@@ -131,7 +134,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->flags[s] = 0;
     w->radius[idx] = def->radius;
     if (def->radius > w->radius_max) w->radius_max = def->radius;
-    w->user_data[idx] = def->user_data;
+    cs_set_user_data(w, idx, def->user_data);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].add) cs_behaviors[b].add(w, idx, s, def);
 
@@ -173,7 +176,7 @@ crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_
         .separation_radius = c->sep_radius[s],
         .separation_weight = c->sep_weight[s],
         .goal = crowd_goal_default(),
-        .user_data = w->user_data[idx],
+        .user_data = cs_user_data(w, idx),
     };
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].get_def) cs_behaviors[b].get_def(w, idx, out);

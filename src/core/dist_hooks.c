@@ -40,7 +40,8 @@ void cs_dist_pack(const crowd_world* w, uint32_t idx, unsigned char* out) {
     for (int k = 0; k < CS_COL_COUNT; ++k, out += 4)
         memcpy(out, (const uint32_t*)w->cur.col[k] + s, 4);
     memcpy(out, &w->radius[idx], 4);
-    memcpy(out + 4, &w->user_data[idx], 8);
+    const uint64_t user = cs_user_data(w, idx);
+    memcpy(out + 4, &user, 8);
     out += 12;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (!(mask & (1u << k))) continue;
@@ -68,13 +69,18 @@ size_t cs_dist_packed_bytes(const crowd_world* w, const unsigned char* in) {
 
 crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
     int need[CS_REC_COUNT] = {0};
+    bool user = false;
     for (int i = 0; i < n; ++i) {
         const uint32_t mask = packed_mask(in);
         for (int k = 0; k < CS_REC_COUNT; ++k) need[k] += (mask >> k) & 1u;
+        uint64_t u;
+        memcpy(&u, in + HEAD_BYTES - 8, 8);
+        user = user || u != 0;
         in += cs_dist_packed_bytes(w, in);
     }
     // Sorted slots need no growth: every index is stored at most once and the world has room for
     // every issued index.
+    if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         const crowd_status st = cs_pool_reserve(w, &w->pools[k], need[k]);
         if (st != CROWD_OK) return st;
@@ -90,7 +96,9 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     for (int k = 0; k < CS_COL_COUNT; ++k, in += 4) memcpy((uint32_t*)w->cur.col[k] + s, in, 4);
     w->cur.flags[s] |= flags_or;
     memcpy(&w->radius[idx], in, 4);
-    memcpy(&w->user_data[idx], in + 4, 8);
+    uint64_t user;
+    memcpy(&user, in + 4, 8);
+    cs_set_user_data(w, idx, user);
     if (w->radius[idx] > w->radius_max) w->radius_max = w->radius[idx];
     in += 12;
     for (int k = 0; k < CS_REC_COUNT; ++k) {

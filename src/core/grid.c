@@ -63,6 +63,13 @@ typedef struct sort_ctx {
     uint32_t block_sum[CS_MAX_THREADS];
 } sort_ctx;
 
+// The last thread counts in cell_start shifted by one: its counters, turned into its first sorted
+// slot per bucket by the prefix and advanced past its agents by the scatter, end as the end of
+// each bucket, cell_start[k + 1]. The other threads count in `hist`, so a team of one needs none.
+static uint32_t* hist_of(const sort_ctx* c, int t, int nt) {
+    return t == nt - 1 ? c->cell_start + 1 : c->hist + (size_t)t * c->bucket_capacity;
+}
+
 static void sort_team(void* arg, int t, int nt) {
     sort_ctx* c = arg;
     cs_grid* g = c->g;
@@ -94,10 +101,9 @@ static void sort_team(void* arg, int t, int nt) {
     }
     cs_team_barrier(nt);
 
-    const uint32_t buckets = g->buckets, bucket_capacity = c->bucket_capacity;
-    uint32_t* hist = c->hist;
+    const uint32_t buckets = g->buckets;
     uint32_t* keys = c->keys;
-    uint32_t* h = hist + (size_t)t * bucket_capacity;
+    uint32_t* h = hist_of(c, t, nt);
     memset(h, 0, sizeof(uint32_t) * buckets);
     compute_keys(g, x, y, keys, lo, hi);
     for (int i = lo; i < hi; ++i) h[keys[i]]++;
@@ -108,15 +114,14 @@ static void sort_team(void* arg, int t, int nt) {
     chunk_of((int)buckets, t, nt, &klo, &khi);
     uint32_t sum = 0;
     for (int k = klo; k < khi; ++k)
-        for (int u = 0; u < nt; ++u) sum += hist[(size_t)u * bucket_capacity + k];
+        for (int u = 0; u < nt; ++u) sum += hist_of(c, u, nt)[k];
     c->block_sum[t] = sum;
     cs_team_barrier(nt);
     uint32_t run = 0;
     for (int u = 0; u < t; ++u) run += c->block_sum[u];
     for (int k = klo; k < khi; ++k) {
-        c->cell_start[k] = run;
         for (int u = 0; u < nt; ++u) {
-            uint32_t* cnt = &hist[(size_t)u * bucket_capacity + k];
+            uint32_t* cnt = &hist_of(c, u, nt)[k];
             uint32_t v = *cnt;
             *cnt = run;
             run += v;
@@ -151,5 +156,5 @@ void cs_grid_sort(cs_grid* g, float cell_size, const float* x, const float* y, i
                   .sorted_keys = sorted_keys,
                   .cell_start = cell_start};
     cs_team_run(threads < CS_MAX_THREADS ? threads : CS_MAX_THREADS, sort_team, &c);
-    cell_start[g->buckets] = (uint32_t)n;
+    cell_start[0] = 0;
 }

@@ -144,8 +144,8 @@ static inline void cs_grid_stencil(const cs_grid* g, uint32_t key, uint32_t begi
 // Writes keys[n], order[n] (order[s] = input index of sorted slot s), sorted_keys[n] (the key of
 // sorted slot s) and cell_start[buckets + 1],
 // and sets every field of *g but cell_start's pointer, which the caller owns. `hist` holds
-// threads * bucket_capacity counters. Runs on up to `threads` OpenMP threads; the result does not
-// depend on the thread count.
+// (threads - 1) * bucket_capacity counters (cell_start serves as one thread's). Runs on up to
+// `threads` OpenMP threads; the result does not depend on the thread count.
 void cs_grid_sort(cs_grid* g, float cell_size, const float* x, const float* y, int n,
                   uint32_t bucket_capacity, uint32_t* hist, int threads, uint32_t* keys,
                   uint32_t* order, uint32_t* sorted_keys, uint32_t* cell_start);

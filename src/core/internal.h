@@ -60,9 +60,9 @@ typedef union cs_columns {
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
 
-// Column buffers that hold no column: the integration's back buffers and one more, which lets the
-// sort gather every column out of place in two groups (sort.c).
-#define CS_FREE_COLS (CS_KIN_COUNT + 1)
+// Column buffers that hold no column: the integration's back buffers. The sort gathers every
+// column out of place through them and its own key array (sort.c).
+#define CS_FREE_COLS CS_KIN_COUNT
 
 struct crowd_world {
     crowd_alloc_fn* alloc;
@@ -110,7 +110,7 @@ struct crowd_world {
     // Spatial hash built by the last sort.
     cs_grid grid;
     uint32_t* cell_start; // grid.buckets + 1 entries
-    uint32_t* hist;       // threads x bucket_capacity per-thread histograms
+    uint32_t* hist;       // (threads - 1) x bucket_capacity histograms (grid.h); NULL for one
     uint32_t bucket_capacity;
     int hist_threads;
 
@@ -122,6 +122,8 @@ struct crowd_world {
     int free_count;
     float* radius;
     float radius_max; // the largest radius any agent has had: bounds the walls' queries
+    // Each index's user_data; NULL until an agent gets a value other than 0 (cs_user_data reads 0
+    // for every index then): most worlds never set one.
     uint64_t* user_data;
 
     // Behavior state (see core/behavior.h): per agent index only a record number per record kind
@@ -213,6 +215,20 @@ crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, voi
 // none yet; they grow with the storage from then on. Called before the world gets an obstacle. On
 // failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
 crowd_status cs_world_wall_arrays(crowd_world* w);
+
+// Allocates user_data (zero-filled) if the world has none yet; it grows with the storage from then
+// on. Called before an agent gets a user_data other than 0. On failure (CROWD_ERR_OUT_OF_MEMORY)
+// the world is unchanged.
+crowd_status cs_world_user_data(crowd_world* w);
+
+static inline uint64_t cs_user_data(const crowd_world* w, uint32_t idx) {
+    return w->user_data ? w->user_data[idx] : 0;
+}
+
+// Stores an index's user_data; a value other than 0 needs cs_world_user_data first.
+static inline void cs_set_user_data(crowd_world* w, uint32_t idx, uint64_t v) {
+    if (w->user_data) w->user_data[idx] = v;
+}
 
 // The handle of a live agent index: the one place a handle is built from storage.
 static inline crowd_agent_id cs_agent_handle(const crowd_world* w, uint32_t idx) {

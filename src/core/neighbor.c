@@ -72,8 +72,22 @@ static inline float min_lanes(const float* a) {
     return m;
 }
 
-// Separation over one contiguous range of candidates: the one copy of the separation loop, used by
-// separation-only agents (accumulators in registers) and by visit() for subscribed agents.
+// The separation term of one candidate at (x, y): the one copy of its arithmetic. Returns whether
+// it counts (valid, not the agent itself, within radius r); its term is then (*ux, *uy), else 0.
+static inline __attribute__((always_inline)) bool sep_lane(float px, float py, float x, float y,
+                                                           bool valid, float r, float inv_r,
+                                                           float* ux, float* uy) {
+    const float dx = px - x, dy = py - y;
+    const float d = sqrtf(dx * dx + dy * dy);
+    const bool in = valid & (d > 0.01f) & (d < r);
+    const float q = 1.0f / (in ? d : 1.0f) - inv_r;
+    *ux = in ? dx * q : 0.0f;
+    *uy = in ? dy * q : 0.0f;
+    return in;
+}
+
+// Separation over one contiguous range of candidates, used by separation-only agents
+// (accumulators in registers) and by visit() for subscribed agents.
 static inline __attribute__((always_inline)) void
 sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
           float py, float r, float inv_r, float* restrict ax, float* restrict ay,
@@ -85,13 +99,37 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
         const float* restrict yc = ys + j;
         const int live = (int)(end - j);
         for (int l = 0; l < CS_LANES; ++l) {
-            const float dx = px - xc[l], dy = py - yc[l];
-            const float d = sqrtf(dx * dx + dy * dy);
-            const bool in = (l < live) & (d > 0.01f) & (d < r);
-            const float q = 1.0f / (in ? d : 1.0f) - inv_r;
-            ax[l] += in ? dx * q : 0.0f;
-            ay[l] += in ? dy * q : 0.0f;
+            float ux, uy;
+            const bool in = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+            ax[l] += ux;
+            ay[l] += uy;
             an[l] += in ? 1.0f : 0.0f;
+        }
+    }
+}
+
+// The same, with the sums of the candidates of the agent's group besides (a separate loop: the
+// group sums inside the one above, even under a constant flag, keep gcc from vectorizing it).
+static inline __attribute__((always_inline)) void
+sep_group_range(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
+                uint32_t b, uint32_t end, float px, float py, float r, float inv_r, uint32_t group,
+                float* restrict ax, float* restrict ay, float* restrict an, float* restrict gx,
+                float* restrict gy, float* restrict gn) {
+    for (uint32_t j = b; j < end; j += CS_LANES) {
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const uint32_t* restrict gc = groups + j;
+        const int live = (int)(end - j);
+        for (int l = 0; l < CS_LANES; ++l) {
+            float ux, uy;
+            const bool in = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+            const bool ing = in & (gc[l] == group);
+            ax[l] += ux;
+            ay[l] += uy;
+            an[l] += in ? 1.0f : 0.0f;
+            gx[l] += ing ? ux : 0.0f;
+            gy[l] += ing ? uy : 0.0f;
+            gn[l] += ing ? 1.0f : 0.0f;
         }
     }
 }
@@ -294,6 +332,11 @@ static inline float maxf(float a, float b) {
     return a > b ? a : b;
 }
 
+static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
+    v = v < lo ? lo : v;
+    return v > hi ? hi : v;
+}
+
 // Query boxes are widened by a relative margin so a float-rounded box edge never drops a candidate
 // that the exact tests would accept.
 static inline float margin(float px, float py, float reach) {
@@ -325,6 +368,28 @@ static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigne
         *field(frec, nb->file.out[0]) = ahead.x;
         *field(frec, nb->file.out[1]) = ahead.y;
     }
+}
+
+// The one ahead in the file from a file query's lane results: the lexicographic minimum of
+// (along, offset) over the lanes, in lane order (its along in *along). Only an agent of the same
+// file (subscribed, with the same target) is the one ahead; anyone else in the way leaves the
+// agent without one (x = +inf).
+static inline crowd_vec2 file_ahead(const cs_columns* c, const nb_subs* nb, float gx, float gy,
+                                    const float* al, const float* ox, const float* oy,
+                                    const uint32_t* os, float* along) {
+    float a = INFINITY;
+    crowd_vec2 ahead = {INFINITY, 0.0f};
+    uint32_t slot = 0;
+    for (int l = 0; l < CS_LANES; ++l) {
+        const bool better =
+            al[l] < a || (al[l] == a && (ox[l] < ahead.x || (ox[l] == ahead.x && oy[l] < ahead.y)));
+        if (better) a = al[l], ahead = (crowd_vec2){ox[l], oy[l]}, slot = os[l];
+    }
+    *along = a;
+    unsigned char* other = a < INFINITY ? rec_for(&nb->file, c->flags[slot], c->id[slot]) : NULL;
+    const bool same =
+        other && *field(other, nb->file.in[0]) == gx && *field(other, nb->file.in[1]) == gy;
+    return same ? ahead : (crowd_vec2){INFINITY, 0.0f};
 }
 
 // Agents subscribed to a query, and agents with a wall within their query: out of line
@@ -456,25 +521,8 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
                     : (crowd_vec2){ms * gx, ms * gy};
     }
     if (q.cone && !q.file) along = min_lanes(acc.along);
-    if (q.cone && q.file && !q.grp) {
-        // The lexicographic minimum over the lanes, in lane order.
-        uint32_t os = 0;
-        for (int l = 0; l < CS_LANES; ++l) {
-            const bool better =
-                acc.along[l] < along ||
-                (acc.along[l] == along &&
-                 (acc.ox[l] < ahead.x || (acc.ox[l] == ahead.x && acc.oy[l] < ahead.y)));
-            if (better)
-                along = acc.along[l], ahead = (crowd_vec2){acc.ox[l], acc.oy[l]}, os = acc.os[l];
-        }
-        // Only an agent of the same file (subscribed, with the same target) is the one ahead;
-        // anyone else in the way leaves the agent without one.
-        unsigned char* other =
-            along < INFINITY ? rec_for(&nb->file, c->flags[os], c->id[os]) : NULL;
-        const bool same =
-            other && *field(other, nb->file.in[0]) == q.gx && *field(other, nb->file.in[1]) == q.gy;
-        if (!same) ahead = (crowd_vec2){INFINITY, 0.0f};
-    }
+    if (q.cone && q.file && !q.grp)
+        ahead = file_ahead(c, nb, q.gx, q.gy, acc.along, acc.ox, acc.oy, acc.os, &along);
     store_outputs(nb, grec, crec, frec, gsep, along, ahead);
     return cand;
 }
@@ -564,20 +612,34 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     return candidates;
 }
 
-// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE), with a separation
-// weight: the plain queue agent. They are prepared a block at a time (cs_pass_neighbor below), so
-// here the heading, the cone's parameters and the cell box are given. The lane tests are
-// test_lane's and the sums chunk_all's, lane for lane, so the results are those of
-// agent_neighbors to the bit; the accumulators are locals the compiler keeps in registers, and
-// there are no group sums to carry.
-typedef struct cone_agent {
-    float hx, hy, cone_l, cone_w2;
-    bool cone;
-    cs_cell_box box; // clipped to the occupied cells
-} cone_agent;
+// Agents are stepped in blocks of this many. Before a block's walks, the cone, file and group
+// agents among them (cone_only, file_only, group_only below) get their records' parameters
+// gathered, then their headings and cell boxes computed in one vector loop: one agent at a time,
+// the square root, the divisions and the floors around each walk were a large share of its cost.
+#define CS_NB_BLOCK 64
 
+enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
+
+typedef struct query_block {
+    unsigned char* rec[CS_NB_BLOCK]; // the record the agent's query reads and writes
+    int32_t kind[CS_NB_BLOCK];       // BLOCK_*
+    float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
+    float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
+    float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
+    int32_t cone[CS_NB_BLOCK];
+    int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
+} query_block;
+
+// Agents of the dense layout whose only query is the forward cone (CS_NB_CONE) or the file
+// (CS_NB_FILE), with a separation weight: the plain queue agent, in the spec's form or in the file
+// form. They are prepared a block at a time (cs_pass_neighbor below), so here the heading, the
+// query's parameters and the cell boxes are given. The lane tests are test_lane's and the sums
+// chunk_all's, lane for lane, so the results are those of agent_neighbors to the bit; the
+// accumulators are locals the compiler keeps in registers, and there are no group sums to carry.
 static inline __attribute__((always_inline)) uint64_t
-cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const cone_agent* a) {
+cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
+    unsigned char* crec = blk->rec[i];
+    const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
@@ -585,20 +647,20 @@ cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const c
     const query q = {.px = xs[s],
                      .py = ys[s],
                      .sep_r = c->sep_radius[s],
-                     .hx = a->hx,
-                     .hy = a->hy,
-                     .cone_l = a->cone_l,
-                     .cone_w2 = a->cone_w2,
-                     .cone = a->cone};
+                     .hx = blk->hx[i],
+                     .hy = blk->hy[i],
+                     .cone_l = blk->cone_l[i],
+                     .cone_w2 = blk->cone_w2[i],
+                     .cone = blk->cone[i] != 0};
     const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
     for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = 0.0f, al[l] = INFINITY;
     uint64_t candidates = 0;
-    for (int32_t cy = a->box.cy0; cy <= a->box.cy1; ++cy) {
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
         const uint32_t base = cs_grid_row_base(g, cy);
-        const uint32_t b = g->cell_start[base + (uint32_t)a->box.cx0];
-        const uint32_t e = g->cell_start[base + (uint32_t)a->box.cx1 + 1];
+        const uint32_t b = g->cell_start[base + (uint32_t)box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)box.cx1 + 1];
         candidates += e - b;
         for (uint32_t j = b; j < e; j += CS_LANES) {
             const float* restrict xc = xs + j;
@@ -622,35 +684,167 @@ cone_only(crowd_world* w, const nb_subs* nb, unsigned char* crec, int s, const c
     return candidates;
 }
 
-// Agents are stepped in blocks of this many. Before a block's walks, the cone agents among them
-// (cone_only) get their records' parameters gathered, then their headings and cell boxes computed
-// in one vector loop: one agent at a time, the square root, the divisions and the floors around
-// each walk were a large share of its cost.
-#define CS_NB_BLOCK 64
+// The file agent's box is the sector toward its target (about four times the separation disc's
+// cells), and only the disc's few cells can hold a separation neighbor. So the two are walked
+// apart over the same rows and lanes: the separation loop over the chunks of each row that reach
+// the disc's cells, and the file test alone (no square root, no division) over the whole box. A
+// chunk a walk leaves out holds no candidate that would count in it (a candidate outside the
+// disc's cells is farther than the radius plus the margin), and a lane that does not count adds
+// nothing, so each lane's sums see the same terms in the same order as in chunk_all.
+static inline __attribute__((always_inline)) uint64_t
+file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
+    unsigned char* frec = blk->rec[i];
+    const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
+    const cs_columns* c = &w->cur;
+    const cs_grid* g = &w->grid;
+    const float* restrict xs = c->px;
+    const float* restrict ys = c->py;
+    const query q = {.px = xs[s],
+                     .py = ys[s],
+                     .sep_r = c->sep_radius[s],
+                     .hx = blk->hx[i],
+                     .hy = blk->hy[i],
+                     .cone_l = blk->cone_l[i],
+                     .cone_w2 = blk->cone_w2[i],
+                     .gx = blk->gx[i],
+                     .gy = blk->gy[i],
+                     .gd2 = blk->gd2[i],
+                     .cone = blk->cone[i] != 0,
+                     .file = true};
+    const float inv_r = 1.0f / q.sep_r;
+    const int64_t self = s;
+    float ax[CS_LANES], ay[CS_LANES], an[CS_LANES];
+    float al[CS_LANES], ox[CS_LANES], oy[CS_LANES];
+    uint32_t os[CS_LANES];
+    for (int l = 0; l < CS_LANES; ++l) {
+        ax[l] = ay[l] = an[l] = 0.0f;
+        al[l] = ox[l] = oy[l] = INFINITY;
+        os[l] = 0;
+    }
+    // The disc's cells, with its own (smaller) margin, within the box.
+    const float m = margin(q.px, q.py, q.sep_r), inv_cell = g->inv_cell;
+    const int32_t dx0 = clamp_cell(cs_cell_coord(q.px - q.sep_r - m, inv_cell), box.cx0, box.cx1);
+    const int32_t dx1 = clamp_cell(cs_cell_coord(q.px + q.sep_r + m, inv_cell), box.cx0, box.cx1);
+    const int32_t dy0 = cs_cell_coord(q.py - q.sep_r - m, inv_cell);
+    const int32_t dy1 = cs_cell_coord(q.py + q.sep_r + m, inv_cell);
+    uint64_t candidates = 0;
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+        const uint32_t base = cs_grid_row_base(g, cy);
+        const uint32_t b = g->cell_start[base + (uint32_t)box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)box.cx1 + 1];
+        candidates += e - b;
+        if (cy >= dy0 && cy <= dy1) {
+            const uint32_t sb = g->cell_start[base + (uint32_t)dx0];
+            const uint32_t se = g->cell_start[base + (uint32_t)dx1 + 1];
+            // From the chunk of the row's walk that holds sb; lanes past se count for nothing.
+            if (sb < se)
+                sep_range(xs, ys, b + (sb - b) / CS_LANES * CS_LANES, se, q.px, q.py, q.sep_r,
+                          inv_r, ax, ay, an);
+        }
+        if (!q.cone) continue;
+        for (uint32_t j = b; j < e; j += CS_LANES) {
+            const float* restrict xc = xs + j;
+            const float* restrict yc = ys + j;
+            const int live = (int)(e - j);
+            const int64_t self_lane = self - (int64_t)j;
+            for (int l = 0; l < CS_LANES; ++l) {
+                const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, true);
+                const float x = -t.dx, y = -t.dy;
+                const bool better =
+                    (t.along < al[l]) |
+                    ((t.along == al[l]) & ((x < ox[l]) | ((x == ox[l]) & (y < oy[l]))));
+                const bool take = t.in_cone & better;
+                al[l] = take ? t.along : al[l];
+                ox[l] = take ? x : ox[l];
+                oy[l] = take ? y : oy[l];
+                os[l] = take ? j + (uint32_t)l : os[l];
+            }
+        }
+    }
+    const uint32_t flags = c->flags[s];
+    sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
+              ax, ay, an, &w->force_x[s], &w->force_y[s]);
+    float along;
+    const crowd_vec2 ahead = file_ahead(c, nb, q.gx, q.gy, al, ox, oy, os, &along);
+    *field(frec, nb->file.out[0]) = ahead.x;
+    *field(frec, nb->file.out[1]) = ahead.y;
+    return candidates;
+}
 
-typedef struct cone_block {
-    unsigned char* rec[CS_NB_BLOCK]; // NULL: not a cone_only agent
-    float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
-    float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
-    int32_t cone[CS_NB_BLOCK];
-    int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
-} cone_block;
+// Agents of the dense layout whose only query is their group's separation (CS_NB_GROUP: the
+// active follower), with a separation weight. Their box is the separation disc's (prepared a block
+// at a time, as for the queries above), walked with both sums in registers; the lane terms are
+// chunk_all's, so the results are agent_neighbors' to the bit.
+static inline __attribute__((always_inline)) uint64_t
+group_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
+    unsigned char* grec = blk->rec[i];
+    const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
+    const cs_columns* c = &w->cur;
+    const cs_grid* g = &w->grid;
+    const float px = c->px[s], py = c->py[s], r = c->sep_radius[s], inv_r = 1.0f / r;
+    const uint32_t group = c->group[s];
+    float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], gx[CS_LANES], gy[CS_LANES], gn[CS_LANES];
+    for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = gx[l] = gy[l] = gn[l] = 0.0f;
+    uint64_t candidates = 0;
+    for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+        const uint32_t base = cs_grid_row_base(g, cy);
+        const uint32_t b = g->cell_start[base + (uint32_t)box.cx0];
+        const uint32_t e = g->cell_start[base + (uint32_t)box.cx1 + 1];
+        candidates += e - b;
+        sep_group_range(c->px, c->py, c->group, b, e, px, py, r, inv_r, group, ax, ay, an, gx, gy,
+                        gn);
+    }
+    const float ms = c->max_speed[s], vx = c->vx[s], vy = c->vy[s];
+    const bool drag = !(c->flags[s] & CS_FLAG_SEP_PUSH);
+    sep_force(ms, c->sep_weight[s], drag, vx, vy, ax, ay, an, &w->force_x[s], &w->force_y[s]);
+    const float sx = reduce_lanes(gx), sy = reduce_lanes(gy), sn = reduce_lanes(gn);
+    *field(grec, nb->group.out[0]) = drag ? ms * sx - sn * vx : ms * sx;
+    *field(grec, nb->group.out[1]) = drag ? ms * sy - sn * vy : ms * sy;
+    return candidates;
+}
 
-// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone_only agents. The
-// arithmetic is agent_neighbors' own, operation for operation.
+// Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone, file or group
+// agents. The arithmetic is agent_neighbors' own, operation for operation.
 static inline __attribute__((always_inline)) int
-prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, cone_block* blk) {
+prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, query_block* blk) {
     const cs_columns* c = &w->cur;
     int found = 0;
     for (int i = 0; i < n; ++i) {
         const int s = s0 + i;
-        cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, end);
-        const bool plain = (c->flags[s] & nb->flags) == nb->cone.flag && c->sep_weight[s] > 0.0f;
-        unsigned char* rec = plain ? cs_pool_find(nb->cone.pool, nb->cone.rec_of, c->id[s]) : NULL;
+        // The record a later agent will read, fetched ahead: one test for the three queries.
+        const int far = s + CS_PREFETCH;
+        const uint32_t ff = far < end ? c->flags[far] & nb->flags : 0;
+        if (ff)
+            __builtin_prefetch(&(ff & nb->group.flag  ? nb->group.rec_of
+                                 : ff & nb->file.flag ? nb->file.rec_of
+                                                      : nb->cone.rec_of)[c->id[far]]);
+        const uint32_t f = c->flags[s] & nb->flags;
+        const bool sep = c->sep_weight[s] > 0.0f;
+        // A follower without a group (not active) has separation alone, in the general path.
+        const int kind = !sep                                                        ? BLOCK_OTHER
+                         : nb->cone.flag && f == nb->cone.flag                       ? BLOCK_CONE
+                         : nb->file.flag && f == nb->file.flag                       ? BLOCK_FILE
+                         : nb->group.flag && f == nb->group.flag && c->group[s] != 0 ? BLOCK_GROUP
+                                                                                     : BLOCK_OTHER;
+        const cs_nb_use* u = kind == BLOCK_FILE    ? &nb->file
+                             : kind == BLOCK_GROUP ? &nb->group
+                                                   : &nb->cone;
+        unsigned char* rec =
+            kind != BLOCK_OTHER ? cs_pool_find(u->pool, u->rec_of, c->id[s]) : NULL;
+        blk->kind[i] = rec ? kind : BLOCK_OTHER;
         blk->rec[i] = rec;
-        blk->cone_l[i] = rec ? *field(rec, nb->cone.in[0]) : 0.0f;
-        blk->cone_w[i] = rec ? *field(rec, nb->cone.in[1]) : 0.0f;
-        blk->cone_w2[i] = rec ? *field(rec, nb->cone.in[2]) : 0.0f;
+        float cl = 0.0f, cw = 0.0f, cw2 = 0.0f, gx = 0.0f, gy = 0.0f;
+        if (rec && kind == BLOCK_CONE) {
+            cl = *field(rec, u->in[0]), cw = *field(rec, u->in[1]), cw2 = *field(rec, u->in[2]);
+        } else if (rec && kind == BLOCK_FILE) {
+            gx = *field(rec, u->in[0]), gy = *field(rec, u->in[1]);
+            const float width = *field(rec, u->in[3]);
+            cl = *field(rec, u->in[2]) * CROWD_QUEUE_FILE_REACH;
+            cw2 = width * width;
+            cw = maxf(width, 0.5f * cl); // the sector's half-width at its far end
+        }
+        blk->cone_l[i] = cl, blk->cone_w[i] = cw, blk->cone_w2[i] = cw2;
+        blk->gx[i] = gx, blk->gy[i] = gy;
         found += rec != NULL;
     }
     if (!found) return 0;
@@ -664,18 +858,22 @@ prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, c
     const int32_t min_cx = g->min_cx, min_cy = g->min_cy, max_cx = g->max_cx, max_cy = g->max_cy;
 #pragma omp simd
     for (int i = 0; i < n; ++i) {
-        const float px = pxs[i], py = pys[i], vx = vxs[i], vy = vys[i], r = rs[i];
-        const float speed = sqrtf(vx * vx + vy * vy);
-        const bool cone = speed >= CROWD_QUEUE_MIN_SPEED;
-        const float hx = cone ? vx / speed : 0.0f, hy = cone ? vy / speed : 0.0f;
+        const float px = pxs[i], py = pys[i], r = rs[i];
+        // The cone looks along the velocity, the file toward the target, whatever the velocity.
+        const bool file = blk->kind[i] == BLOCK_FILE;
+        const float tx = file ? blk->gx[i] - px : vxs[i], ty = file ? blk->gy[i] - py : vys[i];
+        const float dd = tx * tx + ty * ty;
+        const float speed = sqrtf(dd);
+        const bool cone = blk->kind[i] != BLOCK_GROUP && speed >= CROWD_QUEUE_MIN_SPEED;
+        const float hx = cone ? tx / speed : 0.0f, hy = cone ? ty / speed : 0.0f;
         const float cl = blk->cone_l[i], cw = blk->cone_w[i];
         float x0 = px - r, x1 = px + r, y0 = py - r, y1 = py + r, reach = r;
         const float ex = fabsf(hy) * cw, ey = fabsf(hx) * cw;
-        const float tx = hx * cl, ty = hy * cl;
-        const float cx0 = minf(x0, px + minf(0.0f, tx) - ex);
-        const float cx1 = maxf(x1, px + maxf(0.0f, tx) + ex);
-        const float cy0 = minf(y0, py + minf(0.0f, ty) - ey);
-        const float cy1 = maxf(y1, py + maxf(0.0f, ty) + ey);
+        const float ux = hx * cl, uy = hy * cl;
+        const float cx0 = minf(x0, px + minf(0.0f, ux) - ex);
+        const float cx1 = maxf(x1, px + maxf(0.0f, ux) + ex);
+        const float cy0 = minf(y0, py + minf(0.0f, uy) - ey);
+        const float cy1 = maxf(y1, py + maxf(0.0f, uy) + ey);
         const float creach = maxf(reach, cl + cw);
         x0 = cone ? cx0 : x0, x1 = cone ? cx1 : x1, y0 = cone ? cy0 : y0, y1 = cone ? cy1 : y1;
         reach = cone ? creach : reach;
@@ -686,6 +884,7 @@ prepare_cones(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, c
         bx0 = bx0 < min_cx ? min_cx : bx0, by0 = by0 < min_cy ? min_cy : by0;
         bx1 = bx1 > max_cx ? max_cx : bx1, by1 = by1 > max_cy ? max_cy : by1;
         blk->hx[i] = hx, blk->hy[i] = hy, blk->cone[i] = cone, blk->reach[i] = reach + m;
+        blk->gd2[i] = dd;
         blk->cx0[i] = bx0, blk->cx1[i] = bx1, blk->cy0[i] = by0;
         blk->cy1[i] = bx0 <= bx1 ? by1 : by0 - 1; // no row at all when no column is left
     }
@@ -730,34 +929,37 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
                     &v->fx[s], &v->fy[s]);
 }
 
-// In the dense layout, when the world has cone agents, agents go by blocks (prepare_cones); else
-// one by one, with nothing around the separation loop.
+// In the dense layout, when the world has cone, file or group agents, agents go by blocks
+// (prepare_block); else one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const range_view v = {w->grid,    w->cur,  w->force_x,
                           w->force_y, w->skey, w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
-    if (sparse || !nb->cone.flag || nb->cone.pool->live == 0) {
+    const bool cones = nb->cone.flag && nb->cone.pool->live > 0;
+    const bool files = nb->file.flag && nb->file.pool->live > 0;
+    const bool groups = nb->group.flag && nb->group.pool->live > 0;
+    if (sparse || !(cones || files || groups)) {
         for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, sparse);
         return candidates;
     }
-    cone_block blk;
+    query_block blk;
     for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
         const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
-        const int cones = prepare_cones(w, nb, s0, n, hi, &blk);
+        const int found = prepare_block(w, nb, s0, n, hi, &blk);
         for (int i = 0; i < n; ++i) {
             const int s = s0 + i;
-            // A cone agent with a wall that could hide a neighbor within its query's reach takes
-            // the general path, which tests line of sight.
-            if (cones && blk.rec[i] && !(v.walls && w->wall_sight[s] < blk.reach[i])) {
-                const cone_agent a = {
-                    blk.hx[i],        blk.hy[i],
-                    blk.cone_l[i],    blk.cone_w2[i],
-                    blk.cone[i] != 0, {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]}};
-                candidates += cone_only(w, nb, blk.rec[i], s, &a);
-            } else {
+            // An agent with a wall that could hide a neighbor within its query's reach takes the
+            // general path, which tests line of sight.
+            const int kind =
+                found && !(v.walls && w->wall_sight[s] < blk.reach[i]) ? blk.kind[i] : BLOCK_OTHER;
+            if (kind == BLOCK_OTHER) {
                 candidates += one_agent(w, nb, &v, s, hi, false);
+                continue;
             }
+            candidates += kind == BLOCK_CONE   ? cone_only(w, nb, s, &blk, i)
+                          : kind == BLOCK_FILE ? file_only(w, nb, s, &blk, i)
+                                               : group_only(w, nb, s, &blk, i);
         }
     }
     return candidates;

@@ -9,43 +9,110 @@ void cs_pool_init(cs_pool* p, size_t size, size_t aux_size) {
     *p = (cs_pool){.size = (uint32_t)size, .aux_size = (uint32_t)aux_size, .free_head = -1};
 }
 
+// A pool of less than a page is one block of `capacity` records; from a page on, every block is of
+// whole pages.
+static bool small(int64_t capacity) {
+    return capacity < CS_POOL_PAGE;
+}
+
+static size_t block_bytes(const cs_pool* p, int32_t page) {
+    return small(p->capacity) ? (size_t)p->capacity * p->size
+                              : (size_t)p->block[page] * CS_POOL_PAGE * p->size;
+}
+
+static void free_blocks(crowd_world* w, cs_pool* p) {
+    for (int32_t i = 0; i < p->pages_used; ++i)
+        if (p->block[i]) cs_free(w, p->pages[i], block_bytes(p, i));
+}
+
 crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     const int64_t need = (int64_t)p->live + n;
     if (need <= p->capacity) return CROWD_OK;
-    // A quarter more at a time: at most a fifth of a pool is unused room, and a growth holds the
-    // old and the new array at once, 2.25 times the records rather than 3 times when doubling.
-    int64_t cap = (int64_t)p->capacity + p->capacity / 4;
+    // A small pool grows by a quarter at a time; a paged one, which copies nothing, by the pages it
+    // needs: less than a page of its room is unused.
+    int64_t cap = small(p->capacity) ? (int64_t)p->capacity + p->capacity / 4 : need;
     if (cap < MIN_RECORDS) cap = MIN_RECORDS;
     if (cap > w->capacity) cap = w->capacity; // one record per agent index at most
     if (cap < need) cap = need;
+    // A small pool that outgrows a page becomes one page (or the pages `need` takes).
+    if (!small(cap) && small(p->capacity)) cap = need > CS_POOL_PAGE ? need : CS_POOL_PAGE;
+    if (!small(cap)) cap = (cap + CS_POOL_PAGE - 1) / CS_POOL_PAGE * CS_POOL_PAGE;
+    // The aux array is copied when it grows: by a quarter at least.
+    int64_t aux_cap = p->aux_capacity;
+    if (p->aux_size && aux_cap < cap) {
+        aux_cap += aux_cap / 4;
+        if (aux_cap > w->capacity) aux_cap = w->capacity;
+        if (aux_cap < cap) aux_cap = cap;
+    }
 
-    const size_t bytes = (size_t)cap * p->size, aux_bytes = (size_t)cap * p->aux_size;
+    // A small pool is copied into its new block (less than a page of records); a paged one only
+    // gets a block for the pages it lacks.
+    const bool copy = small(p->capacity);
+    const int64_t from = copy ? 0 : p->capacity; // first record of the new block
+    const bool aux_grows = aux_cap != p->aux_capacity;
+    const size_t bytes = (size_t)(cap - from) * p->size;
+    const size_t aux_bytes = aux_grows ? (size_t)aux_cap * p->aux_size : 0;
+    const int32_t pages = small(cap) ? 1 : (int32_t)(cap / CS_POOL_PAGE);
+    const int32_t page_cap = pages <= p->page_cap      ? p->page_cap
+                             : pages < 2 * p->page_cap ? 2 * p->page_cap
+                                                       : pages;
     // The layout's scratch room beyond the free per-slot buffers (sort.c). Those buffers grow
     // with the world's capacity, so the spare array stays large enough (sort.c leaves a pool in
     // place in the one case where it does not: a world growth that failed after this one).
     const int64_t beyond = cap - cs_scratch_free_records(w, p->size);
     const size_t beyond_bytes = beyond > 0 ? (size_t)beyond * p->size : 0;
     const size_t spare_bytes = beyond_bytes > w->rec_spare_bytes ? beyond_bytes : 0;
+    const bool new_table = page_cap != p->page_cap;
+    const size_t table_bytes = (size_t)page_cap * sizeof(unsigned char*);
+    const size_t blocks_bytes = (size_t)page_cap * sizeof(int32_t);
     unsigned char* data = cs_alloc(w, bytes);
+    unsigned char** table = data && new_table ? cs_alloc(w, table_bytes) : NULL;
+    int32_t* blocks = data && new_table ? cs_alloc(w, blocks_bytes) : NULL;
     unsigned char* spare = data && spare_bytes ? cs_alloc(w, spare_bytes) : NULL;
     void* aux = data && aux_bytes ? cs_alloc(w, aux_bytes) : NULL;
-    if (!data || (spare_bytes && !spare) || (aux_bytes && !aux)) {
+    if (!data || (new_table && (!table || !blocks)) || (spare_bytes && !spare) ||
+        (aux_bytes && !aux)) {
         cs_free(w, data, bytes);
+        cs_free(w, table, new_table ? table_bytes : 0);
+        cs_free(w, blocks, new_table ? blocks_bytes : 0);
         cs_free(w, spare, spare_bytes);
         cs_free(w, aux, aux_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
-    if (p->used) memcpy(data, p->data, (size_t)p->used * p->size);
-    if (p->aux) memcpy(aux, p->aux, (size_t)p->capacity * p->aux_size);
-    cs_free(w, p->data, (size_t)p->capacity * p->size);
-    cs_free(w, p->aux, (size_t)p->capacity * p->aux_size);
+    if (new_table) {
+        if (p->pages_used) {
+            memcpy(table, p->pages, (size_t)p->pages_used * sizeof *table);
+            memcpy(blocks, p->block, (size_t)p->pages_used * sizeof *blocks);
+        }
+        cs_free(w, p->pages, (size_t)p->page_cap * sizeof(unsigned char*));
+        cs_free(w, p->block, (size_t)p->page_cap * sizeof(int32_t));
+        p->pages = table;
+        p->block = blocks;
+        p->page_cap = page_cap;
+    }
+    if (copy) {
+        if (p->used) memcpy(data, p->pages[0], (size_t)p->used * p->size);
+        free_blocks(w, p);
+        p->pages_used = 0;
+    }
+    const int32_t first = p->pages_used;
+    for (int32_t i = first; i < pages; ++i) {
+        p->pages[i] = data + (size_t)(i - first) * CS_POOL_PAGE * p->size;
+        p->block[i] = 0;
+    }
+    p->block[first] = pages - first;
+    p->pages_used = pages;
+    if (aux_grows) {
+        if (p->aux) memcpy(aux, p->aux, (size_t)p->aux_capacity * p->aux_size);
+        cs_free(w, p->aux, (size_t)p->aux_capacity * p->aux_size);
+        p->aux = aux;
+        p->aux_capacity = (int32_t)aux_cap;
+    }
     if (spare) {
         cs_free(w, w->rec_spare, w->rec_spare_bytes);
         w->rec_spare = spare;
         w->rec_spare_bytes = spare_bytes;
     }
-    p->data = data;
-    p->aux = aux;
     p->capacity = (int32_t)cap;
     return CROWD_OK;
 }
@@ -135,11 +202,14 @@ int32_t cs_pool_move_slots_back(const cs_pool* p, const cs_scratch* x, int32_t* 
 void cs_pool_copy_back(cs_pool* p, const cs_scratch* x, int32_t lo, int32_t hi) {
     const size_t size = p->size;
     for (int c = 0; c < x->count && lo < hi; ++c) {
-        const int32_t a = lo > x->first[c] ? lo : x->first[c];
+        int32_t a = lo > x->first[c] ? lo : x->first[c];
         const int32_t b = hi < x->first[c + 1] ? hi : x->first[c + 1];
-        if (b > a)
-            memcpy(p->data + (size_t)a * size, x->buf[c] + (size_t)(a - x->first[c]) * size,
-                   (size_t)(b - a) * size);
+        while (a < b) { // up to the end of a's page
+            const int32_t page_end = (a | (CS_POOL_PAGE - 1)) + 1, e = b < page_end ? b : page_end;
+            memcpy(cs_pool_at(p, a), x->buf[c] + (size_t)(a - x->first[c]) * size,
+                   (size_t)(e - a) * size);
+            a = e;
+        }
     }
 }
 
@@ -151,7 +221,9 @@ void cs_pool_settle(cs_pool* p) {
 }
 
 void cs_pool_free(crowd_world* w, cs_pool* p) {
-    cs_free(w, p->data, (size_t)p->capacity * p->size);
-    cs_free(w, p->aux, (size_t)p->capacity * p->aux_size);
+    free_blocks(w, p);
+    cs_free(w, p->pages, (size_t)p->page_cap * sizeof(unsigned char*));
+    cs_free(w, p->block, (size_t)p->page_cap * sizeof(int32_t));
+    cs_free(w, p->aux, (size_t)p->aux_capacity * p->aux_size);
     cs_pool_init(p, p->size, p->aux_size);
 }

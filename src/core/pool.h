@@ -1,7 +1,7 @@
 // Record pools: behavior state for the agents that use a behavior, not for every agent index.
 //
 // A behavior keeps one int32 per agent index (its record number, -1 = none) and its records here:
-// fixed-size records in one array grown through the world's allocator, with an intrusive free
+// fixed-size records in pages grown through the world's allocator, with an intrusive free
 // list. Records are acquired and released by API calls between steps. Every few ticks the sort
 // phase lays the records out again in the cell order of their agents (cs_pool_move_slots), so
 // the passes that follow read them in order rather than at random. It moves them into scratch
@@ -35,11 +35,20 @@ typedef struct cs_scratch {
     size_t size; // record size
 } cs_scratch;
 
+// Records live in pages of CS_POOL_PAGE records, so growth adds pages and copies none: a growth
+// holds no old and new array at once (a contiguous array grown by a quarter held 2.25 times its
+// records meanwhile). Pages are allocated in blocks of whole pages, the blocks as large as the
+// growth rule says. A pool of less than a page is one block of its capacity, grown by copying.
+#define CS_POOL_PAGE_SHIFT 10
+#define CS_POOL_PAGE (1 << CS_POOL_PAGE_SHIFT)
+
 typedef struct cs_pool {
-    unsigned char* data; // capacity records of `size` bytes
-    void* aux;           // capacity elements of `aux_size` bytes, or NULL when aux_size is 0
+    unsigned char** pages; // page_cap entries; the first pages_used point into the blocks
+    int32_t* block;        // per page: pages in the block that starts at it, 0 inside a block
+    int32_t pages_used, page_cap;
+    void* aux; // aux_capacity >= capacity elements of `aux_size` bytes, NULL when aux_size is 0
     uint32_t size, aux_size;
-    int32_t capacity;
+    int32_t capacity, aux_capacity;
     int32_t used;      // records ever handed out (high-water mark)
     int32_t live;      // records acquired and not released
     int32_t free_head; // last released record, -1 when none; each free record holds the next
@@ -80,7 +89,7 @@ void cs_pool_settle(cs_pool* p);
 void cs_pool_free(crowd_world* w, cs_pool* p);
 
 static inline void* cs_pool_at(const cs_pool* p, int32_t rec) {
-    return p->data + (size_t)rec * p->size;
+    return p->pages[rec >> CS_POOL_PAGE_SHIFT] + (size_t)(rec & (CS_POOL_PAGE - 1)) * p->size;
 }
 
 // The record of an agent index through the behavior's per-index record numbers, or NULL.

@@ -136,16 +136,15 @@ static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict 
 }
 
 // The gather is out of place: each column goes into a free buffer of its own. The world has
-// CS_FREE_COLS of them (the integration's back buffers and one spare), fewer than the columns, so
-// the columns go in two groups: the first fills the free buffers, and once every thread has read
-// the first group's old buffers (one barrier) they hold the second group: two barriers for the
-// columns instead of one per column.
-#define CS_GROUP1 CS_FREE_COLS
-_Static_assert(CS_COL_COUNT - CS_GROUP1 <= CS_GROUP1,
-               "the second group reuses the first's buffers");
-// The agent indices are the first group's last column: order_cells already writes them in slot
-// order, straight into their new buffer.
-_Static_assert(CS_COL_ID == CS_GROUP1 - 1, "the agent index closes the first group");
+// CS_FREE_COLS of them (the integration's back buffers), fewer than the columns, so the columns go
+// in two groups: the kinematic ones fill the free buffers, and once every thread has read their
+// old buffers (one barrier) those hold the parameter columns: two barriers for the columns instead
+// of one per column. The agent indices go into the sort's key array, done with once the grid is
+// sorted: order_cells writes them there in slot order, and that buffer becomes the index column.
+#define CS_GROUP2 (CS_COL_COUNT - CS_KIN_COUNT - 1) // the columns after the agent index
+_Static_assert(CS_COL_ID == CS_KIN_COUNT, "the agent index follows the kinematic columns");
+_Static_assert(CS_KIN_COUNT <= CS_FREE_COLS && CS_GROUP2 <= CS_KIN_COUNT,
+               "the kinematic columns fill free buffers, the rest their old buffers");
 
 // One column at a time: the loop vectorizes (a loop over several columns per slot stays scalar and
 // was slower at 100k agents, where the columns are in cache).
@@ -165,23 +164,24 @@ static void gather_group(void* const* dst, void* const* src, int cols, const uin
 static void gather_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const uint32_t* order = sort_order(w);
+    uint32_t* ids = sort_keys(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    order_cells(w->skey, w->cur.id, sort_order(w), w->free_col[CS_COL_ID], w->count, lo, hi);
+    order_cells(w->skey, w->cur.id, sort_order(w), ids, w->count, lo, hi);
     cs_team_barrier(nt);
-    gather_group(w->free_col, w->cur.col, CS_COL_ID, order, lo, hi);
+    gather_group(w->free_col, w->cur.col, CS_KIN_COUNT, order, lo, hi);
     // Each thread re-points the agents of its own slots; in a small world one thread re-points them
     // all. slot_of is indexed by agent, so the threads' writes share cache lines: a small world's
     // slot_of stays in cache and its lines move between the cores at every write (10k agents on
     // 2 threads: 50 us on each against 3.3 us on one; 100k: 135 against 88). A large one misses
     // the cache either way and splits well (1M: 1.2 ms on each against 2.2 ms on one).
-    const uint32_t* restrict id = w->free_col[CS_COL_ID];
+    const uint32_t* restrict id = ids;
     int32_t* restrict slot_of = w->slot_of;
     const bool one = nt > 1 && w->count <= CS_SLOT_OF_SHARED;
     if (!one || t == 0)
         for (int s = one ? 0 : lo, e = one ? w->count : hi; s < e; ++s) slot_of[id[s]] = s;
     cs_team_barrier(nt);
-    gather_group(w->cur.col, w->cur.col + CS_GROUP1, CS_COL_COUNT - CS_GROUP1, order, lo, hi);
+    gather_group(w->cur.col, w->cur.col + CS_COL_ID + 1, CS_GROUP2, order, lo, hi);
 }
 
 // ---- behavior records follow their agents ------------------------------------------------------
@@ -275,15 +275,16 @@ void cs_pass_sort(crowd_world* w) {
     cs_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
                  w->hist, w->threads, sort_keys(w), sort_order(w), w->skey, w->cell_start);
     cs_team_run(w->threads, gather_team, w);
-    // The second group went into the first group's old buffers (slots 0.. of cur.col), so: first
-    // group -> the free buffers' contents, second group -> the first group's old buffers, and the
-    // second group's old buffers plus what is left of the first group's are free.
+    // The kinematic columns went into the free buffers, the agent indices into the key array and
+    // the parameter columns into the kinematic columns' old buffers; the old index buffer is the
+    // key array now, and the parameter columns' old buffers are free.
     void* old[CS_COL_COUNT];
     for (int c = 0; c < CS_COL_COUNT; ++c) old[c] = w->cur.col[c];
-    for (int c = 0; c < CS_GROUP1; ++c) w->cur.col[c] = w->free_col[c];
-    for (int c = CS_GROUP1; c < CS_COL_COUNT; ++c) w->cur.col[c] = old[c - CS_GROUP1];
-    int f = 0;
-    for (int c = CS_COL_COUNT - CS_GROUP1; c < CS_GROUP1; ++c) w->free_col[f++] = old[c];
-    for (int c = CS_GROUP1; c < CS_COL_COUNT; ++c) w->free_col[f++] = old[c];
+    for (int c = 0; c < CS_KIN_COUNT; ++c) w->cur.col[c] = w->free_col[c];
+    w->cur.col[CS_COL_ID] = w->force_x;
+    w->force_x = old[CS_COL_ID];
+    for (int c = 0; c < CS_GROUP2; ++c) w->cur.col[CS_COL_ID + 1 + c] = old[c];
+    for (int c = 0; c < CS_KIN_COUNT; ++c)
+        w->free_col[c] = c < CS_GROUP2 ? old[CS_COL_ID + 1 + c] : old[c];
     records_follow(w);
 }

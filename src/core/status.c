@@ -100,8 +100,10 @@ const char* crowd_status_string(crowd_status status) {
     case CROWD_ERR_INSIDE_OBSTACLE:
         return "agent would overlap a wall or stand inside an obstacle";
     case CROWD_ERR_NOT_DISTRIBUTABLE:
-        return "a world split across processes cannot hold this (follow leader, neighbor cap, "
-               "obstacle changes)";
+        return "a world split across processes cannot hold this (a neighbor cap, a follower "
+               "removed on arrival)";
+    case CROWD_ERR_RANK_FAILED:
+        return "another rank of the split world failed; the split world takes no more calls";
     case CROWD_STATUS_COUNT:
         break;
     }

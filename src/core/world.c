@@ -80,7 +80,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
-    out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
+    if (w->user_data) out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
     // Behaviors: one record number per index and record kind; the records are in pools of their
     // own size.
     for (int k = 0; k < CS_REC_COUNT; ++k)
@@ -105,6 +105,11 @@ static size_t ref_bytes(const array_ref* r, int capacity) {
     return n * r->elem;
 }
 
+// The grid sort's histograms: one per thread but the last, which counts in the cell table.
+static size_t hist_size(uint32_t buckets, int threads) {
+    return threads > 1 ? sizeof(uint32_t) * buckets * (size_t)(threads - 1) : 0;
+}
+
 // Resizes the capacity-sized arrays, the histograms and the cell table together and then, when
 // `then` is given, calls it with the new storage in place (the behaviors' reservations, whose pool
 // growth is capped by the new capacity). All or nothing: the old buffers are freed only once
@@ -119,7 +124,7 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     const int old_capacity = w->capacity;
     const bool arrays_change = capacity != old_capacity;
     const uint32_t buckets = next_pow2((uint32_t)capacity);
-    const size_t hist_bytes = sizeof(uint32_t) * buckets * (size_t)threads;
+    const size_t hist_bytes = hist_size(buckets, threads);
     const size_t start_bytes = sizeof(uint32_t) * ((size_t)buckets + 1);
     uint32_t* hist = NULL;
     uint32_t* start = NULL;
@@ -137,9 +142,9 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     }
     const bool hist_change = buckets != w->bucket_capacity || threads != w->hist_threads;
     if (ok && hist_change) {
-        hist = cs_alloc(w, hist_bytes);
+        hist = hist_bytes ? cs_alloc(w, hist_bytes) : NULL;
         start = cs_alloc(w, start_bytes);
-        ok = hist && start;
+        ok = (hist || !hist_bytes) && start;
     }
     if (ok && arrays_change) {
         for (int i = 0; i < n; ++i) {
@@ -172,7 +177,7 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     if (arrays_change)
         for (int i = 0; i < n; ++i) cs_free(w, old[i], ref_bytes(&refs[i], old_capacity));
     if (hist_change) {
-        cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
+        cs_free(w, w->hist, hist_size(w->bucket_capacity, w->hist_threads));
         cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
         w->hist = hist;
         w->cell_start = start;
@@ -202,6 +207,17 @@ crowd_status cs_world_wall_arrays(crowd_world* w) {
         memset(mem[i], 0, bytes);
     }
     for (int i = 0; i < N; ++i) *(void**)refs[i].addr = mem[i];
+    return CROWD_OK;
+}
+
+crowd_status cs_world_user_data(crowd_world* w) {
+    if (w->user_data) return CROWD_OK;
+    const array_ref ref = {&w->user_data, sizeof(uint64_t), false};
+    const size_t bytes = ref_bytes(&ref, w->capacity);
+    void* mem = cs_alloc(w, bytes);
+    if (!mem) return CROWD_ERR_OUT_OF_MEMORY;
+    memset(mem, 0, bytes);
+    ref_set(&ref, mem);
     return CROWD_OK;
 }
 
@@ -295,7 +311,7 @@ void crowd_world_destroy(crowd_world* w) {
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
     for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
-    cs_free(w, w->hist, sizeof(uint32_t) * w->bucket_capacity * (size_t)w->hist_threads);
+    cs_free(w, w->hist, hist_size(w->bucket_capacity, w->hist_threads));
     cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
     crowd_free_fn* fr = w->free;
     void* user = w->alloc_user;

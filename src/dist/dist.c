@@ -32,6 +32,7 @@ struct crowd_dist {
     int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
     int halo;       // cell columns of ghosts on each side of a strip
     double rebalance; // strips are recomputed when the imbalance exceeds it
+    bool failed;      // a step failed on some rank: every later call is refused (crowd/dist.h)
 
     unsigned char *send, *recv;
     size_t send_cap, recv_cap;
@@ -60,6 +61,17 @@ static void settle(MPI_Request* r) {
         call(__VA_ARGS__, &r_);                                                                    \
         settle(&r_);                                                                               \
     } while (0)
+
+// Every rank's status of the work since the last agreement, agreed before a collective that moves
+// data: when any rank failed (out of memory), every rank leaves the step at the same collective,
+// the failing rank with its own status and the others with CROWD_ERR_RANK_FAILED, so no rank waits
+// for one that has given up.
+static crowd_status agree(crowd_dist* d, crowd_status st) {
+    int bad = st != CROWD_OK;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, d->comm);
+    if (bad) d->failed = true;
+    return st != CROWD_OK ? st : bad ? CROWD_ERR_RANK_FAILED : CROWD_OK;
+}
 
 // The split world's buffers come from its world's allocator hooks, like the world's own storage.
 // Grown buffers keep their contents and are zero past them.
@@ -171,18 +183,30 @@ static bool bucket_add(crowd_dist* d, int to, uint32_t idx) {
     return true;
 }
 
-// Sends every bucket to its rank; the received bytes land in d->recv (returned length).
-static bool exchange(crowd_dist* d, size_t* received) {
+// Sends every bucket to its rank; the received bytes land in d->recv (their length in *received).
+// `st` is the rank's status so far: a rank that failed sends nothing, and when any rank failed no
+// data moves and every rank returns a failure (agree).
+static crowd_status exchange(crowd_dist* d, crowd_status st, size_t* received) {
     size_t total = 0;
     for (int r = 0; r < d->size; ++r) {
-        if (d->bucket_len[r] > INT_MAX || total > (size_t)INT_MAX - d->bucket_len[r]) return false;
+        if (st == CROWD_OK &&
+            (d->bucket_len[r] > INT_MAX || total > (size_t)INT_MAX - d->bucket_len[r]))
+            st = CROWD_ERR_OUT_OF_MEMORY;
+        if (st != CROWD_OK) d->bucket_len[r] = 0;
+    }
+    total = 0;
+    for (int r = 0; r < d->size; ++r) {
         d->scount[r] = (int)d->bucket_len[r];
         d->sdispl[r] = (int)total;
         total += d->bucket_len[r];
     }
-    if (!grow(d->w, (void**)&d->send, &d->send_cap, total + 1, 1)) return false;
+    if (!grow(d->w, (void**)&d->send, &d->send_cap, total + 1, 1)) {
+        st = CROWD_ERR_OUT_OF_MEMORY;
+        total = 0;
+        for (int r = 0; r < d->size; ++r) d->scount[r] = d->sdispl[r] = 0;
+    }
     for (int r = 0; r < d->size; ++r) {
-        if (d->bucket_len[r]) memcpy(d->send + d->sdispl[r], d->bucket[r], d->bucket_len[r]);
+        if (d->scount[r]) memcpy(d->send + d->sdispl[r], d->bucket[r], d->bucket_len[r]);
         d->bucket_len[r] = 0;
     }
     d->stats.bytes_sent += (int64_t)(total - (size_t)d->scount[d->rank]);
@@ -192,11 +216,14 @@ static bool exchange(crowd_dist* d, size_t* received) {
         d->rdispl[r] = (int)in;
         in += (size_t)d->rcount[r];
     }
-    if (in > INT_MAX || !grow(d->w, (void**)&d->recv, &d->recv_cap, in + 1, 1)) return false;
+    if (st == CROWD_OK && (in > INT_MAX || !grow(d->w, (void**)&d->recv, &d->recv_cap, in + 1, 1)))
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    st = agree(d, st);
+    if (st != CROWD_OK) return st;
     COLLECTIVE(MPI_Ialltoallv, d->send, d->scount, d->sdispl, MPI_BYTE, d->recv, d->rcount,
                d->rdispl, MPI_BYTE, d->comm);
     *received = in;
-    return true;
+    return CROWD_OK;
 }
 
 // Puts the n packed agents of d->recv into the rank's world; ghosts are listed from
@@ -223,23 +250,27 @@ static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or,
 // Agents outside this rank's strip go to their owners.
 static crowd_status migrate(crowd_dist* d) {
     crowd_world* w = d->w;
-    for (int s = 0; s < w->count;) {
+    crowd_status st = CROWD_OK;
+    for (int s = 0; s < w->count && st == CROWD_OK;) {
         const int to = owner_of(d, column_of(w, w->cur.px[s]));
         if (to == d->rank) {
             ++s;
             continue;
         }
         const uint32_t idx = w->cur.id[s];
-        if (!bucket_add(d, to, idx)) return CROWD_ERR_OUT_OF_MEMORY;
-        cs_dist_drop(w, idx); // the last slot moves into s
+        if (!bucket_add(d, to, idx))
+            st = CROWD_ERR_OUT_OF_MEMORY;
+        else
+            cs_dist_drop(w, idx); // the last slot moves into s
     }
     size_t bytes;
-    if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
-    return put_received(d, bytes, 0, 0, &d->stats.migrated_in);
+    st = exchange(d, st, &bytes);
+    return st == CROWD_OK ? put_received(d, bytes, 0, 0, &d->stats.migrated_in) : st;
 }
 
-// Copies of the agents within `halo` columns of another rank's strip go to that rank.
-static crowd_status send_ghosts(crowd_dist* d) {
+// Copies of the agents within `halo` columns of another rank's strip go to that rank. `st` is the
+// rank's status so far (agreed in the exchange).
+static crowd_status send_ghosts(crowd_dist* d, crowd_status st) {
     crowd_world* w = d->w;
     float reach = cs_dist_reach(w);
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &reach, 1, MPI_FLOAT, MPI_MAX, d->comm);
@@ -248,15 +279,15 @@ static crowd_status send_ghosts(crowd_dist* d) {
     const float cols = ceilf(reach / w->cell_size);
     d->halo = cols < (float)(INT_MAX / 4) ? (int)cols + 2 : INT_MAX / 4;
     const int owned = w->count;
-    for (int s = 0; s < owned; ++s) {
+    for (int s = 0; s < owned && st == CROWD_OK; ++s) {
         const int64_t c = column_of(w, w->cur.px[s]);
         const int lo = owner_of(d, c - d->halo), hi = owner_of(d, c + d->halo);
-        for (int r = lo; r <= hi; ++r)
-            if (r != d->rank && !bucket_add(d, r, w->cur.id[s])) return CROWD_ERR_OUT_OF_MEMORY;
+        for (int r = lo; r <= hi && st == CROWD_OK; ++r)
+            if (r != d->rank && !bucket_add(d, r, w->cur.id[s])) st = CROWD_ERR_OUT_OF_MEMORY;
     }
     size_t bytes;
-    if (!exchange(d, &bytes)) return CROWD_ERR_OUT_OF_MEMORY;
-    return put_received(d, bytes, CS_FLAG_GHOST, 0, &d->stats.ghosts);
+    st = exchange(d, st, &bytes);
+    return st == CROWD_OK ? put_received(d, bytes, CS_FLAG_GHOST, 0, &d->stats.ghosts) : st;
 }
 
 // Long-range links, fetched by handle whatever the distance: every rank sends every other rank the
@@ -266,14 +297,15 @@ static crowd_status send_ghosts(crowd_dist* d) {
 // so one gather of them all costs less than asking for each by handle (a request round before the
 // reply), and it gives every rank every group whose slots are reassigned: every rank runs the same
 // assignment on the same inputs and writes the same slots into its copy of the follow records.
-static crowd_status fetch_links(crowd_dist* d, int owned) {
+static crowd_status fetch_links(crowd_dist* d, crowd_status st, int owned) {
     crowd_world* w = d->w;
     size_t n = 0;
     for (int s = 0; s < owned; ++s)
         if (cs_dist_linked(w, s)) n += cs_dist_packed_size(w, w->cur.id[s]);
-    if (n > INT_MAX || !grow(w, (void**)&d->send, &d->send_cap, n + 1, 1))
-        return CROWD_ERR_OUT_OF_MEMORY;
-    for (size_t at = 0, s = 0; s < (size_t)owned; ++s)
+    if (st == CROWD_OK && (n > INT_MAX || !grow(w, (void**)&d->send, &d->send_cap, n + 1, 1)))
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    if (st != CROWD_OK) n = 0;
+    for (size_t at = 0, s = 0; n && s < (size_t)owned; ++s)
         if (cs_dist_linked(w, (int)s)) {
             cs_dist_pack(w, w->cur.id[s], d->send + at);
             at += cs_dist_packed_size(w, w->cur.id[s]);
@@ -285,8 +317,11 @@ static crowd_status fetch_links(crowd_dist* d, int owned) {
         d->rdispl[r] = (int)total;
         total += (size_t)d->rcount[r];
     }
-    if (total > INT_MAX || !grow(w, (void**)&d->recv, &d->recv_cap, total + 1, 1))
-        return CROWD_ERR_OUT_OF_MEMORY;
+    if (st == CROWD_OK &&
+        (total > INT_MAX || !grow(w, (void**)&d->recv, &d->recv_cap, total + 1, 1)))
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    st = agree(d, st);
+    if (st != CROWD_OK) return st;
     COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
                d->comm);
     d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
@@ -310,14 +345,17 @@ static int cmp_arrival(const void* a, const void* b) {
 }
 
 // Every rank's arrivals, in handle order; removals free their handles on every rank in that order
-// (the free list is LIFO, so the order is part of the state).
-static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
+// (the free list is LIFO, so the order is part of the state). `st` is the rank's status so far
+// (its step's among them), agreed before the arrivals move.
+static crowd_status gather_arrivals(crowd_dist* d, crowd_status st, int free_before) {
     crowd_world* w = d->w;
-    int mine = crowd_world_arrival_count(w), n = 0;
-    if (!grow(d->w, (void**)&d->send, &d->send_cap, (size_t)mine * sizeof(crowd_arrival) + 1, 1))
-        return CROWD_ERR_OUT_OF_MEMORY;
+    int mine = st == CROWD_OK ? crowd_world_arrival_count(w) : 0, n = 0;
+    if (st == CROWD_OK &&
+        !grow(d->w, (void**)&d->send, &d->send_cap, (size_t)mine * sizeof(crowd_arrival) + 1, 1))
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    if (st != CROWD_OK) mine = 0;
     int got = 0;
-    crowd_world_get_arrivals(w, (crowd_arrival*)d->send, mine, &got);
+    if (mine) crowd_world_get_arrivals(w, (crowd_arrival*)d->send, mine, &got);
     const int bytes = mine * (int)sizeof(crowd_arrival);
     COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
     size_t total = 0;
@@ -326,8 +364,11 @@ static crowd_status gather_arrivals(crowd_dist* d, int free_before) {
         total += (size_t)d->rcount[r];
     }
     n = (int)(total / sizeof(crowd_arrival));
-    if (!grow(d->w, (void**)&d->arrivals, &d->arrival_cap, (size_t)n + 1, sizeof(crowd_arrival)))
-        return CROWD_ERR_OUT_OF_MEMORY;
+    if (st == CROWD_OK &&
+        !grow(d->w, (void**)&d->arrivals, &d->arrival_cap, (size_t)n + 1, sizeof(crowd_arrival)))
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    st = agree(d, st);
+    if (st != CROWD_OK) return st;
     COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->arrivals, d->rcount, d->rdispl,
                MPI_BYTE, d->comm);
     d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
@@ -425,6 +466,7 @@ const crowd_world* crowd_dist_world(const crowd_dist* d) {
 
 crowd_status crowd_dist_step(crowd_dist* d) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_world* w = d->w;
     d->stats.bytes_sent = 0;
     const double t0 = MPI_Wtime();
@@ -440,17 +482,19 @@ crowd_status crowd_dist_step(crowd_dist* d) {
             compute_strips(d, false);
             d->stats.rebalanced = 1;
         }
+        // A failure agreed by every rank (agree sets d->failed) ends the step on every rank at
+        // the same collective; a failure after a phase's agreement is carried to the next one's.
         st = migrate(d);
         const int owned = w->count;
-        if (st == CROWD_OK) st = send_ghosts(d);
-        if (st == CROWD_OK) st = fetch_links(d, owned);
+        if (!d->failed) st = send_ghosts(d, st);
+        if (!d->failed) st = fetch_links(d, st, owned);
     }
     const int free_before = cs_dist_free_count(w);
     const double t1 = MPI_Wtime();
     if (st == CROWD_OK) st = crowd_world_step(w);
     const double t2 = MPI_Wtime();
     for (int i = 0; i < d->stats.ghosts + d->stats.linked; ++i) cs_dist_drop(w, d->ghost[i]);
-    if (st == CROWD_OK) st = gather_arrivals(d, free_before);
+    if (!d->failed) st = gather_arrivals(d, st, free_before);
     d->stats.step_ms = (t2 - t1) * 1e3;
     d->stats.exchange_ms = (MPI_Wtime() - t2 + t1 - t0) * 1e3;
     d->stats.owned = w->count;
@@ -474,12 +518,20 @@ static crowd_status check_handle(const crowd_dist* d, crowd_agent_id id) {
 
 crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, crowd_agent_id* out) {
     if (!d || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_world* w = d->w;
     if (d->count >= w->max_agents) return CROWD_ERR_CAPACITY;
-    if (!live_reserve(d, w->index_count + 1)) return CROWD_ERR_OUT_OF_MEMORY;
     // The same call on every rank issues the same handle; the def's checks see nothing a rank
-    // holds alone (obstacles are replicated).
-    crowd_status st = crowd_agent_add(w, def, out);
+    // holds alone (obstacles are replicated). Only running out of memory can differ between
+    // ranks, and then the handle tables would: the split world is given up on every rank.
+    crowd_status st = live_reserve(d, w->index_count + 1) ? crowd_agent_add(w, def, out)
+                                                          : CROWD_ERR_OUT_OF_MEMORY;
+    int oom = st == CROWD_ERR_OUT_OF_MEMORY;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &oom, 1, MPI_INT, MPI_MAX, d->comm);
+    if (oom) {
+        d->failed = true;
+        return st == CROWD_OK ? CROWD_ERR_RANK_FAILED : st;
+    }
     if (st != CROWD_OK) return st;
     const uint32_t idx = out->index1 - 1;
     d->live[idx] = 1;
@@ -519,6 +571,7 @@ static crowd_status unlink_elsewhere(crowd_dist* d, uint32_t idx) {
 
 crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_status st = check_handle(d, id);
     if (st != CROWD_OK) return st;
     crowd_world* w = d->w;
@@ -538,6 +591,7 @@ crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
 
 crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, crowd_vec2 position) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_status st = check_handle(d, id);
     if (st != CROWD_OK) return st;
     // The owner's answer (it may refuse a place inside an obstacle), on every rank.
@@ -550,6 +604,7 @@ crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, cro
 crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
                                      const crowd_vec2* points, int count, crowd_obstacle_id* out) {
     if (!d || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     // Whether it covers an agent is asked of every rank (each tests the agents it owns).
     bool covered = false;
     cs_dist_obstacle_covers(d->w, kind, points, count, &covered);
@@ -566,6 +621,7 @@ crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
 
 crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     return crowd_obstacle_remove(d->w, id); // obstacles are replicated: the same on every rank
 }
 
@@ -612,6 +668,7 @@ crowd_status crowd_dist_get_arrivals(const crowd_dist* d, crowd_arrival* out, in
 // one process holds it) and takes them out again; every rank returns fn's status.
 crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn, void* ctx) {
     if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_world* w = d->w;
     size_t n = 0;
     for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
@@ -685,6 +742,7 @@ crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* write, void* 
 
 crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
     if (!isfinite(threshold)) return CROWD_ERR_NOT_FINITE;
     if (threshold < 1.0) return CROWD_ERR_OUT_OF_RANGE;
     d->rebalance = threshold;

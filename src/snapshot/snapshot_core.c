@@ -137,7 +137,7 @@ void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, g.target.y);
         cs_snap_put_f32(out, g.slow_radius);
         cs_snap_put_f32(out, g.weight);
-        cs_snap_put_u64(out, w->user_data[idx]);
+        cs_snap_put_u64(out, cs_user_data(w, idx));
     }
 }
 
@@ -211,7 +211,9 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         g.target.y = cs_snap_get_f32(in);
         g.slow_radius = cs_snap_get_f32(in);
         g.weight = cs_snap_get_f32(in);
-        w->user_data[idx] = cs_snap_get_u64(in);
+        const uint64_t user = cs_snap_get_u64(in);
+        if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+        cs_set_user_data(w, idx, user);
         if (in->bad || !valid_agent(w, s, idx, &g)) return CROWD_ERR_SNAPSHOT_CORRUPT;
         // A default goal is stored as no record and saved back as the same default.
         const crowd_status st = cs_goal_reserve(w, idx, &g);

@@ -12,8 +12,12 @@
 //    and steps on as the one-process world does;
 //  - followers whose leaders live on other ranks, far beyond the halo: slot assignment, a removed
 //    leader's followers taking its fallback, a removed follower, a snapshot of the split groups;
-//  - a world where a follower is removed on arrival is refused.
+//  - a world where a follower is removed on arrival is refused;
+//  - one rank running out of memory in a step, at every allocation of its first steps in turn:
+//    every rank leaves the step with a failure (none waits), and the split world takes no more
+//    calls.
 // Run under mpiexec with any rank count; exit status 1 on the first failed check.
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,6 +582,82 @@ static void removal_in_step_refused(void) {
     if (rank == 0) printf("a follower removed on arrival: refused (CROWD_ERR_NOT_DISTRIBUTABLE)\n");
 }
 
+// An allocator that fails once `left` more allocations have been made, after it is armed.
+typedef struct budget {
+    bool armed;
+    int left, failed;
+} budget;
+
+static void* budget_alloc(size_t bytes, size_t align, void* user) {
+    budget* b = user;
+    if (b->armed && b->left-- <= 0) {
+        b->failed++;
+        return NULL;
+    }
+    return aligned_alloc(align, (bytes + align - 1) / align * align);
+}
+
+static void budget_free(void* p, size_t bytes, void* user) {
+    (void)bytes;
+    (void)user;
+    free(p);
+}
+
+static void out_of_memory_on_one_rank(void) {
+    const int victim = size - 1;
+    int failures = 0;
+    for (int n = 0; n < 48; ++n) {
+        budget b = {0};
+        crowd_world_def wd = crowd_world_def_default();
+        wd.threads = 1;
+        wd.world_tag = 77;
+        wd.alloc = budget_alloc;
+        wd.free = budget_free;
+        wd.alloc_user = &b;
+        crowd_world* w;
+        crowd_dist* d;
+        CHECK(crowd_world_create(&wd, &w) == CROWD_OK, "create");
+        build_behaviors(w);
+        CHECK(crowd_dist_create(MPI_COMM_WORLD, w, &d) == CROWD_OK, "dist create");
+        b.armed = rank == victim;
+        b.left = n;
+        bool failed = false;
+        for (int k = 0; k < 4 && !failed; ++k) {
+            const crowd_status st = crowd_dist_step(d);
+            int all[64];
+            const int mine = (int)st;
+            MPI_Allgather(&mine, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD);
+            int ok = 0;
+            for (int r = 0; r < size; ++r) ok += all[r] == CROWD_OK;
+            CHECK(ok == 0 || ok == size, "budget %d step %d: %d of %d ranks stepped", n, k, ok,
+                  size);
+            if (ok == size) continue;
+            failed = true;
+            CHECK(st == (b.failed ? CROWD_ERR_OUT_OF_MEMORY : CROWD_ERR_RANK_FAILED),
+                  "budget %d: status %s on a rank whose allocator failed %d times", n,
+                  crowd_status_string(st), b.failed);
+        }
+        if (failed) {
+            ++failures;
+            crowd_agent_def a = crowd_agent_def_default();
+            crowd_agent_id id;
+            CHECK(crowd_dist_step(d) == CROWD_ERR_RANK_FAILED, "a step after the failure");
+            CHECK(crowd_dist_agent_add(d, &a, &id) == CROWD_ERR_RANK_FAILED,
+                  "an add after the failure");
+            uint64_t h;
+            CHECK(crowd_dist_state_hash(d, &h) == CROWD_ERR_RANK_FAILED,
+                  "a hash after the failure");
+        }
+        b.armed = false;
+        crowd_dist_destroy(d);
+    }
+    // The budgets reach past the steps' allocations: some fail and the last ones do not.
+    CHECK(failures > 0 && failures < 48, "%d of 48 budgets failed a step", failures);
+    if (rank == 0)
+        printf("out of memory on rank %d: %d of 48 budgets failed a step on every rank\n", victim,
+               failures);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -590,6 +670,7 @@ int main(int argc, char** argv) {
     snapshots();
     leaders_elsewhere();
     removal_in_step_refused();
+    out_of_memory_on_one_rank();
     MPI_Finalize();
     return 0;
 }

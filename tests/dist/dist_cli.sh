@@ -2,7 +2,7 @@
 # The crowd command under mpiexec (the MPI build): `crowd run --hash --record` on K ranks prints
 # the one-process state hash on rank 0 alone and writes a recording byte-identical to the
 # one-process one; `crowd scale --ranks` reports every rank of every rank count, started alone (it
-# starts itself under mpiexec) and with the same hash on every count.
+# starts itself under mpiexec) and with the same hash on every count, in its table and its JSON.
 # usage: dist_cli.sh CROWD_BINARY SOURCE_DIR MPIEXEC
 set -u
 crowd=$1
@@ -28,12 +28,30 @@ for scenario in formations evacuation; do
   done
 done
 
-out=$("$crowd" scale --agents 3000 --scene groups --ranks 1,2,3 --ticks 5 --warmup 1 --threads 1)
+out=$("$crowd" scale --agents 3000 --scene groups --ranks 1,2,3 --ticks 5 --warmup 1 --threads 1 \
+  --json "$tmp/ranks.json")
 rc=$?
 rows=$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' <<<"$out")
 counts=$(grep -c 'imbalance (most agents on a rank / mean)' <<<"$out")
 if [ "$rc" = 0 ] && [ "$rows" = 6 ] && [ "$counts" = 3 ] &&
     grep -q 'state-hash on every rank count: equal' <<<"$out"; then ok; else bad "crowd scale --ranks (rc $rc, $rows rank rows): $out"; fi
+# The JSON holds the table's figures: one entry per rank count, one row per rank, the same hash.
+if python3 - "$tmp/ranks.json" <<'PY'; then ok; else bad "crowd scale --ranks --json"; fi
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "crowdstep-scale-ranks/1" and d["threads_per_rank"] == 1
+(size,) = d["sizes"]
+assert size["agents"] == 3000 and size["hashes_equal"] is True
+counts = size["rank_counts"]
+assert [c["ranks"] for c in counts] == [1, 2, 3]
+assert len({c["state_hash"] for c in counts}) == 1
+for c in counts:
+    assert len(c["per_rank"]) == c["ranks"]
+    assert round(sum(r["agents"] for r in c["per_rank"])) >= 2990
+PY
+if "$crowd" scale --agents 100 --ranks 1,2 --svg "$tmp/x.svg" >/dev/null 2>&1; then
+  bad "--svg with --ranks is accepted"
+else ok; fi
 if MPIEXEC=/nonexistent "$crowd" scale --agents 100 --ranks 1,2 --ticks 1 >/dev/null 2>"$tmp/err"; then
   bad "a missing launcher"
 elif [ "$(cat "$tmp/err")" = "crowd scale: cannot start mpiexec for 2 ranks" ]; then ok; else bad "a missing launcher: $(cat "$tmp/err")"; fi

@@ -8,106 +8,30 @@
 // Rank 0 steps the one-process reference beside its share of the split world and prints one line
 // per scene; the exit status is 1 on any difference.
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "crowd/dist.h"
-#include "scenes.h"
+#include "churn_dist.h"
 
-// One world, stepped either in one process or split: the churn calls go to either.
+// One world, stepped either in one process or split (d set).
 typedef struct target {
     crowd_world* w; // one process
     crowd_dist* d;  // or split
 } target;
 
-static int cmp_handle(const void* a, const void* b) {
-    const uint32_t x = ((const crowd_agent_id*)a)->index1, y = ((const crowd_agent_id*)b)->index1;
-    return (x > y) - (x < y);
-}
-
-// Every live handle in handle order.
-static crowd_agent_id* handles(const target* t, int* n) {
-    const int count = t->d ? crowd_dist_agent_count(t->d) : crowd_world_agent_count(t->w);
-    crowd_agent_id* ids = malloc(sizeof *ids * (size_t)(count + 1));
-    if (!ids) abort();
-    if (t->d)
-        crowd_dist_get_agents(t->d, ids, count, n);
-    else {
-        crowd_world_get_agents(t->w, ids, NULL, NULL, count, n);
-        qsort(ids, (size_t)*n, sizeof *ids, cmp_handle);
-    }
-    return ids;
-}
-
-static crowd_status refused_ok(crowd_status st) {
-    return st == CROWD_ERR_INSIDE_OBSTACLE || st == CROWD_ERR_STALE_HANDLE ? CROWD_OK : st;
-}
-
-// As crowd hash --churn in a world with obstacles: the first two in handle order removed, two 3 m
-// walls added at random places (refused where they would cover an agent, on any rank).
-static crowd_status churn_walls(target* t, scene_rng* rng, float half) {
-    const crowd_world* w = t->d ? crowd_dist_world(t->d) : t->w;
-    const int n = crowd_world_obstacle_count(w);
-    if (n == 0) return CROWD_OK;
-    crowd_obstacle_id* all = malloc(sizeof *all * (size_t)n);
-    if (!all) abort();
-    int count = 0;
-    crowd_status st = crowd_world_get_obstacles(w, all, n, &count);
-    for (int k = 0; st == CROWD_OK && k < 2 && k < count; ++k)
-        st = t->d ? crowd_dist_obstacle_remove(t->d, all[k]) : crowd_obstacle_remove(t->w, all[k]);
-    free(all);
-    for (int k = 0; st == CROWD_OK && k < 2; ++k) {
-        const crowd_vec2 a = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-        const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
-        const crowd_vec2 pts[2] = {a, {a.x + 3.0f * cosf(ang), a.y + 3.0f * sinf(ang)}};
-        crowd_obstacle_id id;
-        st = refused_ok(t->d ? crowd_dist_obstacle_add(t->d, CROWD_OBSTACLE_WALL, pts, 2, &id)
-                             : crowd_obstacle_add(t->w, CROWD_OBSTACLE_WALL, pts, 2, &id));
-    }
-    return st;
-}
-
-// As crowd hash --churn: 64 picks, every third removed, teleported or a new agent added.
-static crowd_status churn(target* t, scene_rng* rng, float half) {
-    int count;
-    crowd_agent_id* all = handles(t, &count);
-    crowd_status st = CROWD_OK;
-    for (int k = 0; st == CROWD_OK && k < 64 && count > 0; ++k) {
-        const crowd_agent_id id = all[scene_rng_next(rng) % (uint64_t)count];
-        if (k % 3 == 0) {
-            st =
-                refused_ok(t->d ? crowd_dist_agent_remove(t->d, id) : crowd_agent_remove(t->w, id));
-        } else if (k % 3 == 1) {
-            const crowd_vec2 p = {scene_rng_float(rng, -half, half),
-                                  scene_rng_float(rng, -half, half)};
-            st = refused_ok(t->d ? crowd_dist_agent_set_position(t->d, id, p)
-                                 : crowd_agent_set_position(t->w, id, p));
-        } else {
-            crowd_agent_def a = crowd_agent_def_default();
-            a.position =
-                (crowd_vec2){scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-            a.goal.mode = CROWD_GOAL_ARRIVE;
-            crowd_agent_id out;
-            st = refused_ok(t->d ? crowd_dist_agent_add(t->d, &a, &out)
-                                 : crowd_agent_add(t->w, &a, &out));
-        }
-    }
-    free(all);
-    return st == CROWD_OK ? churn_walls(t, rng, half) : st;
-}
-
 enum { CHECKS = 8 };
 
-// Steps the scene `ticks` ticks with churn every 25; the hash after every 1/CHECKS of them.
+// Steps the scene `ticks` ticks with churn every 50 (from tick 25); the hash after every 1/CHECKS
+// of them.
 static crowd_status run(target* t, const scene_def* def, long ticks, uint64_t* hashes) {
     scene_rng rng = {def->seed ^ 0xc0ffee};
+    const scene_calls calls = t->d ? scene_calls_dist(t->d) : scene_calls_world(t->w);
     const float half = scene_side(def) * 0.5f;
     crowd_status st = CROWD_OK;
     int check = 0;
     for (long k = 0; k < ticks && st == CROWD_OK; ++k) {
-        if (k % 50 == 25) st = churn(t, &rng, half);
+        if (k % 50 == 25) st = scene_churn(&calls, &rng, half);
         if (st == CROWD_OK) st = t->d ? crowd_dist_step(t->d) : crowd_world_step(t->w);
         if (st == CROWD_OK && check < CHECKS && k + 1 == ticks * (check + 1) / CHECKS) {
             if (t->d)

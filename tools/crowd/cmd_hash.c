@@ -3,14 +3,14 @@
 // counts: under mpiexec with more than one rank the world is split across the ranks
 // (crowd/dist.h) and rank 0 prints.
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "churn.h"
 #include "cli.h"
 #include "scenes.h"
 #ifdef CROWD_CLI_MPI
-#include "crowd/dist.h"
+#include "churn_dist.h"
 #endif
 
 // The scene's world, in one process or split across MPI ranks (d set).
@@ -22,10 +22,8 @@ typedef struct hash_world {
 } hash_world;
 
 #ifdef CROWD_CLI_MPI
-#define SPLIT(hw) ((hw)->d != NULL)
 #define SPLIT_CALL(hw, split, plain) ((hw)->d ? (split) : (plain))
 #else
-#define SPLIT(hw) false
 #define SPLIT_CALL(hw, split, plain) (plain)
 #endif
 
@@ -49,96 +47,6 @@ static void usage(FILE* f) {
           "  --max-neighbors K  per-agent neighbor cap, 0 = none (default 0)\n"
           "  -h, --help     show this help\n",
           f);
-}
-
-// A status of a mutation that a world with walls may refuse and leave unchanged: a place in or
-// across an obstacle.
-static crowd_status refused_ok(crowd_status st) {
-    return st == CROWD_ERR_INSIDE_OBSTACLE ? CROWD_OK : st;
-}
-
-// In a world with obstacles: removes the first two in handle order and adds two 3 m walls at random
-// places (where no agent stands in their way).
-static crowd_status churn_walls(const hash_world* hw, scene_rng* rng, float half) {
-    crowd_world* w = hw->w;
-    const int n = crowd_world_obstacle_count(w);
-    if (n == 0) return CROWD_OK;
-    crowd_obstacle_id* all = malloc(sizeof *all * (size_t)n);
-    if (!all) return CROWD_ERR_OUT_OF_MEMORY;
-    int count = 0;
-    crowd_status st = crowd_world_get_obstacles(w, all, n, &count);
-    for (int k = 0; st == CROWD_OK && k < 2 && k < count; ++k)
-        st = SPLIT_CALL(hw, crowd_dist_obstacle_remove(hw->d, all[k]),
-                        crowd_obstacle_remove(w, all[k]));
-    free(all);
-    for (int k = 0; st == CROWD_OK && k < 2; ++k) {
-        const crowd_vec2 a = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-        const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
-        const crowd_vec2 pts[2] = {a, {a.x + 3.0f * cosf(ang), a.y + 3.0f * sinf(ang)}};
-        crowd_obstacle_id id;
-        st = refused_ok(SPLIT_CALL(hw,
-                                   crowd_dist_obstacle_add(hw->d, CROWD_OBSTACLE_WALL, pts, 2, &id),
-                                   crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, pts, 2, &id)));
-    }
-    return st;
-}
-
-static int cmp_handle(const void* a, const void* b) {
-    const uint32_t x = ((const crowd_agent_id*)a)->index1, y = ((const crowd_agent_id*)b)->index1;
-    return (x > y) - (x < y);
-}
-
-// Every live handle, in handle order (the same list in one process and split), or NULL.
-static crowd_agent_id* live_handles(const hash_world* hw, int* count) {
-    const int n = SPLIT_CALL(hw, crowd_dist_agent_count(hw->d), crowd_world_agent_count(hw->w));
-    crowd_agent_id* all = malloc(sizeof *all * (size_t)(n ? n : 1));
-    if (!all) return NULL;
-    *count = 0;
-    const crowd_status st = SPLIT_CALL(hw, crowd_dist_get_agents(hw->d, all, n, count),
-                                       crowd_world_get_agents(hw->w, all, NULL, NULL, n, count));
-    if (st != CROWD_OK) {
-        free(all);
-        return NULL;
-    }
-    qsort(all, (size_t)*count, sizeof *all, cmp_handle);
-    return all;
-}
-
-// Between steps, exercises every mutation a server makes: removals, additions, teleports (and
-// walls, when the world has some). Agents are picked from the handles in handle order.
-static crowd_status churn(const hash_world* hw, scene_rng* rng, float half) {
-    enum { MAX = 64 };
-    crowd_agent_id ids[MAX];
-    int count = 0;
-    crowd_agent_id* all = live_handles(hw, &count);
-    if (!all) return CROWD_ERR_OUT_OF_MEMORY;
-    int picked = 0;
-    for (int k = 0; k < MAX && count > 0; ++k)
-        ids[picked++] = all[scene_rng_next(rng) % (uint64_t)count];
-    free(all);
-    crowd_status st = CROWD_OK;
-    for (int k = 0; st == CROWD_OK && k < picked; ++k) {
-        if (k % 3 == 0) {
-            st = SPLIT_CALL(hw, crowd_dist_agent_remove(hw->d, ids[k]),
-                            crowd_agent_remove(hw->w, ids[k]));
-            if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK; // picked twice
-        } else if (k % 3 == 1) {
-            crowd_vec2 p = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-            st = refused_ok(SPLIT_CALL(hw, crowd_dist_agent_set_position(hw->d, ids[k], p),
-                                       crowd_agent_set_position(hw->w, ids[k], p)));
-            if (st == CROWD_ERR_STALE_HANDLE) st = CROWD_OK;
-        } else {
-            crowd_agent_def a = crowd_agent_def_default();
-            a.position =
-                (crowd_vec2){scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
-            a.goal.mode = CROWD_GOAL_ARRIVE;
-            a.goal.target = (crowd_vec2){0.0f, 0.0f};
-            crowd_agent_id id;
-            st = refused_ok(SPLIT_CALL(hw, crowd_dist_agent_add(hw->d, &a, &id),
-                                       crowd_agent_add(hw->w, &a, &id)));
-        }
-    }
-    return st == CROWD_OK ? churn_walls(hw, rng, half) : st;
 }
 
 int cmd_hash(int argc, char** argv) {
@@ -207,8 +115,9 @@ int cmd_hash(int argc, char** argv) {
     }
     scene_rng rng = {def.seed ^ 0xc0ffee};
     const float half = scene_side(&def) * 0.5f;
+    const scene_calls calls = SPLIT_CALL(&hw, scene_calls_dist(hw.d), scene_calls_world(hw.w));
     for (long t = 0; t < ticks && st == CROWD_OK; ++t) {
-        if (do_churn && t % 50 == 25) st = churn(&hw, &rng, half);
+        if (do_churn && t % 50 == 25) st = scene_churn(&calls, &rng, half);
         if (st == CROWD_OK) st = SPLIT_CALL(&hw, crowd_dist_step(hw.d), crowd_world_step(hw.w));
     }
     uint64_t hash = 0;

@@ -1,73 +1,156 @@
 // Goal pass: seek / arrive (stopping or literal) / flee toward each agent's goal point, braked by
 // the queue cone.
+//
+// The pass works in blocks of GOAL_BLOCK slots. A scalar loop reads the goal agents' records (the
+// goal and, for queuers, the queue record: lookups through the per-index record numbers) into
+// short lane arrays; one vector loop over the block's slots then computes every force. What
+// differs from agent to agent (the goal's mode, a brake or a file's tail point, whether anybody
+// is ahead) is computed for every lane and selected, never branched on: those branches are taken
+// at random from agent to agent, and their mispredictions cost more than all the arithmetic of
+// the pass. Each lane performs exactly the operations of the scalar steering functions
+// (steer/steer_math.h) on its own agent's values, so the forces are those of a per-agent loop,
+// bit for bit.
 #include <math.h>
 
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/queue/queue_internal.h"
 #include "steer/steer_math.h"
 
+#define GOAL_BLOCK 64
+
+// How an agent queues, for the vector loop.
+enum { NO_QUEUE, QUEUE_CONE, QUEUE_FILE };
+
+// One block's record values, lane i for slot (block start + i).
+typedef struct goal_lanes {
+    int32_t mode[GOAL_BLOCK]; // CROWD_GOAL_NONE for agents without a goal
+    int32_t queue[GOAL_BLOCK];
+    float tx[GOAL_BLOCK], ty[GOAL_BLOCK], slow[GOAL_BLOCK], weight[GOAL_BLOCK];
+    // CONE: the closest along the cone and the cone's length. FILE: the offset to the one ahead.
+    float qa[GOAL_BLOCK], qb[GOAL_BLOCK];
+} goal_lanes;
+
 // The queue brake of the spec: closest agent ahead at `along` scales the desired speed by
 // clamp(along / cone_length, 0, 1); nobody ahead (along = +inf) means no braking.
 static inline float queue_brake(float along, float cone_length) {
-    if (!(along < INFINITY)) return 1.0f;
-    float b = along / cone_length;
-    return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+    const float b = along / cone_length;
+    const float clamped = b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+    return along < INFINITY ? clamped : 1.0f;
 }
 
-static void goal_team(void* arg, int t, int nt) {
-    crowd_world* w = arg;
+// Which forces a block needs: the stopping arrive, the others, or both.
+enum { NEED_STOP = 1, NEED_TOWARD = 2 };
+
+// Reads the records of slots [lo, lo + k) into lanes 0 .. k - 1; returns what the block needs.
+static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
+    int need = 0;
     const int n = w->count;
     const cs_columns* c = &w->cur;
-    int lo, hi;
-    cs_team_range(n, CS_LANES, t, nt, &lo, &hi);
-    for (int s = lo; s < hi; ++s) {
+    for (int i = 0; i < k; ++i) {
+        const int s = lo + i;
         const uint32_t flags = c->flags[s];
-        if (!(flags & CS_FLAG_GOAL)) continue;
+        if (!(flags & CS_FLAG_GOAL)) {
+            l->mode[i] = CROWD_GOAL_NONE;
+            continue;
+        }
         // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
         cs_prefetch_rec(c, w->rec_of[CS_REC_GOAL], CS_FLAG_GOAL, s, n);
         cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
         const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
-        const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
-        float speed = c->max_speed[s];
-        crowd_vec2 target = g->target;
-        float response = CROWD_STEER_RESPONSE_TIME;
+        l->mode[i] = (int32_t)g->mode;
+        need |= g->mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
+        l->tx[i] = g->target.x;
+        l->ty[i] = g->target.y;
+        l->slow[i] = g->slow_radius;
+        l->weight[i] = g->weight;
+        l->queue[i] = NO_QUEUE;
+        l->qa[i] = INFINITY;
+        l->qb[i] = 1.0f;
         if (flags & CS_FLAG_QUEUE) {
             const cs_queue_rec* q = cs_queue_of(w, idx);
-            if (q->def.form == CROWD_QUEUE_LITERAL) {
-                speed *= queue_brake(q->along, q->def.cone_length);
-            } else if (q->ahead_x < INFINITY) {
-                // FILE: the point CROWD_QUEUE_GAP short of the one ahead, on the way to the goal.
-                const crowd_vec2 u =
-                    cs_steer_normalize((crowd_vec2){g->target.x - pos.x, g->target.y - pos.y});
-                target = (crowd_vec2){pos.x + q->ahead_x - u.x * CROWD_QUEUE_GAP,
-                                      pos.y + q->ahead_y - u.y * CROWD_QUEUE_GAP};
-                // Softer than a goal's arrive: two agents making for the same tail give way to
-                // each other's separation instead of pressing into one spot.
-                response = CROWD_QUEUE_RESPONSE_TIME;
-            }
+            const bool cone = q->def.form == CROWD_QUEUE_LITERAL;
+            l->queue[i] = cone ? QUEUE_CONE : QUEUE_FILE;
+            l->qa[i] = q->along; // the same field as ahead_x
+            l->qb[i] = cone ? q->def.cone_length : q->ahead_y;
         }
-        crowd_vec2 f = {0.0f, 0.0f};
-        switch (g->mode) {
-        case CROWD_GOAL_SEEK:
-            f = cs_steer_seek(pos, vel, speed, target);
-            break;
-        case CROWD_GOAL_ARRIVE:
-            f = cs_steer_arrive_to(pos, vel, speed, c->max_force[s], target,
-                                   (crowd_vec2){0.0f, 0.0f}, g->slow_radius, response);
-            break;
-        case CROWD_GOAL_ARRIVE_LITERAL:
-            f = cs_steer_arrive(pos, vel, speed, g->target, g->slow_radius);
-            break;
-        case CROWD_GOAL_FLEE:
-            f = cs_steer_flee(pos, vel, speed, g->target);
-            break;
-        case CROWD_GOAL_NONE:
-        case CROWD_GOAL_MODE_COUNT:
-            break;
-        }
-        w->force_x[s] += f.x * g->weight;
-        w->force_y[s] += f.y * g->weight;
+    }
+    return need;
+}
+
+// The forces of slots [lo, lo + k), added to fx, fy (indexed by slot). `need` is a constant at
+// each call, so the force a block has no agent for is not computed.
+static inline __attribute__((always_inline)) void
+block_forces(int need, const goal_lanes* restrict l, const float* restrict px,
+             const float* restrict py, const float* restrict vx, const float* restrict vy,
+             const float* restrict max_speed, const float* restrict max_force, float* restrict fx,
+             float* restrict fy, int lo, int k) {
+#pragma omp simd
+    for (int i = 0; i < k; ++i) {
+        const int s = lo + i;
+        const int32_t mode = l->mode[i], queue = l->queue[i];
+        const crowd_vec2 pos = {px[s], py[s]}, vel = {vx[s], vy[s]};
+        const crowd_vec2 goal = {l->tx[i], l->ty[i]};
+        const float qa = l->qa[i], qb = l->qb[i];
+        // CONE: the brake scales the speed (by exactly 1 in the other lanes).
+        const float brake = queue_brake(queue == QUEUE_CONE ? qa : INFINITY, qb);
+        const float speed = max_speed[s] * brake;
+        // FILE: the point CROWD_QUEUE_GAP short of the one ahead, on the way to the goal, when
+        // there is one. Softer than a goal's arrive: two agents making for the same tail give
+        // way to each other's separation instead of pressing into one spot.
+        const bool tail = queue == QUEUE_FILE && qa < INFINITY;
+        const crowd_vec2 u = cs_steer_normalize((crowd_vec2){goal.x - pos.x, goal.y - pos.y});
+        const crowd_vec2 behind = {pos.x + qa - u.x * CROWD_QUEUE_GAP,
+                                   pos.y + qb - u.y * CROWD_QUEUE_GAP};
+        const crowd_vec2 target = {tail ? behind.x : goal.x, tail ? behind.y : goal.y};
+        const float response = tail ? CROWD_QUEUE_RESPONSE_TIME : CROWD_STEER_RESPONSE_TIME;
+
+        // The stopping arrive.
+        crowd_vec2 stop = {0.0f, 0.0f};
+        if (need & NEED_STOP)
+            stop = cs_steer_arrive_to(pos, vel, speed, max_force[s], target,
+                                      (crowd_vec2){0.0f, 0.0f}, l->slow[i], response);
+        // Seek (toward the file's point too), the spec's arrive and flee (toward the goal itself):
+        // each is cs_steer_toward along the way to, or fleeing, from the target, the arrive at
+        // speed times its ramp; pos - threat is exactly -(threat - pos), and speed * 1 is speed.
+        const bool seek = mode == CROWD_GOAL_SEEK, flee = mode == CROWD_GOAL_FLEE;
+        const bool literal = mode == CROWD_GOAL_ARRIVE_LITERAL;
+        const crowd_vec2 aim = {seek ? target.x : goal.x, seek ? target.y : goal.y};
+        const float tox = aim.x - pos.x, toy = aim.y - pos.y;
+        const crowd_vec2 dir = {flee ? pos.x - aim.x : tox, flee ? pos.y - aim.y : toy};
+        const float ramp = sqrtf(tox * tox + toy * toy) / (literal ? l->slow[i] : 1.0f);
+        const float k_ramp = literal ? (ramp < 1.0f ? ramp : 1.0f) : 1.0f;
+        crowd_vec2 toward = {0.0f, 0.0f};
+        if (need & NEED_TOWARD) toward = cs_steer_toward(dir, speed * k_ramp, vel);
+
+        const bool arrive = mode == CROWD_GOAL_ARRIVE;
+        const float w = l->weight[i];
+        const float gx = (arrive ? stop.x : toward.x) * w, gy = (arrive ? stop.y : toward.y) * w;
+        const bool has = mode != CROWD_GOAL_NONE;
+        fx[s] = has ? fx[s] + gx : fx[s];
+        fy[s] = has ? fy[s] + gy : fy[s];
+    }
+}
+
+static void goal_team(void* arg, int t, int nt) {
+    crowd_world* w = arg;
+    const cs_columns* c = &w->cur;
+    goal_lanes lanes = {0}; // a lane without a goal keeps the last values: defined, unused
+    int lo, hi;
+    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
+    for (int b = lo; b < hi; b += GOAL_BLOCK) {
+        const int k = hi - b < GOAL_BLOCK ? hi - b : GOAL_BLOCK;
+        const int need = gather_block(w, b, k, &lanes);
+#define FORCES(n)                                                                                  \
+    block_forces(n, &lanes, c->px, c->py, c->vx, c->vy, c->max_speed, c->max_force, w->force_x,    \
+                 w->force_y, b, k)
+        if (need == NEED_STOP)
+            FORCES(NEED_STOP);
+        else if (need == NEED_TOWARD)
+            FORCES(NEED_TOWARD);
+        else if (need)
+            FORCES(NEED_STOP | NEED_TOWARD);
+#undef FORCES
     }
 }
 

@@ -245,7 +245,7 @@ static void arrival_team(void* arg, int t, int nt) {
         const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
         a->arrivals[at] = (crowd_arrival){
             .id = cs_agent_handle(w, idx),
-            .user_data = w->user_data[idx],
+            .user_data = cs_user_data(w, idx),
             .position = {c->px[s], c->py[s]},
             .action = q->def.on_arrival,
         };
