@@ -316,3 +316,80 @@ Test(walls_geometry, sight_clearance_hides_no_crossing) {
     cr_assert_lt(w->wall_sight[2], 0.6f); // a non-convex polygon
     crowd_world_destroy(w);
 }
+
+// Distance between segments pq and ab, in double.
+static double ref_segseg_dist(double px, double py, double qx, double qy, double ax, double ay,
+                              double bx, double by) {
+    if (ref_meet(px, py, qx, qy, ax, ay, bx, by)) return 0.0;
+    const double d0 =
+        fmin(ref_seg_dist(px, py, ax, ay, bx, by), ref_seg_dist(qx, qy, ax, ay, bx, by));
+    const double d1 =
+        fmin(ref_seg_dist(ax, ay, px, py, qx, qy), ref_seg_dist(bx, by, px, py, qx, qy));
+    return fmin(d0, d1);
+}
+
+// The probe clearance the clearance pass computes is a lower bound of the distance from every
+// wall to the segment from the agent's centre along its velocity for the longest look-ahead any
+// agent has (checked by brute force over every agent and segment, with velocities in every
+// direction up to 8 m/s, so probes reach past their cell's list), and it is tighter than the
+// clearance less the probe's length for an agent walking along a wall.
+Test(walls_geometry, probe_clearance_bounds_the_probe) {
+    crowd_world* w = world_with(1);
+    const crowd_vec2 block[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
+    const crowd_vec2 tri[3] = {{11.5f, 2}, {14, 2}, {11.5f, 5}};
+    const crowd_vec2 ell[6] = {{-14, 0}, {-4, 0}, {-4, 3}, {-11, 3}, {-11, 10}, {-14, 10}};
+    const crowd_vec2 wall[3] = {{0, -4}, {10, -4}, {13, -7}};
+    const crowd_vec2* shapes[4] = {block, tri, ell, wall};
+    const int counts[4] = {4, 3, 6, 3};
+    crowd_obstacle_id oid;
+    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, block, 4, &oid), CROWD_OK);
+    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, tri, 3, &oid), CROWD_OK);
+    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, ell, 6, &oid), CROWD_OK);
+    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 3, &oid), CROWD_OK);
+    crowd_agent_def a = crowd_agent_def_default();
+    a.radius = 0.05f;
+    a.max_speed = 8.0f;
+    crowd_agent_id id;
+    // Beside the block's top side, 1 m from it, walking along it at 1.5 m/s.
+    a.position = (crowd_vec2){3.0f, 11.0f};
+    a.velocity = (crowd_vec2){1.5f, 0.0f};
+    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    uint64_t rng = 91;
+    for (int i = 0; i < 3000; ++i) {
+        a.position = (crowd_vec2){frand(&rng, -16, 16), frand(&rng, -9, 13)};
+        const float speed = i % 10 == 0 ? 0.0f : frand(&rng, 0.0f, 8.0f);
+        const float dir = frand(&rng, 0.0f, 6.2831853f);
+        a.velocity = (crowd_vec2){speed * cosf(dir), speed * sinf(dir)};
+        crowd_agent_add(w, &a, &id); // refused inside a solid or over a wall
+    }
+    cs_pass_clearance(w);
+    cr_assert_float_eq(w->wall_probe_time, 1.0f, 0.0f); // the default look-ahead
+    // The bound along the block, then probes of 1.5 s for every agent.
+    cr_assert_gt(w->wall_probe[0], 0.6f);
+    cr_assert_lt(w->wall_clear[0] - 1.5f, 0.6f);
+    crowd_wall_def longer = crowd_wall_def_default();
+    longer.look_ahead = 1.5f;
+    cr_assert_eq(crowd_agent_set_walls(w, id, &longer), CROWD_OK);
+    cs_pass_clearance(w);
+    const cs_columns c = w->cur;
+    const double t = w->wall_probe_time;
+    cr_assert_float_eq(t, 1.5, 0.0);
+    int near = 0;
+    for (int s = 0; s < w->count; ++s) {
+        const double px = c.px[s], py = c.py[s], qx = px + c.vx[s] * t, qy = py + c.vy[s] * t;
+        cr_assert_leq(w->wall_probe[s], w->wall_clear[s]);
+        for (int o = 0; o < 4; ++o) {
+            const int n = counts[o], segs = o == 3 ? n - 1 : n;
+            for (int k = 0; k < segs; ++k) {
+                const crowd_vec2 e0 = shapes[o][k], e1 = shapes[o][(k + 1) % n];
+                const double d = ref_segseg_dist(px, py, qx, qy, e0.x, e0.y, e1.x, e1.y);
+                cr_assert_leq(w->wall_probe[s], d,
+                              "agent at (%g, %g) probing to (%g, %g): bound %g, a wall at %g", px,
+                              py, qx, qy, w->wall_probe[s], d);
+                near += d < 0.6;
+            }
+        }
+    }
+    cr_assert_gt(near, 100); // probes near and across walls were tried
+    crowd_world_destroy(w);
+}

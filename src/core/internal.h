@@ -100,6 +100,12 @@ struct crowd_world {
     float* wall_clear;
     float* wall_sight;
     cs_wall_ref* wall_list;
+    // With obstacles, each agent's probe clearance: a lower bound of the distance from the walls
+    // to the segment from its centre to centre + velocity * wall_probe_time (the walls behavior's
+    // longest look-ahead, which it keeps here; 0 until it sets one), also from the clearance
+    // pass, read by the wall force.
+    float* wall_probe;
+    float wall_probe_time;
 
     // Spatial hash built by the last sort.
     cs_grid grid;
@@ -205,9 +211,9 @@ void cs_free(crowd_world* w, void* p, size_t bytes);
 // to leave unobservable, as the behaviors' reserve hooks do).
 typedef crowd_status cs_grow_then(crowd_world* w, void* ctx);
 crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx);
-// Allocates the clearance arrays (wall_clear, wall_list) if the world has none yet; they grow
-// with the storage from then on. Called before the world gets an obstacle. On failure
-// (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
+// Allocates the clearance arrays (wall_clear, wall_sight, wall_probe, wall_list) if the world has
+// none yet; they grow with the storage from then on. Called before the world gets an obstacle. On
+// failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
 crowd_status cs_world_wall_arrays(crowd_world* w);
 
 // Allocates user_data (zero-filled) if the world has none yet; it grows with the storage from then

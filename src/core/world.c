@@ -73,6 +73,7 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     if (w->wall_clear) {
         out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
         out[n++] = (array_ref){&w->wall_sight, sizeof(float), true};
+        out[n++] = (array_ref){&w->wall_probe, sizeof(float), true};
         out[n++] = (array_ref){&w->wall_list, sizeof(cs_wall_ref), true};
     }
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
@@ -190,9 +191,10 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
 
 crowd_status cs_world_wall_arrays(crowd_world* w) {
     if (w->wall_clear) return CROWD_OK;
-    enum { N = 3 };
+    enum { N = 4 };
     const array_ref refs[N] = {{&w->wall_clear, sizeof(float), true},
                                {&w->wall_sight, sizeof(float), true},
+                               {&w->wall_probe, sizeof(float), true},
                                {&w->wall_list, sizeof(cs_wall_ref), true}};
     void* mem[N] = {0};
     for (int i = 0; i < N; ++i) {

@@ -1,14 +1,18 @@
 // The clearance pass, in the neighbor phase before the neighbor pass (step.c): every agent's wall
-// clearance, sight clearance and cell list (see cs_walls_seg_d2 and block_clear) into
-// w->wall_clear / w->wall_sight / w->wall_list, read by the neighbor pass (which agents test line
-// of sight, and against what) and by the walls behavior's
-// passes of the same step (the force and the clamp skip agents whose clearance exceeds their
-// reach). It reads the agents' sorted positions and the static segment grid, and writes only its
+// clearance, sight clearance, probe clearance and cell list (see cs_walls_seg_d2 and block_clear)
+// into w->wall_clear / w->wall_sight / w->wall_probe / w->wall_list, read by the neighbor pass
+// (which agents test line of sight, and against what) and by the walls behavior's passes of the
+// same step (the force and the clamp skip agents whose clearance exceeds their reach). It reads
+// the agents' sorted positions and velocities and the static segment grid, and writes only its
 // own agents' slots, so the result does not depend on the thread count.
 #include "core/internal.h"
 
 // Agents whose wall lists are looked up together (see clearance_team).
 #define CS_WALL_BLOCK 32
+// Pieces of the probe (see block_clear).
+#ifndef CS_WALL_PROBE
+#define CS_WALL_PROBE 2
+#endif
 
 // Stage one of a block: its agents' cells, and a fetch of where each new cell's list is found.
 static void block_cells(const cs_walls* g, const float* px, const float* py, int s, int n,
@@ -48,11 +52,24 @@ static void block_lists(const cs_walls* g, cs_wall_ref* out, int n, const int32_
 // polygon with the nearest convex edge, and to the edges of every other convex polygon (each
 // counted from its nearest, which costs nothing where polygons stand apart). So an agent walking
 // along a block's side tests no line of sight, and one at its corner does.
+//
+// The probe clearance (w->wall_probe) is a lower bound of the distance from the walls to the
+// probe, the segment from the agent's centre P to P + velocity * wall_probe_time. The distance
+// to the walls changes by at most the distance moved, so with the probe cut into CS_WALL_PROBE
+// pieces of length h and its end points' distances a and b known, no point of a piece is nearer
+// than (a + b - h) / 2. The end points' distances come from the agent's own list: a segment not
+// in it is at least the list's reach from P, so at least that reach less i h from the i-th point.
+// An agent walking along a wall has its probe as far from the wall as itself, less h / 2, where
+// its clearance less the probe's length would have been the only bound.
 static void block_clear(const cs_walls* g, const float* restrict px, const float* restrict py,
+                        const float* restrict vx, const float* restrict vy, float probe_time,
                         const cs_wall_ref* restrict ref, float* restrict out, float* restrict sight,
-                        int n) {
+                        float* restrict probe, int n) {
     uint32_t most = 0, start[CS_WALL_BLOCK], count[CS_WALL_BLOCK];
     float near_obs[CS_WALL_BLOCK];
+    // The probe's points past P and their squared distances.
+    float qx[CS_WALL_PROBE][CS_WALL_BLOCK], qy[CS_WALL_PROBE][CS_WALL_BLOCK],
+        qd2[CS_WALL_PROBE][CS_WALL_BLOCK];
     // Squared: d2 the clearance's; open2 of open walls and non-convex edges; m1 and m2 the nearest
     // and second nearest edges of convex polygon near_obs; others2 other convex polygons' edges.
     float d2[CS_WALL_BLOCK], open2[CS_WALL_BLOCK], m1[CS_WALL_BLOCK], m2[CS_WALL_BLOCK],
@@ -63,6 +80,11 @@ static void block_clear(const cs_walls* g, const float* restrict px, const float
         const float reach = cs_walls_reach(g, px[k], py[k]);
         d2[k] = open2[k] = m1[k] = m2[k] = others2[k] = reach * reach;
         near_obs[k] = -1.0f;
+        for (int i = 0; i < CS_WALL_PROBE; ++i) {
+            const float t = probe_time * (float)(i + 1) / (float)CS_WALL_PROBE;
+            qx[i][k] = px[k] + vx[k] * t, qy[i][k] = py[k] + vy[k] * t;
+            qd2[i][k] = reach * reach;
+        }
     }
     const cs_obstacle* restrict obs = g->obs;
     const cs_wall_seg* restrict segs = g->segs;
@@ -78,6 +100,17 @@ static void block_clear(const cs_walls* g, const float* restrict px, const float
             q[k] = cs_walls_seg_d2(segs[e].ax, segs[e].ay, segs[e].bx, segs[e].by, px[k], py[k]);
             oi[k] = (float)(segs[e].id >> 16);
             d2[k] = j < count[k] && q[k] < d2[k] ? q[k] : d2[k];
+            // The probe's points, with one division for them all: a closest point off by a
+            // rounding of u is still on the segment, so the distance only grows by its square.
+            const float ax = segs[e].ax, ay = segs[e].ay, ex = segs[e].bx - ax,
+                        ey = segs[e].by - ay, inv = 1.0f / (ex * ex + ey * ey);
+            for (int i = 0; i < CS_WALL_PROBE; ++i) {
+                float u = ((qx[i][k] - ax) * ex + (qy[i][k] - ay) * ey) * inv;
+                u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
+                const float dx = qx[i][k] - (ax + u * ex), dy = qy[i][k] - (ay + u * ey);
+                const float qi = dx * dx + dy * dy;
+                qd2[i][k] = j < count[k] && qi < qd2[i][k] ? qi : qd2[i][k];
+            }
         }
         for (int k = 0; k < n; ++k)
             convex[k] = j < count[k] ? (float)obs[segs[start[k] + j].id >> 16].convex : 2.0f;
@@ -110,6 +143,20 @@ static void block_clear(const cs_walls* g, const float* restrict px, const float
         s2 = others2[k] < s2 ? others2[k] : s2;
         s2 = s2 < reach * reach ? s2 : reach * reach;
         sight[k] = count[k] ? sqrtf(s2) - margin - 1e-4f : reach;
+        // The pieces' length, rounded up; the bound of the piece from point i - 1 to point i.
+        float h = sqrtf(vx[k] * vx[k] + vy[k] * vy[k]) * probe_time / (float)CS_WALL_PROBE;
+        h += h * 1e-5f;
+        float prev = out[k], bound = out[k];
+        for (int i = 0; i < CS_WALL_PROBE; ++i) {
+            const float mi = (fabsf(qx[i][k]) + fabsf(qy[i][k])) * 1e-6f;
+            float di = sqrtf(qd2[i][k]) - mi - 1e-4f;
+            const float unseen = reach - (float)(i + 1) * h;
+            di = unseen < di ? unseen : di;
+            const float piece = (prev + di - h) * 0.5f;
+            bound = piece < bound ? piece : bound;
+            prev = di;
+        }
+        probe[k] = bound - 1e-4f;
     }
 }
 
@@ -125,6 +172,8 @@ static void clearance_team(void* arg, int t, int nt) {
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     const float* restrict px = w->cur.px;
     const float* restrict py = w->cur.py;
+    const float* restrict vx = w->cur.vx;
+    const float* restrict vy = w->cur.vy;
     int32_t cx[3][CS_WALL_BLOCK], cy[3][CS_WALL_BLOCK];
     const int blocks = (hi - lo + CS_WALL_BLOCK - 1) / CS_WALL_BLOCK;
     for (int b = 0; b < blocks + 2; ++b) {
@@ -136,8 +185,8 @@ static void clearance_team(void* arg, int t, int nt) {
             if (stage == 0) block_cells(g, px, py, s, n, cx[k % 3], cy[k % 3]);
             if (stage == 1) block_lists(g, w->wall_list + s, n, cx[k % 3], cy[k % 3]);
             if (stage == 2)
-                block_clear(g, px + s, py + s, w->wall_list + s, w->wall_clear + s,
-                            w->wall_sight + s, n);
+                block_clear(g, px + s, py + s, vx + s, vy + s, w->wall_probe_time, w->wall_list + s,
+                            w->wall_clear + s, w->wall_sight + s, w->wall_probe + s, n);
         }
     }
 }

@@ -12,12 +12,18 @@
 // segment id), so a wall seen from two cells counts once and the result does not depend on list
 // order.
 //
-// Agents whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds the
-// longest probe any agent may have add nothing at the cost of one comparison.
+// Agents whose probe clearance (computed by the clearance pass, see walls_clearance.c: a lower
+// bound of the distance from the walls to the longest probe any agent may have) is at least 2
+// radii add nothing at the cost of one comparison, and so do those whose clearance exceeds that
+// probe's length and 2 radii.
 #include <math.h>
 
 #include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
+
+// Agents a force pass sorts into candidates at a time, and how many candidates ahead it fetches.
+#define CS_FORCE_CHUNK 256
+#define CS_FORCE_AHEAD 4
 
 typedef struct probe {
     double px, py, qx, qy;
@@ -59,6 +65,29 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
     return false;
 }
 
+// The candidates of the chunk of agents from b (none past hi): every agent, or with probe
+// clearances those whose probe clearance is below `band`; returns how many. The candidates are few
+// and far apart, so each reads lines of its own: where it finds its list and its index is
+// fetched here, a chunk before it is worked on.
+static int candidates(const crowd_world* w, bool probed, float band, int b, int hi, int* cand) {
+    const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
+    int m = 0;
+    if (!probed) {
+        for (int s = b; s < e; ++s) cand[m++] = s;
+        return m;
+    }
+    const float* restrict probe = w->wall_probe;
+    for (int s = b; s < e; ++s) {
+        cand[m] = s;
+        m += probe[s] < band;
+    }
+    for (int i = 0; i < m; ++i) {
+        __builtin_prefetch(&w->wall_list[cand[i]]);
+        __builtin_prefetch(&w->cur.id[cand[i]]);
+    }
+    return m;
+}
+
 static void force_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     const cs_columns c = w->cur;
@@ -67,66 +96,86 @@ static void force_range(crowd_world* w, int lo, int hi) {
                                                    crowd_wall_def_default().look_ahead);
     // Without any wall record every agent has the default def: no per-index lookup.
     const bool records = w->pools[CS_REC_WALL].live > 0;
+    const float band = 2.0f * rmax;
+    // The clearance pass bounded each agent's longest probe (wall_probe, for probes of
+    // wall_probe_time, which is lmax unless no agent has had a wall def yet): an agent whose bound
+    // is at least 2 radii from every wall has nothing to look for. Otherwise the agent's own
+    // clearance against the longest probe's length and the band decides.
+    const bool probed = w->wall_probe_time >= lmax;
     const float near = cs_walls_reach(g, 0.0f, 0.0f);
-    for (int s = lo; s < hi; ++s) {
-        // What a later agent near a wall will read at random places (its radius, by agent index,
-        // and its cell's list), fetched ahead.
-        const int ahead = s + CS_WALL_FETCH_AHEAD;
-        cs_walls_prefetch_list(g, w->wall_clear, w->wall_list, ahead, hi, near);
-        if (ahead < hi && w->wall_clear[ahead] < near) __builtin_prefetch(&w->radius[c.id[ahead]]);
-        const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
-        // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
-        if (!(vx * vx + vy * vy >= 1e-6f)) continue;
-        // The longest probe any agent may have (the largest look-ahead and radius ever set)
-        // against the agent's clearance decides whether to look further; the agent's own record
-        // is read only then.
-        const float speed = sqrtf(vx * vx + vy * vy), band = 2.0f * rmax;
-        float reach = speed * lmax + band;
-        reach += reach * 1e-6f;
-        if (w->wall_clear[s] >= reach) continue;
-        const uint32_t idx = c.id[s];
-        const crowd_wall_def* rec = records ? cs_wall_def_of(w, idx) : NULL;
-        const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
-        if (!(def.weight > 0.0f)) continue;
-        const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
+    // A chunk of agents at a time: its candidates (those whose probe clearance is below 2 radii;
+    // with no probe clearance, every agent) were found a chunk before, then only those are worked
+    // on, with what a candidate near a wall will read at random places (its radius, by agent
+    // index, and its cell's list) fetched a few candidates ahead.
+    int cand[2][CS_FORCE_CHUNK];
+    int next = candidates(w, probed, band, lo, hi, cand[0]);
+    for (int b = lo, t = 0; b < hi; b += CS_FORCE_CHUNK, t ^= 1) {
+        const int m = next;
+        next = candidates(w, probed, band, b + CS_FORCE_CHUNK, hi, cand[t ^ 1]);
+        const int* restrict cd = cand[t];
+        for (int i = 0; i < m; ++i) {
+            if (i + CS_FORCE_AHEAD < m) {
+                const int a = cd[i + CS_FORCE_AHEAD];
+                if (probed || w->wall_clear[a] < near) {
+                    __builtin_prefetch(g->segs + w->wall_list[a].start);
+                    __builtin_prefetch(&w->radius[c.id[a]]);
+                }
+            }
+            const int s = cd[i];
+            const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
+            // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
+            if (!(vx * vx + vy * vy >= 1e-6f)) continue;
+            // The longest probe any agent may have (the largest look-ahead and radius ever set)
+            // against the agent's clearance decides whether to look further; the agent's own record
+            // is read only then.
+            const float speed = sqrtf(vx * vx + vy * vy);
+            float reach = speed * lmax + band;
+            reach += reach * 1e-6f;
+            if (w->wall_clear[s] >= reach) continue;
+            const uint32_t idx = c.id[s];
+            const crowd_wall_def* rec = records ? cs_wall_def_of(w, idx) : NULL;
+            const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
+            if (!(def.weight > 0.0f)) continue;
+            const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
 
-        const double r = w->radius[idx];
-        // Only a segment nearer than 2 r pushes: starting from that bound rather than infinity
-        // gives the same nearest one when there is one (a tie at the bound keeps best at 4 r r,
-        // which pushes nothing either way) and lets nearest() skip the far segments.
-        probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
-        if (reach <= cs_walls_reach(g, x, y)) {
-            nearest(&p, g->segs + w->wall_list[s].start, w->wall_list[s].count);
-        } else {
-            const float lx = x + vx * lmax, ly = y + vy * lmax;
-            cs_walls_visit(g,
-                           cs_walls_box(g, fminf(x, lx) - band, fminf(y, ly) - band,
-                                        fmaxf(x, lx) + band, fmaxf(y, ly) + band),
-                           nearest, &p);
+            const double r = w->radius[idx];
+            // Only a segment nearer than 2 r pushes: starting from that bound rather than infinity
+            // gives the same nearest one when there is one (a tie at the bound keeps best at 4 r r,
+            // which pushes nothing either way) and lets nearest() skip the far segments.
+            probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
+            if (reach <= cs_walls_reach(g, x, y)) {
+                nearest(&p, g->segs + w->wall_list[s].start, w->wall_list[s].count);
+            } else {
+                const float lx = x + vx * lmax, ly = y + vy * lmax;
+                cs_walls_visit(g,
+                               cs_walls_box(g, fminf(x, lx) - band, fminf(y, ly) - band,
+                                            fmaxf(x, lx) + band, fmaxf(y, ly) + band),
+                               nearest, &p);
+            }
+            if (!(p.best < 4.0 * r * r)) continue;
+            const double d = sqrt(p.best);
+            double nx, ny;
+            if (d > 1e-9) {
+                nx = (p.ux - p.wx) / d, ny = (p.uy - p.wy) / d;
+            } else { // the probe reaches the wall: its normal, on the agent's side
+                const double ex = (double)p.seg.bx - p.seg.ax, ey = (double)p.seg.by - p.seg.ay;
+                const double l = sqrt(ex * ex + ey * ey);
+                nx = -ey / l, ny = ex / l;
+                double side = (x - p.seg.ax) * nx + (y - p.seg.ay) * ny;
+                if (side == 0.0) side = -(vx * nx + vy * ny);
+                if (side < 0.0) nx = -nx, ny = -ny;
+            }
+            // Scaled by how squarely the agent heads into the wall; nothing when it heads away.
+            const double sp = sqrt((double)vx * vx + (double)vy * vy);
+            const double hx = vx / sp, hy = vy / sp, along = nx * hx + ny * hy;
+            if (along >= 0.0) continue;
+            nx *= -along, ny *= -along;
+            double k = (2.0 * r - d) / r;
+            k = k > 1.0 ? 1.0 : k;
+            const float f = (float)(k * c.max_force[s] * def.weight);
+            w->force_x[s] += (float)nx * f;
+            w->force_y[s] += (float)ny * f;
         }
-        if (!(p.best < 4.0 * r * r)) continue;
-        const double d = sqrt(p.best);
-        double nx, ny;
-        if (d > 1e-9) {
-            nx = (p.ux - p.wx) / d, ny = (p.uy - p.wy) / d;
-        } else { // the probe reaches the wall: its normal, on the agent's side
-            const double ex = (double)p.seg.bx - p.seg.ax, ey = (double)p.seg.by - p.seg.ay;
-            const double l = sqrt(ex * ex + ey * ey);
-            nx = -ey / l, ny = ex / l;
-            double side = (x - p.seg.ax) * nx + (y - p.seg.ay) * ny;
-            if (side == 0.0) side = -(vx * nx + vy * ny);
-            if (side < 0.0) nx = -nx, ny = -ny;
-        }
-        // Scaled by how squarely the agent heads into the wall; nothing when it heads away.
-        const double sp = sqrt((double)vx * vx + (double)vy * vy);
-        const double hx = vx / sp, hy = vy / sp, along = nx * hx + ny * hy;
-        if (along >= 0.0) continue;
-        nx *= -along, ny *= -along;
-        double k = (2.0 * r - d) / r;
-        k = k > 1.0 ? 1.0 : k;
-        const float f = (float)(k * c.max_force[s] * def.weight);
-        w->force_x[s] += (float)nx * f;
-        w->force_y[s] += (float)ny * f;
     }
 }
 
