@@ -86,6 +86,12 @@ Test(walls_api, bad_input_has_its_status_and_changes_nothing) {
         {CROWD_OBSTACLE_POLYGON, {{0, 0}, {1, 0}, {1, -inf}}, 3, CROWD_ERR_NOT_FINITE},
         {CROWD_OBSTACLE_WALL, {{0, 0}, {2e6f, 0}}, 2, CROWD_ERR_OUT_OF_RANGE},
         {CROWD_OBSTACLE_WALL, {{0, 0}, {1, 0}, {1, 0}}, 3, CROWD_ERR_OBSTACLE_REPEATED_POINT},
+        // A segment 1e-30 m long: its squared length underflows, so no kernel could measure it.
+        {CROWD_OBSTACLE_WALL, {{5, 0}, {5, 1e-30f}}, 2, CROWD_ERR_OBSTACLE_REPEATED_POINT},
+        {CROWD_OBSTACLE_POLYGON,
+         {{0, 0}, {1e-20f, 0}, {1, 1}},
+         3,
+         CROWD_ERR_OBSTACLE_REPEATED_POINT},
         // A polygon's closing edge counts: its last point may not repeat its first.
         {CROWD_OBSTACLE_POLYGON,
          {{0, 0}, {1, 0}, {1, 1}, {0, 0}},

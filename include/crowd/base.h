@@ -67,7 +67,7 @@ typedef enum crowd_status {
     CROWD_ERR_FOREIGN_OBSTACLE, // the obstacle handle belongs to another world or was never issued
     CROWD_ERR_OBSTACLE_TOO_SHORT,      // a wall needs at least 2 points, a polygon at least 3
     CROWD_ERR_OBSTACLE_TOO_LONG,       // an obstacle of more than CROWD_OBSTACLE_MAX_POINTS points
-    CROWD_ERR_OBSTACLE_REPEATED_POINT, // two consecutive obstacle points are equal
+    CROWD_ERR_OBSTACLE_REPEATED_POINT, // two consecutive obstacle points are equal (or ~equal)
     CROWD_ERR_OBSTACLE_SELF_INTERSECTING, // a polygon whose edges cross each other
     CROWD_ERR_INSIDE_OBSTACLE,   // an agent would overlap a wall or stand inside a solid obstacle
     CROWD_ERR_NOT_DISTRIBUTABLE, // a world split across processes cannot do it (crowd/dist.h)

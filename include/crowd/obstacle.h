@@ -68,7 +68,8 @@ typedef enum crowd_obstacle_kind {
 // points for a wall or 3 for a polygon (CROWD_ERR_OBSTACLE_TOO_SHORT), more than
 // CROWD_OBSTACLE_MAX_POINTS (CROWD_ERR_OBSTACLE_TOO_LONG), a NaN or infinite coordinate
 // (CROWD_ERR_NOT_FINITE), a coordinate beyond CROWD_MAX_COORD (CROWD_ERR_OUT_OF_RANGE), two
-// consecutive equal points (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
+// consecutive points that are equal or closer than about 1e-19 m, where the squared length of
+// their segment is not a normal float (CROWD_ERR_OBSTACLE_REPEATED_POINT), a
 // polygon whose edges cross (CROWD_ERR_OBSTACLE_SELF_INTERSECTING), an obstacle that a live agent
 // would overlap or stand inside (CROWD_ERR_INSIDE_OBSTACLE), more than CROWD_OBSTACLE_MAX_COUNT
 // obstacles (CROWD_ERR_CAPACITY). Open walls may cross themselves and each other; obstacles may

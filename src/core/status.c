@@ -94,7 +94,7 @@ const char* crowd_status_string(crowd_status status) {
     case CROWD_ERR_OBSTACLE_TOO_LONG:
         return "obstacle has more than CROWD_OBSTACLE_MAX_POINTS points";
     case CROWD_ERR_OBSTACLE_REPEATED_POINT:
-        return "two consecutive obstacle points are equal";
+        return "two consecutive obstacle points are equal or too close to measure";
     case CROWD_ERR_OBSTACLE_SELF_INTERSECTING:
         return "polygon edges cross each other";
     case CROWD_ERR_INSIDE_OBSTACLE:

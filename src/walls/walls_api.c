@@ -1,4 +1,5 @@
 // Obstacles: input checks, generational handles, add / remove / read.
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,13 @@ static crowd_status check_points(crowd_obstacle_kind kind, const crowd_vec2* pts
         if (fabsf(pts[i].x) > CROWD_MAX_COORD || fabsf(pts[i].y) > CROWD_MAX_COORD)
             return CROWD_ERR_OUT_OF_RANGE;
     const int last = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
+    // Equal points, or points so close (about 1e-19 m) that the squared length of their segment is
+    // not a normal float: the distance kernels divide by it, and a segment they cannot measure
+    // would be no wall at all.
     for (int i = 0; i < last; ++i) {
         const crowd_vec2 a = pts[i], b = pts[i + 1 < n ? i + 1 : 0];
-        if (a.x == b.x && a.y == b.y) return CROWD_ERR_OBSTACLE_REPEATED_POINT;
+        const float ex = b.x - a.x, ey = b.y - a.y;
+        if (!(ex * ex + ey * ey >= FLT_MIN)) return CROWD_ERR_OBSTACLE_REPEATED_POINT;
     }
     return CROWD_OK;
 }
