@@ -630,6 +630,19 @@ typedef struct query_block {
     int32_t cx0[CS_NB_BLOCK], cy0[CS_NB_BLOCK], cx1[CS_NB_BLOCK], cy1[CS_NB_BLOCK];
 } query_block;
 
+// The query of the agent in slot s, lane i of its prepared block: position, separation radius,
+// heading and cone.
+static inline query block_query(const cs_columns* c, int s, const query_block* blk, int i) {
+    return (query){.px = c->px[s],
+                   .py = c->py[s],
+                   .sep_r = c->sep_radius[s],
+                   .hx = blk->hx[i],
+                   .hy = blk->hy[i],
+                   .cone_l = blk->cone_l[i],
+                   .cone_w2 = blk->cone_w2[i],
+                   .cone = blk->cone[i] != 0};
+}
+
 // Agents of the dense layout whose only query is the forward cone (CS_NB_CONE) or the file
 // (CS_NB_FILE), with a separation weight: the plain queue agent, in the spec's form or in the file
 // form. They are prepared a block at a time (cs_pass_neighbor below), so here the heading, the
@@ -644,14 +657,7 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
     const float* restrict ys = c->py;
-    const query q = {.px = xs[s],
-                     .py = ys[s],
-                     .sep_r = c->sep_radius[s],
-                     .hx = blk->hx[i],
-                     .hy = blk->hy[i],
-                     .cone_l = blk->cone_l[i],
-                     .cone_w2 = blk->cone_w2[i],
-                     .cone = blk->cone[i] != 0};
+    const query q = block_query(c, s, blk, i);
     const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
@@ -699,18 +705,11 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
     const float* restrict ys = c->py;
-    const query q = {.px = xs[s],
-                     .py = ys[s],
-                     .sep_r = c->sep_radius[s],
-                     .hx = blk->hx[i],
-                     .hy = blk->hy[i],
-                     .cone_l = blk->cone_l[i],
-                     .cone_w2 = blk->cone_w2[i],
-                     .gx = blk->gx[i],
-                     .gy = blk->gy[i],
-                     .gd2 = blk->gd2[i],
-                     .cone = blk->cone[i] != 0,
-                     .file = true};
+    query q = block_query(c, s, blk, i);
+    q.gx = blk->gx[i];
+    q.gy = blk->gy[i];
+    q.gd2 = blk->gd2[i];
+    q.file = true;
     const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES];
