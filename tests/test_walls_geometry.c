@@ -258,23 +258,32 @@ static bool ref_meet(double px, double py, double qx, double qy, double ax, doub
            ref_seg_dist(bx, by, px, py, qx, qy) == 0.0;
 }
 
+// The obstacles of the clearance tests: a convex block, a triangle beside it, an L-shaped polygon
+// and an open wall below the block (the last shape, the only wall).
+static const crowd_vec2 SHAPE_BLOCK[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
+static const crowd_vec2 SHAPE_TRI[3] = {{11.5f, 2}, {14, 2}, {11.5f, 5}};
+static const crowd_vec2 SHAPE_ELL[6] = {{-14, 0}, {-4, 0}, {-4, 3}, {-11, 3}, {-11, 10}, {-14, 10}};
+static const crowd_vec2 SHAPE_WALL[3] = {{0, -4}, {10, -4}, {13, -7}};
+static const crowd_vec2* const SHAPES[4] = {SHAPE_BLOCK, SHAPE_TRI, SHAPE_ELL, SHAPE_WALL};
+static const int SHAPE_COUNTS[4] = {4, 3, 6, 3};
+
+static void add_shapes(crowd_world* w) {
+    for (int o = 0; o < 4; ++o) {
+        const crowd_obstacle_kind kind = o == 3 ? CROWD_OBSTACLE_WALL : CROWD_OBSTACLE_POLYGON;
+        crowd_obstacle_id oid;
+        cr_assert_eq(crowd_obstacle_add(w, kind, SHAPES[o], SHAPE_COUNTS[o], &oid), CROWD_OK);
+    }
+}
+
 // The sight clearance the clearance pass computes is a distance within which no sight line to
 // another agent's centre meets a wall (checked by brute force over every pair of agents and every
 // segment), never below the clearance, and above it beside one side of a convex block (where line
 // of sight is then not tested) but not beside an open wall or a non-convex polygon.
 Test(walls_geometry, sight_clearance_hides_no_crossing) {
     crowd_world* w = world_with(1);
-    const crowd_vec2 block[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
-    const crowd_vec2 tri[3] = {{11.5f, 2}, {14, 2}, {11.5f, 5}}; // beside the block
-    const crowd_vec2 ell[6] = {{-14, 0}, {-4, 0}, {-4, 3}, {-11, 3}, {-11, 10}, {-14, 10}};
-    const crowd_vec2 wall[3] = {{0, -4}, {10, -4}, {13, -7}}; // open, below the block
-    const crowd_vec2* shapes[4] = {block, tri, ell, wall};
-    const int counts[4] = {4, 3, 6, 3};
-    crowd_obstacle_id oid;
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, block, 4, &oid), CROWD_OK);
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, tri, 3, &oid), CROWD_OK);
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, ell, 6, &oid), CROWD_OK);
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 3, &oid), CROWD_OK);
+    add_shapes(w);
+    const crowd_vec2* const* shapes = SHAPES;
+    const int* counts = SHAPE_COUNTS;
     // Two agents placed to check the bound's use: beside the block's middle, beside the open wall.
     crowd_agent_def a = crowd_agent_def_default();
     a.radius = 0.05f;
@@ -335,17 +344,9 @@ static double ref_segseg_dist(double px, double py, double qx, double qy, double
 // clearance less the probe's length for an agent walking along a wall.
 Test(walls_geometry, probe_clearance_bounds_the_probe) {
     crowd_world* w = world_with(1);
-    const crowd_vec2 block[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
-    const crowd_vec2 tri[3] = {{11.5f, 2}, {14, 2}, {11.5f, 5}};
-    const crowd_vec2 ell[6] = {{-14, 0}, {-4, 0}, {-4, 3}, {-11, 3}, {-11, 10}, {-14, 10}};
-    const crowd_vec2 wall[3] = {{0, -4}, {10, -4}, {13, -7}};
-    const crowd_vec2* shapes[4] = {block, tri, ell, wall};
-    const int counts[4] = {4, 3, 6, 3};
-    crowd_obstacle_id oid;
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, block, 4, &oid), CROWD_OK);
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, tri, 3, &oid), CROWD_OK);
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, ell, 6, &oid), CROWD_OK);
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 3, &oid), CROWD_OK);
+    add_shapes(w);
+    const crowd_vec2* const* shapes = SHAPES;
+    const int* counts = SHAPE_COUNTS;
     crowd_agent_def a = crowd_agent_def_default();
     a.radius = 0.05f;
     a.max_speed = 8.0f;

@@ -187,26 +187,19 @@ static bool bucket_add(crowd_dist* d, int to, uint32_t idx) {
 // `st` is the rank's status so far: a rank that failed sends nothing, and when any rank failed no
 // data moves and every rank returns a failure (agree).
 static crowd_status exchange(crowd_dist* d, crowd_status st, size_t* received) {
+    // What exceeds an int count (MPI's) cannot be sent.
     size_t total = 0;
-    for (int r = 0; r < d->size; ++r) {
-        if (st == CROWD_OK &&
-            (d->bucket_len[r] > INT_MAX || total > (size_t)INT_MAX - d->bucket_len[r]))
-            st = CROWD_ERR_OUT_OF_MEMORY;
-        if (st != CROWD_OK) d->bucket_len[r] = 0;
-    }
+    for (int r = 0; r < d->size; ++r) total += d->bucket_len[r];
+    if (total > INT_MAX) st = CROWD_ERR_OUT_OF_MEMORY;
+    if (st == CROWD_OK && !grow(d->w, (void**)&d->send, &d->send_cap, total + 1, 1))
+        st = CROWD_ERR_OUT_OF_MEMORY;
     total = 0;
     for (int r = 0; r < d->size; ++r) {
-        d->scount[r] = (int)d->bucket_len[r];
+        const size_t len = st == CROWD_OK ? d->bucket_len[r] : 0;
+        d->scount[r] = (int)len;
         d->sdispl[r] = (int)total;
-        total += d->bucket_len[r];
-    }
-    if (!grow(d->w, (void**)&d->send, &d->send_cap, total + 1, 1)) {
-        st = CROWD_ERR_OUT_OF_MEMORY;
-        total = 0;
-        for (int r = 0; r < d->size; ++r) d->scount[r] = d->sdispl[r] = 0;
-    }
-    for (int r = 0; r < d->size; ++r) {
-        if (d->scount[r]) memcpy(d->send + d->sdispl[r], d->bucket[r], d->bucket_len[r]);
+        if (len) memcpy(d->send + total, d->bucket[r], len);
+        total += len;
         d->bucket_len[r] = 0;
     }
     d->stats.bytes_sent += (int64_t)(total - (size_t)d->scount[d->rank]);

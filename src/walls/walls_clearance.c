@@ -10,9 +10,7 @@
 // Agents whose wall lists are looked up together (see clearance_team).
 #define CS_WALL_BLOCK 32
 // Pieces of the probe (see block_clear).
-#ifndef CS_WALL_PROBE
 #define CS_WALL_PROBE 2
-#endif
 
 // Stage one of a block: its agents' cells, and a fetch of where each new cell's list is found.
 static void block_cells(const cs_walls* g, const float* px, const float* py, int s, int n,
