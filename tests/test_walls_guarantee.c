@@ -132,3 +132,90 @@ Test(walls_guarantee, obstacles_added_and_removed_at_runtime) {
     }
     crowd_world_destroy(w);
 }
+
+// A queue that respawns into a start area mostly covered by a solid block and crossed by a wall:
+// no respawn puts a disc over a wall or inside the block, each arrived agent is either back in
+// the area's free part or, when every draw was blocked, still where it arrived.
+Test(walls_guarantee, respawn_never_places_an_agent_inside_an_obstacle) {
+    crowd_world* w = walls_world(2, 0.1f);
+    const crowd_vec2 solid[4] = {{-1, 1.5f}, {11, 1.5f}, {11, 11}, {-1, 11}};
+    wall_add(w, CROWD_OBSTACLE_POLYGON, solid, 4);
+    const crowd_vec2 wall[2] = {{2, 0.75f}, {8, 0.75f}};
+    wall_add(w, CROWD_OBSTACLE_WALL, wall, 2);
+    crowd_queue_def q = crowd_queue_def_default();
+    q.goal = (crowd_vec2){25.0f, 0.5f};
+    q.arrival_radius = 1.0f;
+    q.on_arrival = CROWD_QUEUE_RESPAWN;
+    q.start_min = (crowd_vec2){0, 0};
+    q.start_max = (crowd_vec2){10, 10};
+    uint64_t seed = 5;
+    int added = 0;
+    while (added < 40) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){frand(&seed, 0, 10), frand(&seed, 0, 1.2f)};
+        a.max_speed = 2.0f;
+        crowd_agent_id id;
+        if (crowd_agent_add(w, &a, &id) != CROWD_OK) continue;
+        cr_assert_eq(crowd_agent_set_queue(w, id, &q), CROWD_OK);
+        ++added;
+    }
+    int moved = 0, stayed = 0;
+    for (int t = 0; t < 500; ++t) {
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        const double c = min_clearance(w);
+        cr_assert_geq(c, 0.0, "tick %d: clearance %g", t, c);
+        crowd_arrival arr[40];
+        int n;
+        cr_assert_eq(crowd_world_get_arrivals(w, arr, 40, &n), CROWD_OK);
+        for (int i = 0; i < n; ++i) {
+            cr_assert_eq(arr[i].action, CROWD_QUEUE_RESPAWN);
+            crowd_vec2 p;
+            cr_assert_eq(crowd_agent_get_position(w, arr[i].id, &p), CROWD_OK);
+            if (p.x == arr[i].position.x && p.y == arr[i].position.y) {
+                ++stayed;
+            } else {
+                cr_assert(p.x >= 0 && p.x <= 10 && p.y >= 0 && p.y <= 1.2f,
+                          "tick %d: respawned at (%g, %g), outside the area's free part", t, p.x,
+                          p.y);
+                ++moved;
+            }
+        }
+    }
+    // Both outcomes happened: most arrivals found a free point, some drew only blocked ones.
+    cr_assert_gt(moved, 20, "%d respawns", moved);
+    cr_assert_gt(stayed, 0, "%d arrivals with every draw blocked", stayed);
+    crowd_world_destroy(w);
+}
+
+// A start area wholly inside a solid: the arrived agents stay at the goal, are reported again on
+// every step they remain there, and never enter the solid.
+Test(walls_guarantee, respawn_into_a_covered_area_keeps_the_agent_where_it_arrived) {
+    crowd_world* w = walls_world(1, 0.1f);
+    const crowd_vec2 solid[4] = {{-10, -10}, {0, -10}, {0, 0}, {-10, 0}};
+    wall_add(w, CROWD_OBSTACLE_POLYGON, solid, 4);
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){5, 5};
+    crowd_agent_id id;
+    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    crowd_queue_def q = crowd_queue_def_default();
+    q.goal = (crowd_vec2){8, 5};
+    q.on_arrival = CROWD_QUEUE_RESPAWN;
+    q.start_min = (crowd_vec2){-8, -8};
+    q.start_max = (crowd_vec2){-2, -2};
+    cr_assert_eq(crowd_agent_set_queue(w, id, &q), CROWD_OK);
+    int reported = 0;
+    for (int t = 0; t < 100; ++t) {
+        cr_assert_eq(crowd_world_step(w), CROWD_OK);
+        reported += crowd_world_arrival_count(w);
+        crowd_vec2 p;
+        cr_assert_eq(crowd_agent_get_position(w, id, &p), CROWD_OK);
+        cr_assert(isfinite(p.x) && isfinite(p.y) && p.x > 0.0f, "tick %d: at (%g, %g)", t, p.x,
+                  p.y);
+    }
+    // It arrived after about 2 s and was reported on most of the steps since.
+    cr_assert_gt(reported, 50, "%d arrivals", reported);
+    crowd_vec2 p;
+    cr_assert_eq(crowd_agent_get_position(w, id, &p), CROWD_OK);
+    cr_assert_lt(hypotf(p.x - 8.0f, p.y - 5.0f), 0.5f, "ended at (%g, %g)", p.x, p.y);
+    crowd_world_destroy(w);
+}

@@ -32,10 +32,18 @@ extern "C" {
 // Below this speed an agent has no heading and so no forward cone: its brake is 1.
 #define CROWD_QUEUE_MIN_SPEED 1e-3f
 
+// CROWD_QUEUE_RESPAWN: how many random points of the start area an arrival tries.
+#define CROWD_QUEUE_RESPAWN_DRAWS 16
+
 typedef enum crowd_queue_policy {
-    CROWD_QUEUE_STOP,    // arrive and stay: reported once, then keeps arriving at the goal
-    CROWD_QUEUE_REMOVE,  // removed on arrival exactly as by crowd_agent_remove
-    CROWD_QUEUE_RESPAWN, // moved to a random point of the start area, velocity reset to zero
+    CROWD_QUEUE_STOP,   // arrive and stay: reported once, then keeps arriving at the goal
+    CROWD_QUEUE_REMOVE, // removed on arrival exactly as by crowd_agent_remove
+    // Moved to a random point of the start area, velocity reset to zero. The point is one where
+    // crowd_agent_add would accept the agent: a point whose disc overlaps a wall or whose centre
+    // is inside a solid obstacle is drawn again, up to CROWD_QUEUE_RESPAWN_DRAWS points. If all
+    // of them are blocked (an area mostly covered by obstacles) the agent is left as it is and is
+    // reported and tried again on its next arrival, so it never appears inside an obstacle.
+    CROWD_QUEUE_RESPAWN,
     CROWD_QUEUE_POLICY_COUNT
 } crowd_queue_policy;
 

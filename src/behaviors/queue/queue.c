@@ -214,6 +214,29 @@ static float draw_range(uint64_t bits, float lo, float hi) {
     return lo + (hi - lo) * u;
 }
 
+// Moves an arrived agent to a random point of its start area where its disc is clear of every
+// wall and outside every solid, as crowd_agent_add requires. A point that is not is drawn again,
+// with the next draw numbers, at most CROWD_QUEUE_RESPAWN_DRAWS points in all; when every one is
+// blocked the agent stays as it is and tries again on its next arrival (see CROWD_QUEUE_RESPAWN).
+// A start area clear of walls only ever uses the first draw.
+static void respawn(crowd_world* w, uint32_t idx, crowd_agent_id id) {
+    // Earlier removals in the arrivals loop may have moved the agent: its slot is looked up now.
+    const int32_t s = w->slot_of[idx];
+    const crowd_queue_def* d = &cs_queue_of(w, idx)->def;
+    for (uint32_t k = 0; k < CROWD_QUEUE_RESPAWN_DRAWS; ++k) {
+        const float x =
+            draw_range(draw_bits(w->seed, id, w->tick, 2 * k), d->start_min.x, d->start_max.x);
+        const float y =
+            draw_range(draw_bits(w->seed, id, w->tick, 2 * k + 1), d->start_min.y, d->start_max.y);
+        if (cs_walls_blocked(w, x, y, w->radius[idx])) continue;
+        w->cur.px[s] = x;
+        w->cur.py[s] = y;
+        w->cur.vx[s] = 0.0f;
+        w->cur.vy[s] = 0.0f;
+        return;
+    }
+}
+
 // Handle indices are unique: a total order, as cs_heapsort needs.
 static int cmp_arrival(const void* a, const void* b) {
     const uint32_t x = ((const crowd_arrival*)a)->id.index1,
@@ -280,20 +303,9 @@ void cs_pass_arrival(crowd_world* w) {
             // scratch) was reserved when the behaviors were set.
             cs_agent_remove_now(w, idx);
             break;
-        case CROWD_QUEUE_RESPAWN: {
-            // Earlier removals in this loop may have moved the agent: look its slot up now.
-            const int32_t s = w->slot_of[idx];
-            const crowd_queue_def* d = &cs_queue_of(w, idx)->def;
-            const float x =
-                draw_range(draw_bits(w->seed, a->id, w->tick, 0), d->start_min.x, d->start_max.x);
-            const float y =
-                draw_range(draw_bits(w->seed, a->id, w->tick, 1), d->start_min.y, d->start_max.y);
-            w->cur.px[s] = x;
-            w->cur.py[s] = y;
-            w->cur.vx[s] = 0.0f;
-            w->cur.vy[s] = 0.0f;
+        case CROWD_QUEUE_RESPAWN:
+            respawn(w, idx, a->id);
             break;
-        }
         case CROWD_QUEUE_POLICY_COUNT:
             break;
         }
