@@ -107,10 +107,11 @@ static void path_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(w->count, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
-        if (!(c->flags[s] & CS_FLAG_PATH)) continue;
+        // Fetched ahead from every slot, not only from followers: a follower's lookups are then
+        // ahead of it whatever the slots before it hold.
         cs_prefetch_rec(c, w->rec_of[CS_REC_PATH], CS_FLAG_PATH, s, hi);
         if (s + CS_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CS_PREFETCH / 2);
-        follow_one(w, c, s);
+        if (c->flags[s] & CS_FLAG_PATH) follow_one(w, c, s);
     }
 }
 
