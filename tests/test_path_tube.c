@@ -262,15 +262,90 @@ Test(path_tube, hint_window_slides_ahead) {
         for (int ahead = -1; ahead < 40; ++ahead) {
             const crowd_vec2 q = {line[hint].x + ahead * 0.5f + 0.2f, 0.3f};
             float td, bd;
-            const int tk = cs_path_track(p->seg, N - 1, false, 1, hint, q, &td);
+            crowd_vec2 tp;
+            const int tk = cs_path_track(p->seg, N, N - 1, false, 1, hint, q, &tp, &td);
             const int bk = brute_closest(line, N, N - 1, q, &bd);
             cr_assert_eq(tk, bk, "hint %d ahead %d", hint, ahead);
             cr_assert_eq(td, bd);
             // And backwards along the path.
-            const int rk = cs_path_track(p->seg, N - 1, false, -1, hint + 45, q, &td);
+            const int rk = cs_path_track(p->seg, N, N - 1, false, -1, hint + 45, q, &tp, &td);
             cr_assert_eq(rk, bk, "reverse: hint %d ahead %d", hint + 45, ahead);
         }
     }
+    crowd_world_destroy(w);
+}
+
+// The hint window as a loop over its segments, written out with the public projection: from the
+// window's first segment, keep a strictly nearer or an equally near lower-indexed one; slide while
+// the best is the front edge.
+static int reference_track(const crowd_vec2* pts, int n, int segs, bool closed, int dir, int hint,
+                           crowd_vec2 q, crowd_vec2* proj, float* dist) {
+    const int width = segs < CROWD_PATH_WINDOW ? segs : CROWD_PATH_WINDOW;
+    int lo = dir > 0 ? hint - 1 : hint - (width - 2);
+    for (int slide = 0;; ++slide) {
+        if (closed)
+            lo = ((lo % segs) + segs) % segs;
+        else
+            lo = lo > segs - width ? segs - width : (lo < 0 ? 0 : lo);
+        int best_j = 0, best_k = -1;
+        for (int j = 0; j < width; ++j) {
+            const int k = (lo + j) % segs;
+            float d;
+            const crowd_vec2 pr = crowd_path_project(q, pts[k], pts[(k + 1) % n], &d);
+            if (best_k < 0 || d < *dist || (d == *dist && k < best_k)) {
+                *dist = d, *proj = pr;
+                best_k = k, best_j = j;
+            }
+        }
+        const bool at_front = dir > 0 ? best_j == width - 1 : best_j == 0;
+        const bool can_slide = closed ? width < segs : (dir > 0 ? lo + width < segs : lo > 0);
+        if (!at_front || !can_slide || slide == CS_PATH_MAX_SLIDES) return best_k;
+        lo += dir > 0 ? (width > 2 ? width - 2 : 1) : -(width > 2 ? width - 2 : 1);
+    }
+}
+
+// Every hint of short loops and open paths, both directions, queries near and far: the window
+// (which reads a loop's segments past the closing one in place) gives the loop's segment,
+// distance and projection bit for bit. Ties come from queries on the path's own points.
+Test(path_tube, hint_window_equals_the_loop_over_its_segments) {
+    crowd_world* w = make_world(1);
+    unsigned seed = 4242u;
+    static crowd_vec2 pts[40];
+    int wrapped = 0, slid = 0;
+    for (int trial = 0; trial < 200; ++trial) {
+        const int n = 2 + trial % 38;
+        for (int i = 0; i < n; ++i) {
+            pts[i] = (crowd_vec2){frand(&seed, -10, 10), frand(&seed, -10, 10)};
+            if (i > 0 && pts[i].x == pts[i - 1].x && pts[i].y == pts[i - 1].y) pts[i].x += 1.0f;
+        }
+        crowd_path_id id = make_path(w, pts, n);
+        const cs_path* p = internal_path(w, id);
+        for (int closed = 0; closed < 2; ++closed) {
+            const int segs = closed ? n : n - 1;
+            for (int hint = 0; hint < segs; ++hint) {
+                for (int q = 0; q < 12; ++q) {
+                    const crowd_vec2 at =
+                        q < 3 ? pts[(hint + q) % n]
+                              : (crowd_vec2){frand(&seed, -14, 14), frand(&seed, -14, 14)};
+                    for (int dir = -1; dir <= 1; dir += 2) {
+                        crowd_vec2 tp, rp;
+                        float td, rd;
+                        const int tk =
+                            cs_path_track(p->seg, n, segs, closed, dir, hint, at, &tp, &td);
+                        const int rk =
+                            reference_track(pts, n, segs, closed, dir, hint, at, &rp, &rd);
+                        cr_assert_eq(tk, rk, "n %d closed %d hint %d dir %d", n, closed, hint, dir);
+                        cr_assert(td == rd && tp.x == rp.x && tp.y == rp.y);
+                        wrapped += closed && hint + CROWD_PATH_WINDOW > segs && tk < hint;
+                        slid += tk != hint && tk != (hint + segs - 1) % segs;
+                    }
+                }
+            }
+        }
+        crowd_path_destroy(w, id);
+    }
+    cr_assert_gt(wrapped, 100, "windows past a loop's closing segment: %d", wrapped);
+    cr_assert_gt(slid, 100, "answers away from the hint: %d", slid);
     crowd_world_destroy(w);
 }
 

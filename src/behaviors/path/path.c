@@ -8,30 +8,33 @@
 #include "behaviors/path/path_internal.h"
 #include "behaviors/separation.h"
 
-// The segment a tube follower projects on this step.
+// The segment a tube follower projects on this step, and the predicted position's projection on
+// it (*proj, at *dist).
 static int choose_segment(const cs_path_entry* e, const crowd_path_follow_def* d, cs_path_agent* a,
-                          crowd_vec2 predicted) {
+                          crowd_vec2 predicted, crowd_vec2* proj, float* dist) {
     const int segs = crowd_path_segment_count(e->count, d->mode);
     const float lost = CS_PATH_LOST_TUBES * d->tube_radius;
     const int hint = a->cursor.segment;
-    float dist;
+    int k;
     if (hint < 0 || hint >= segs) {
-        const int k = cs_path_nearest(e->path, segs, predicted, &dist);
-        a->lost_dist = dist > lost ? dist : 0.0f;
-        return k;
+        k = cs_path_nearest(e->path, segs, predicted, dist);
+        a->lost_dist = *dist > lost ? *dist : 0.0f;
+    } else {
+        k = cs_path_track(e->seg, e->count, segs, d->mode == CROWD_PATH_LOOP, a->cursor.direction,
+                          hint, predicted, proj, dist);
+        if (!(*dist > lost)) {
+            a->lost_dist = 0.0f;
+            return k;
+        }
+        // Lost: search the whole path, but only again once it has drifted another `lost`
+        // further away than at its last search, so a follower far off the path does not search
+        // every step.
+        if (!(*dist > a->lost_dist + lost)) return k;
+        k = cs_path_nearest(e->path, segs, predicted, dist);
+        a->lost_dist = *dist > lost ? *dist : 0.0f;
     }
-    int k = cs_path_track(e->seg, segs, d->mode == CROWD_PATH_LOOP, a->cursor.direction, hint,
-                          predicted, &dist);
-    if (!(dist > lost)) {
-        a->lost_dist = 0.0f;
-        return k;
-    }
-    // Lost: search the whole path, but only again once it has drifted another `lost` further
-    // away than at its last search, so a follower far off the path does not search every step.
-    if (dist > a->lost_dist + lost) {
-        k = cs_path_nearest(e->path, segs, predicted, &dist);
-        a->lost_dist = dist > lost ? dist : 0.0f;
-    }
+    const cs_path_seg s = cs_path_seg_at(e->seg, e->count, k);
+    *proj = cs_path_project_seg(&s, predicted, dist);
     return k;
 }
 
@@ -52,10 +55,10 @@ static inline void prefetch_geometry(const crowd_world* w, const cs_columns* c, 
     } else if (cur->segment >= 0) {
         int k0 = cur->direction > 0 ? cur->segment - 1 : cur->segment - (CROWD_PATH_WINDOW - 2);
         k0 = k0 < 0 ? 0 : k0;
-        const uintptr_t seg = (uintptr_t)e->seg + (uintptr_t)k0 * sizeof(cs_path_seg);
-        __builtin_prefetch((const void*)seg);
-        __builtin_prefetch((const void*)(seg + 64));
-        __builtin_prefetch((const void*)(seg + 128));
+        // The window's first entry in each of the five rows (the window is 32 bytes a row).
+        const uintptr_t row = (uintptr_t)CS_PATH_SEG_STRIDE(e->count) * sizeof(float);
+        const uintptr_t seg = (uintptr_t)e->seg + (uintptr_t)k0 * sizeof(float);
+        for (int i = 0; i < CS_SEG_ROWS; ++i) __builtin_prefetch((const void*)(seg + i * row));
     }
 }
 
@@ -79,12 +82,14 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
         f = cs_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed, max_force);
     } else {
         int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
+        crowd_vec2 proj = {0.0f, 0.0f};
+        float dist = 0.0f;
         if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
             const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
                                           pos.y + vel.y * d->predict_ahead};
-            k = choose_segment(e, d, a, predicted);
+            k = choose_segment(e, d, a, predicted, &proj, &dist);
         }
-        f = cs_path_tube_inline(e->points, e->count, &e->seg[k], d, &cur, k, pos, vel, max_speed,
+        f = cs_path_tube_inline(e->points, e->count, proj, dist, d, &cur, k, pos, vel, max_speed,
                                 max_force);
     }
     a->cursor = cur;
@@ -102,10 +107,11 @@ static void path_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(w->count, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
-        if (!(c->flags[s] & CS_FLAG_PATH)) continue;
+        // Fetched ahead from every slot, not only from followers: a follower's lookups are then
+        // ahead of it whatever the slots before it hold.
         cs_prefetch_rec(c, w->rec_of[CS_REC_PATH], CS_FLAG_PATH, s, hi);
         if (s + CS_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CS_PREFETCH / 2);
-        follow_one(w, c, s);
+        if (c->flags[s] & CS_FLAG_PATH) follow_one(w, c, s);
     }
 }
 

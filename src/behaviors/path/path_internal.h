@@ -28,12 +28,26 @@ static inline cs_path_rec* cs_path_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_PATH, idx);
 }
 
-// A path's segments, precomputed: segment k runs from point k to point (k + 1) mod count, so the
-// last one closes the loop (LOOP followers only). ab = b - a and the floored |ab|^2 are exactly
-// the values the spec's projection computes, stored once.
+// A path's segment: it runs from point k to point (k + 1) mod count, so the last one closes the
+// loop (LOOP followers only). ab = b - a and the floored |ab|^2 are exactly the values the spec's
+// projection computes, stored once.
 typedef struct cs_path_seg {
     float ax, ay, abx, aby, len2;
 } cs_path_seg;
+
+// The segments are stored as five float rows (ax, ay, abx, aby, len2) of CS_PATH_SEG_STRIDE(count)
+// entries each: the hint window loads its segments' fields as contiguous lanes (five short rows
+// rather than gathering eight records field by field). Entries count and beyond repeat segments
+// 0, 1, ... cyclically, so a loop's window that runs past the closing segment reads its wrapped
+// segments in place.
+#define CS_PATH_SEG_STRIDE(count) ((count) + CROWD_PATH_WINDOW - 1)
+enum { CS_SEG_AX, CS_SEG_AY, CS_SEG_ABX, CS_SEG_ABY, CS_SEG_LEN2, CS_SEG_ROWS };
+
+static inline cs_path_seg cs_path_seg_at(const float* seg, int count, int k) {
+    const size_t n = (size_t)CS_PATH_SEG_STRIDE(count);
+    return (cs_path_seg){seg[k], seg[n + (size_t)k], seg[2 * n + (size_t)k], seg[3 * n + (size_t)k],
+                         seg[4 * n + (size_t)k]};
+}
 
 // A uniform grid of the segments, for the global nearest-segment search of new and lost
 // followers. Every segment is listed in each cell its (slightly widened) extent crosses.
@@ -49,7 +63,7 @@ typedef struct cs_path_grid {
 typedef struct cs_path {
     int count;          // points; also the number of segments with the closing one
     crowd_vec2* points; // count
-    cs_path_seg* seg;
+    float* seg;         // CS_SEG_ROWS rows of CS_PATH_SEG_STRIDE(count)
     cs_path_grid grid;
     size_t bytes; // of the one allocation holding all of the above
 } cs_path;
@@ -59,7 +73,7 @@ typedef struct cs_path {
 typedef struct cs_path_entry {
     cs_path* path; // NULL when the slot is free
     const crowd_vec2* points;
-    const cs_path_seg* seg;
+    const float* seg;
     int count;
     uint32_t revision; // bumped by every replace
     uint16_t generation;
@@ -118,9 +132,10 @@ crowd_status cs_path_check_follow(const crowd_path_follow_def* d);
 int cs_path_nearest(const cs_path* p, int segs, crowd_vec2 q, float* dist);
 
 // Nearest segment to q in a window around `hint`, biased toward the direction of travel, sliding
-// ahead while the best segment is the window's front edge. *dist gets its distance.
-int cs_path_track(const cs_path_seg* seg, int segs, bool closed, int dir, int hint, crowd_vec2 q,
-                  float* dist);
+// ahead while the best segment is the window's front edge. *proj and *dist get q's projection on
+// it (cs_path_project_seg's).
+int cs_path_track(const float* seg, int count, int segs, bool closed, int dir, int hint,
+                  crowd_vec2 q, crowd_vec2* proj, float* dist);
 
 // ---- the behaviors' math ------------------------------------------------------------------------
 
@@ -243,12 +258,12 @@ static inline crowd_vec2 cs_path_look_ahead(const crowd_vec2* pts, int count, cr
     return cs_steer_v2(at.x - u.y * s, at.y + u.x * s);
 }
 
-// Tube step on segment k, whose precomputed data is *seg_k.
-static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
-                                             const cs_path_seg* seg_k,
-                                             const crowd_path_follow_def* d, crowd_path_cursor* c,
-                                             int k, crowd_vec2 pos, crowd_vec2 vel, float max_speed,
-                                             float max_force) {
+// Tube step on segment k, given the projection of the predicted position on it (proj, at `dist`
+// from it: cs_path_project_seg's). A FINISHED one-shot does not read them.
+static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count, crowd_vec2 proj,
+                                             float dist, const crowd_path_follow_def* d,
+                                             crowd_path_cursor* c, int k, crowd_vec2 pos,
+                                             crowd_vec2 vel, float max_speed, float max_force) {
     const bool one_shot = d->mode == CROWD_PATH_ONE_SHOT;
     const int final_pt = cs_path_final_point(count, c->direction);
     if (one_shot && c->state == CROWD_PATH_STATE_FINISHED)
@@ -256,8 +271,6 @@ static inline crowd_vec2 cs_path_tube_inline(const crowd_vec2* pts, int count,
 
     const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
                                   pos.y + vel.y * d->predict_ahead};
-    float dist;
-    const crowd_vec2 proj = cs_path_project_seg(seg_k, predicted, &dist);
     const int end = k + 1 == count ? 0 : k + 1;
     int next = c->direction > 0 ? end : k;
     if (d->mode == CROWD_PATH_PING_PONG && next == final_pt &&

@@ -22,7 +22,8 @@ static void visit_cell(const cs_path* p, int segs, int i, int j, crowd_vec2 q, f
         const int k = g->cell_segs[e];
         if (k >= segs) continue;
         float d;
-        cs_path_project_seg(&p->seg[k], q, &d);
+        const cs_path_seg s = cs_path_seg_at(p->seg, p->count, k);
+        cs_path_project_seg(&s, q, &d);
         consider(d, k, best_d, best_k);
     }
 }
@@ -62,43 +63,60 @@ int cs_path_nearest(const cs_path* p, int segs, crowd_vec2 q, float* dist) {
     return best_k;
 }
 
-int cs_path_track(const cs_path_seg* seg, int segs, bool closed, int dir, int hint, crowd_vec2 q,
-                  float* dist) {
+// Lane j of the window projects q on segment lo + j (wrapped); returns the lane of the nearest,
+// lowest segment index on ties, among lanes [0, width), with its projection.
+static int window_best(const float* seg, int count, int segs, int lo, int width, crowd_vec2 q,
+                       crowd_vec2* proj, float* dist) {
+    const size_t n = (size_t)CS_PATH_SEG_STRIDE(count);
+    const float* restrict ax = seg + (size_t)lo;
+    const float* restrict ay = ax + n;
+    const float* restrict abx = ax + 2 * n;
+    const float* restrict aby = ax + 3 * n;
+    const float* restrict len2 = ax + 4 * n;
+    float ds[CROWD_PATH_WINDOW], px[CROWD_PATH_WINDOW], py[CROWD_PATH_WINDOW];
+#pragma omp simd
+    for (int j = 0; j < CROWD_PATH_WINDOW; ++j) {
+        const cs_path_seg s = {ax[j], ay[j], abx[j], aby[j], len2[j]};
+        const crowd_vec2 p = cs_path_project_seg(&s, q, &ds[j]);
+        px[j] = p.x;
+        py[j] = p.y;
+    }
+    int best_j = 0, best_k = lo;
+    float best_d = ds[0];
+    for (int j = 1; j < width; ++j) {
+        const int k = lo + j >= segs ? lo + j - segs : lo + j;
+        if (ds[j] < best_d || (ds[j] == best_d && k < best_k)) {
+            best_d = ds[j];
+            best_k = k;
+            best_j = j;
+        }
+    }
+    *proj = (crowd_vec2){px[best_j], py[best_j]};
+    *dist = best_d;
+    return best_j;
+}
+
+int cs_path_track(const float* seg, int count, int segs, bool closed, int dir, int hint,
+                  crowd_vec2 q, crowd_vec2* proj, float* dist) {
     const int width = segs < CROWD_PATH_WINDOW ? segs : CROWD_PATH_WINDOW;
     // One segment behind the hint, the rest ahead, in the direction of travel.
     int lo = dir > 0 ? hint - 1 : hint - (width - 2);
-    float best_d = INFINITY;
-    int best_k = hint;
     for (int slide = 0;; ++slide) {
         if (closed) {
-            lo %= segs;
-            if (lo < 0) lo += segs;
+            // lo lies in (-segs, 2 * segs): the hint is a segment, a window starts at most
+            // width - 2 behind it and a slide moves it by less than segs.
+            lo = lo < 0 ? lo + segs : (lo >= segs ? lo - segs : lo);
         } else {
             lo = lo > segs - width ? segs - width : lo;
             lo = lo < 0 ? 0 : lo;
         }
-        int ks[CROWD_PATH_WINDOW] = {0};
-        float ds[CROWD_PATH_WINDOW] = {0};
-        for (int j = 0; j < width; ++j) ks[j] = lo + j >= segs ? lo + j - segs : lo + j;
-#pragma omp simd
-        for (int j = 0; j < width; ++j) cs_path_project_seg(&seg[ks[j]], q, &ds[j]);
-        int best_j = 0;
-        best_d = ds[0];
-        best_k = ks[0];
-        for (int j = 1; j < width; ++j) {
-            if (ds[j] < best_d || (ds[j] == best_d && ks[j] < best_k)) {
-                best_d = ds[j];
-                best_k = ks[j];
-                best_j = j;
-            }
-        }
+        const int best_j = window_best(seg, count, segs, lo, width, q, proj, dist);
         // A best segment at the front edge means the nearest may lie further ahead.
         const bool at_front = dir > 0 ? best_j == width - 1 : best_j == 0;
         const bool can_slide = closed ? width < segs : (dir > 0 ? lo + width < segs : lo > 0);
-        if (!at_front || !can_slide || slide == CS_PATH_MAX_SLIDES) break;
+        if (!at_front || !can_slide || slide == CS_PATH_MAX_SLIDES)
+            return lo + best_j >= segs ? lo + best_j - segs : lo + best_j;
         const int step = width > 2 ? width - 2 : 1; // the old front stays in the new window
         lo += dir > 0 ? step : -step;
     }
-    *dist = best_d;
-    return best_k;
 }

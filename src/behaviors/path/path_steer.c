@@ -78,6 +78,10 @@ crowd_vec2 crowd_path_tube_step(const crowd_vec2* points, int count,
     // The engine keeps segments precomputed; the one used is built on the spot here.
     const crowd_vec2 b = points[segment + 1 == count ? 0 : segment + 1];
     const cs_path_seg seg = cs_path_make_seg(points[segment], b);
-    return cs_path_tube_inline(points, count, &seg, def, cursor, segment, pos, vel, max_speed,
+    const crowd_vec2 predicted = {pos.x + vel.x * def->predict_ahead,
+                                  pos.y + vel.y * def->predict_ahead};
+    float dist;
+    const crowd_vec2 proj = cs_path_project_seg(&seg, predicted, &dist);
+    return cs_path_tube_inline(points, count, proj, dist, def, cursor, segment, pos, vel, max_speed,
                                max_force);
 }

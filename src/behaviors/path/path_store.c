@@ -108,7 +108,8 @@ static cs_path* build(crowd_world* w, const crowd_vec2* pts, int count) {
     const size_t cells = (size_t)g.gx * (size_t)g.gy;
     const size_t head = align64(sizeof(cs_path));
     const size_t pts_bytes = align64(sizeof(crowd_vec2) * (size_t)count);
-    const size_t seg_bytes = align64(sizeof(cs_path_seg) * (size_t)count);
+    const size_t stride = (size_t)CS_PATH_SEG_STRIDE(count);
+    const size_t seg_bytes = align64(sizeof(float) * CS_SEG_ROWS * stride);
     const size_t start_bytes = align64(sizeof(uint32_t) * (cells + 1));
     const size_t list_bytes = align64(sizeof(int32_t) * (size_t)(entries ? entries : 1));
     const size_t bytes = head + pts_bytes + seg_bytes + start_bytes + list_bytes;
@@ -119,13 +120,20 @@ static cs_path* build(crowd_world* w, const crowd_vec2* pts, int count) {
     p->count = count;
     p->bytes = bytes;
     p->points = (crowd_vec2*)(block + head);
-    p->seg = (cs_path_seg*)(block + head + pts_bytes);
+    p->seg = (float*)(block + head + pts_bytes);
     g.cell_start = (uint32_t*)(block + head + pts_bytes + seg_bytes);
     g.cell_segs = (int32_t*)(block + head + pts_bytes + seg_bytes + start_bytes);
     p->grid = g;
     memcpy(p->points, pts, sizeof(crowd_vec2) * (size_t)count);
-    for (int k = 0; k < count; ++k)
-        p->seg[k] = cs_path_make_seg(pts[k], pts[k + 1 == count ? 0 : k + 1]);
+    for (size_t k = 0; k < stride; ++k) {
+        const size_t i = k % (size_t)count;
+        const cs_path_seg s = cs_path_make_seg(pts[i], pts[i + 1 == (size_t)count ? 0 : i + 1]);
+        p->seg[k] = s.ax;
+        p->seg[stride + k] = s.ay;
+        p->seg[2 * stride + k] = s.abx;
+        p->seg[3 * stride + k] = s.aby;
+        p->seg[4 * stride + k] = s.len2;
+    }
 
     // Counting sort of (cell, segment) pairs: counts, exclusive prefix sum, fill in segment order.
     uint32_t* start = g.cell_start;
