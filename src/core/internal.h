@@ -60,9 +60,16 @@ typedef union cs_columns {
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
 
-// Column buffers that hold no column: the integration's back buffers. The sort gathers every
-// column out of place through them and its own key array (sort.c).
-#define CS_FREE_COLS CS_KIN_COUNT
+// Column buffers that hold no column: the integration's back buffers. The integration writes the
+// position and the heading out of place (the walls' clamp reads their values from before it
+// through alt) and the velocity in place, which nothing reads the old value of. The sort gathers
+// every column out of place through these buffers and its own key array (sort.c).
+#define CS_FREE_COLS 4
+
+// The kinematic column whose back buffer free buffer k is during the integration.
+static inline int cs_back_col(int k) {
+    return k < 2 ? CS_COL_PX + k : CS_COL_HX + (k - 2);
+}
 
 struct crowd_world {
     crowd_alloc_fn* alloc;
@@ -84,8 +91,9 @@ struct crowd_world {
     // cur holds every column. free_col are buffers of column size that hold nothing between
     // passes: the sort gathers into them and the integration writes its back buffers there, so the
     // columns cost CS_FREE_COLS buffers more than one each, not two each.
-    // alt: the kinematic columns as they were before this step's integration (only those, and
-    // only from the integration to the end of the step: the buffers are free_col again).
+    // alt: the position and heading columns as they were before this step's integration (only
+    // those, and only from the integration to the end of the step: the buffers are free_col
+    // again); alt's other columns are NULL.
     cs_columns cur, alt;
     void* free_col[CS_FREE_COLS];
 
@@ -150,17 +158,31 @@ struct crowd_world {
 
 // The per-slot buffers that hold nothing while the sort lays records out, after its gather: the
 // free column buffers and the force arrays (the sort's own key and order arrays, done with by
-// then; the neighbor pass writes them next). Each is 4-byte elements, CS_PAD past capacity.
+// then; the neighbor pass writes them next). Each is 4-byte elements, CS_PAD past capacity. The
+// grid sort's histograms (none with one thread) follow them: nothing reads those after the grid
+// sort either.
 #define CS_SCRATCH_BUFS (CS_FREE_COLS + 2)
-_Static_assert(CS_SCRATCH_BUFS + 1 <= CS_SCRATCH_MAX, "the spare array is the last buffer");
+_Static_assert(CS_SCRATCH_BUFS + 2 <= CS_SCRATCH_MAX, "the histograms, then the spare array");
 
-static inline size_t cs_scratch_buf_bytes(const crowd_world* w) {
-    return 4 * ((size_t)w->capacity + CS_PAD);
+static inline size_t cs_scratch_buf_bytes(int capacity) {
+    return 4 * ((size_t)capacity + CS_PAD);
 }
 
-// Records of `size` bytes that the free per-slot buffers hold.
+// The grid sort's histograms: one per thread but the last, which counts in the cell table.
+static inline size_t cs_hist_bytes(uint32_t buckets, int threads) {
+    return threads > 1 ? sizeof(uint32_t) * buckets * (size_t)(threads - 1) : 0;
+}
+
+// Records of `size` bytes that the free per-slot buffers and histograms hold in a world of
+// `capacity` agents whose histograms are `hist_bytes` long.
+static inline int64_t cs_scratch_records(int capacity, size_t hist_bytes, size_t size) {
+    return (int64_t)CS_SCRATCH_BUFS * (int64_t)(cs_scratch_buf_bytes(capacity) / size) +
+           (int64_t)(hist_bytes / size);
+}
+
 static inline int64_t cs_scratch_free_records(const crowd_world* w, size_t size) {
-    return (int64_t)CS_SCRATCH_BUFS * (int64_t)(cs_scratch_buf_bytes(w) / size);
+    return cs_scratch_records(w->capacity, cs_hist_bytes(w->bucket_capacity, w->hist_threads),
+                              size);
 }
 
 // The record of kind `kind` of agent index idx, or NULL.

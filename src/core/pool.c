@@ -56,9 +56,10 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     const int32_t page_cap = pages <= p->page_cap      ? p->page_cap
                              : pages < 2 * p->page_cap ? 2 * p->page_cap
                                                        : pages;
-    // The layout's scratch room beyond the free per-slot buffers (sort.c). Those buffers grow
-    // with the world's capacity, so the spare array stays large enough (sort.c leaves a pool in
-    // place in the one case where it does not: a world growth that failed after this one).
+    // The layout's scratch room beyond the free per-slot buffers and histograms (sort.c). Those
+    // grow with the world's capacity, and a change of thread count that shrinks the histograms
+    // grows the spare array (world.c), so it stays large enough (sort.c leaves a pool in place in
+    // the one case where it does not: a world growth that failed after this one).
     const int64_t beyond = cap - cs_scratch_free_records(w, p->size);
     const size_t beyond_bytes = beyond > 0 ? (size_t)beyond * p->size : 0;
     const size_t spare_bytes = beyond_bytes > w->rec_spare_bytes ? beyond_bytes : 0;
@@ -68,14 +69,11 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     unsigned char* data = cs_alloc(w, bytes);
     unsigned char** table = data && new_table ? cs_alloc(w, table_bytes) : NULL;
     int32_t* blocks = data && new_table ? cs_alloc(w, blocks_bytes) : NULL;
-    unsigned char* spare = data && spare_bytes ? cs_alloc(w, spare_bytes) : NULL;
     void* aux = data && aux_bytes ? cs_alloc(w, aux_bytes) : NULL;
-    if (!data || (new_table && (!table || !blocks)) || (spare_bytes && !spare) ||
-        (aux_bytes && !aux)) {
+    if (!data || (new_table && (!table || !blocks)) || (aux_bytes && !aux)) {
         cs_free(w, data, bytes);
         cs_free(w, table, new_table ? table_bytes : 0);
         cs_free(w, blocks, new_table ? blocks_bytes : 0);
-        cs_free(w, spare, spare_bytes);
         cs_free(w, aux, aux_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
@@ -108,10 +106,18 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
         p->aux = aux;
         p->aux_capacity = (int32_t)aux_cap;
     }
-    if (spare) {
+    if (spare_bytes) {
+        // The spare array holds nothing between steps: the old one goes first, so the two are
+        // never held at once (a pool grown page by page would otherwise hold both at every page).
+        // Should the new one not be had, the old size is asked for again; a world left with a
+        // smaller spare array than the room needs only leaves that pool where it is at the layout
+        // (sort.c), which changes no result, and the growth itself has succeeded.
         cs_free(w, w->rec_spare, w->rec_spare_bytes);
-        w->rec_spare = spare;
-        w->rec_spare_bytes = spare_bytes;
+        w->rec_spare = cs_alloc(w, spare_bytes);
+        if (w->rec_spare)
+            w->rec_spare_bytes = spare_bytes;
+        else if (!w->rec_spare_bytes || !(w->rec_spare = cs_alloc(w, w->rec_spare_bytes)))
+            w->rec_spare_bytes = 0;
     }
     p->capacity = (int32_t)cap;
     return CROWD_OK;
