@@ -61,6 +61,12 @@ static inline uint32_t cs_grid_key(const cs_grid* g, int32_t cx, int32_t cy) {
     return g->dense ? k : (k & g->mask);
 }
 
+// The key the sort gives a point: a slot's cell key follows from its position between the sort
+// and the integration, so it is computed again where needed rather than kept.
+static inline uint32_t cs_grid_point_key(const cs_grid* g, float x, float y) {
+    return cs_grid_key(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
+}
+
 // A box of cells, corners included.
 typedef struct cs_cell_box {
     int32_t cx0, cy0, cx1, cy1;

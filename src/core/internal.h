@@ -100,7 +100,6 @@ struct crowd_world {
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
-    uint32_t* skey;           // cell key of each sorted slot
     // With obstacles, each agent's clearance, sight clearance and its cell's wall list, written by
     // the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass (the sight
     // clearance) and the walls behavior's passes of the same step. NULL until the world's first

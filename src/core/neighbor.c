@@ -896,7 +896,6 @@ typedef struct range_view {
     cs_columns c;
     float* restrict fx;
     float* restrict fy;
-    const uint32_t* restrict skey;
     const cs_walls* walls; // NULL: no walls
 } range_view;
 
@@ -923,17 +922,17 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
     if (v->walls && w->wall_sight[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
         return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
     if (sparse) return sep_only_sparse(w, s);
-    return sep_only(&v->g, c.px, c.py, v->skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
-                    c.sep_radius[s], c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH),
-                    &v->fx[s], &v->fy[s]);
+    return sep_only(&v->g, c.px, c.py, cs_grid_point_key(&v->g, c.px[s], c.py[s]), c.px[s], c.py[s],
+                    c.vx[s], c.vy[s], c.sep_radius[s], c.max_speed[s], weight,
+                    !(c.flags[s] & CS_FLAG_SEP_PUSH), &v->fx[s], &v->fy[s]);
 }
 
 // In the dense layout, when the world has cone, file or group agents, agents go by blocks
 // (prepare_block); else one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
-    const range_view v = {w->grid,    w->cur,  w->force_x,
-                          w->force_y, w->skey, w->walls.live > 0 ? &w->walls : NULL};
+    const range_view v = {w->grid, w->cur, w->force_x, w->force_y,
+                          w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
     const bool cones = nb->cone.flag && nb->cone.pool->live > 0;
     const bool files = nb->file.flag && nb->file.pool->live > 0;

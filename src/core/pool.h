@@ -8,8 +8,8 @@
 // room and copies them back (cs_pool_copy_back). The scratch room is mostly the world's
 // per-slot buffers and histograms that hold nothing while the sort lays records out (cs_scratch);
 // the world's spare array (w->rec_spare) holds only what a pool has beyond them. Pools grow that
-// array, so the step never allocates. Record numbers are therefore private to the pool: everything else
-// names a record by its agent index.
+// array, so the step never allocates. Record numbers are therefore private to the pool: everything
+// else names a record by its agent index.
 //
 // A pool may carry an `aux` array with one element per record of capacity that belongs to no
 // record in particular: a list that can be as long as the pool (the queue's arrivals, the

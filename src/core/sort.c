@@ -11,6 +11,12 @@ static uint32_t* sort_keys(crowd_world* w) {
 static uint32_t* sort_order(crowd_world* w) {
     return (uint32_t*)(void*)w->force_y;
 }
+// The cell keys of the sorted slots go into the last free column buffer: only order_cells reads
+// them, before the gather writes that buffer (the neighbor pass computes an agent's key again
+// from its position, cs_grid_point_key).
+static uint32_t* sort_cell_keys(crowd_world* w) {
+    return w->free_col[CS_FREE_COLS - 1];
+}
 
 // Puts the agents of each cell in agent-index order: the counting sort keeps them in the order of
 // the slots before the sort, which is history (what moved where last tick), while agent indices are
@@ -174,7 +180,7 @@ static void gather_team(void* arg, int t, int nt) {
     uint32_t* ids = sort_keys(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    order_cells(w->skey, w->cur.id, sort_order(w), ids, w->count, lo, hi);
+    order_cells(sort_cell_keys(w), w->cur.id, sort_order(w), ids, w->count, lo, hi);
     cs_team_barrier(nt);
     gather_group(w, 0, order, lo, hi);
     // Each thread re-points the agents of its own slots; in a small world one thread re-points them
@@ -288,7 +294,8 @@ static void records_follow(crowd_world* w) {
 
 void cs_pass_sort(crowd_world* w) {
     cs_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
-                 w->hist, w->threads, sort_keys(w), sort_order(w), w->skey, w->cell_start);
+                 w->hist, w->threads, sort_keys(w), sort_order(w), sort_cell_keys(w),
+                 w->cell_start);
     cs_team_run(w->threads, gather_team, w);
     // The first group went into the free buffers and each later one into the old buffers of the
     // group before it; the last group's old buffers are free now. The agent indices went into the

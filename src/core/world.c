@@ -68,7 +68,6 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     for (int c = 0; c < CS_FREE_COLS; ++c) out[n++] = (array_ref){&w->free_col[c], 4, true};
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
-    out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
     // Only a world that has had obstacles has the clearance arrays (cs_world_wall_arrays).
     if (w->wall_clear) {
         out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
