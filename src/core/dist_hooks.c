@@ -135,7 +135,7 @@ void cs_dist_free_handle(crowd_world* w, uint32_t idx, uint16_t generation) {
     w->generation[idx] = generation;
     if (generation == CS_GENERATION_LAST) return;
     w->generation[idx]++;
-    w->free_list[w->free_count++] = (int32_t)idx;
+    cs_free_push(w, idx);
 }
 
 int cs_dist_free_count(const crowd_world* w) {
@@ -143,7 +143,7 @@ int cs_dist_free_count(const crowd_world* w) {
 }
 
 void cs_dist_free_truncate(crowd_world* w, int count) {
-    w->free_count = count;
+    while (w->free_count > count) cs_free_pop(w);
 }
 
 // The query box of agent_neighbors in neighbor.c: the separation disc, grown to the cone (length,

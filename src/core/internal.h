@@ -124,8 +124,10 @@ struct crowd_world {
     // Per-agent-index storage (stable while the agent lives).
     int index_count;      // indices ever issued (high-water mark)
     uint16_t* generation; // current generation of each index
-    int32_t* slot_of;     // sorted slot of each live index, -1 when free
-    int32_t* free_list;   // LIFO stack of free indices
+    // Sorted slot of each live index; below 0 otherwise: -1 for an index neither live nor free
+    // (retired), and a link of the free stack for a free one (cs_free_push).
+    int32_t* slot_of;
+    int32_t free_top; // the free stack's top index, -1 when empty
     int free_count;
     float* radius;
     float radius_max; // the largest radius any agent has had: bounds the walls' queries
@@ -267,6 +269,38 @@ static inline bool cs_agent_live(const crowd_world* w, crowd_agent_id id) {
     return w->split_live && id.index1 != 0 && id.world == w->tag &&
            idx < (uint32_t)w->index_count && w->split_live[idx] &&
            w->generation[idx] == id.generation;
+}
+
+// ---- free agent indices: a LIFO stack threaded through slot_of
+// ------------------------------------ A free index's slot_of is cs_free_link(the index below it in
+// the stack, or -1 at the bottom): -2 and less, so every "slot_of < 0" test still reads "not live",
+// and no array of its own.
+
+static inline int32_t cs_free_link(int32_t below) {
+    return -3 - below;
+}
+
+static inline int32_t cs_free_below(int32_t link) {
+    return -3 - link;
+}
+
+static inline bool cs_index_free(const crowd_world* w, uint32_t idx) {
+    return w->slot_of[idx] <= -2;
+}
+
+static inline void cs_free_push(crowd_world* w, uint32_t idx) {
+    w->slot_of[idx] = cs_free_link(w->free_top);
+    w->free_top = (int32_t)idx;
+    w->free_count++;
+}
+
+// The top free index, taken off the stack (its slot_of is -1 until the caller places it).
+static inline uint32_t cs_free_pop(crowd_world* w) {
+    const uint32_t idx = (uint32_t)w->free_top;
+    w->free_top = cs_free_below(w->slot_of[idx]);
+    w->slot_of[idx] = -1;
+    w->free_count--;
+    return idx;
 }
 
 // Marks an agent index as holding no behavior record (agent.c). New indices come zero-filled, and

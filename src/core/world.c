@@ -77,7 +77,6 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     }
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
     if (w->user_data) out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
     // Behaviors: one record number per index and record kind; the records are in pools of their
@@ -287,6 +286,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
     w->seed = def->seed;
+    w->free_top = -1;
     cs_walls_init(&w->walls, w->cell_size);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {
