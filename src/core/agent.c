@@ -78,7 +78,8 @@ crowd_status crowd_agent_validate(const crowd_world* w, crowd_agent_id id) {
 }
 
 void cs_records_reset(crowd_world* w, uint32_t idx) {
-    for (int k = 0; k < CS_REC_COUNT; ++k) w->rec_of[k][idx] = -1;
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        if (w->rec_of[k]) w->rec_of[k][idx] = -1;
 }
 
 // The behaviors' room for the new agent's settings, with any grown storage in place.

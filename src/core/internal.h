@@ -136,7 +136,9 @@ struct crowd_world {
     uint64_t* user_data;
 
     // Behavior state (see core/behavior.h): per agent index only a record number per record kind
-    // (-1 = none), the records in one pool per kind, and each behavior's world-level state.
+    // (-1 = none), the records in one pool per kind, and each behavior's world-level state. A
+    // kind's record numbers are NULL, read as -1 for every index (cs_rec_num), until its pool's
+    // first reservation (cs_pool_reserve): most worlds use only some of the kinds.
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
     // Where the sort lays out one pool's records before copying them back (core/pool.h), after
@@ -186,9 +188,14 @@ static inline int64_t cs_scratch_free_records(const crowd_world* w, size_t size)
                               size);
 }
 
+// The record number of kind `kind` of agent index idx, -1 for none.
+static inline int32_t cs_rec_num(const crowd_world* w, int kind, uint32_t idx) {
+    return w->rec_of[kind] ? w->rec_of[kind][idx] : -1;
+}
+
 // The record of kind `kind` of agent index idx, or NULL.
 static inline void* cs_record_of(const crowd_world* w, int kind, uint32_t idx) {
-    return cs_pool_find(&w->pools[kind], w->rec_of[kind], idx);
+    return w->rec_of[kind] ? cs_pool_find(&w->pools[kind], w->rec_of[kind], idx) : NULL;
 }
 
 // ---- the state hash (state.c; behaviors add theirs through their table entries) ----------------
@@ -304,7 +311,8 @@ static inline uint32_t cs_free_pop(crowd_world* w) {
 }
 
 // Marks an agent index as holding no behavior record (agent.c). New indices come zero-filled, and
-// 0 is a record number: an index gets this before it is used.
+// 0 is a record number: an index gets this before it is used. (A kind's array allocated later
+// starts at -1 for every index.)
 void cs_records_reset(crowd_world* w, uint32_t idx);
 
 // Removes a live agent: every behavior's on_remove hook, then storage. Cannot fail and allocates

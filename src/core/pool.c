@@ -25,7 +25,7 @@ static void free_blocks(crowd_world* w, cs_pool* p) {
         if (p->block[i]) cs_free(w, p->pages[i], block_bytes(p, i));
 }
 
-crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
+static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
     const int64_t need = (int64_t)p->live + n;
     if (need <= p->capacity) return CROWD_OK;
     // A small pool grows by a quarter at a time; a paged one, which copies nothing, by the pages it
@@ -120,6 +120,33 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
             w->rec_spare_bytes = 0;
     }
     p->capacity = (int32_t)cap;
+    return CROWD_OK;
+}
+
+// The record kind of one of the world's pools, -1 for a pool that is not one of them.
+static int kind_of(const crowd_world* w, const cs_pool* p) {
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        if (&w->pools[k] == p) return k;
+    return -1;
+}
+
+crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
+    // The first reservation of a world pool's kind allocates its record numbers, -1 for every
+    // index (internal.h): a world never given a record of a kind has none.
+    const int kind = n > 0 ? kind_of(w, p) : -1;
+    const size_t nums_bytes = sizeof(int32_t) * (size_t)w->capacity;
+    int32_t* nums = NULL;
+    if (kind >= 0 && !w->rec_of[kind]) {
+        nums = cs_alloc(w, nums_bytes);
+        if (!nums) return CROWD_ERR_OUT_OF_MEMORY;
+        memset(nums, 0xff, nums_bytes);
+    }
+    const crowd_status st = grow(w, p, n);
+    if (st != CROWD_OK) {
+        cs_free(w, nums, nums_bytes);
+        return st;
+    }
+    if (nums) w->rec_of[kind] = nums;
     return CROWD_OK;
 }
 

@@ -79,10 +79,10 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
     if (w->user_data) out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
-    // Behaviors: one record number per index and record kind; the records are in pools of their
-    // own size.
+    // Behaviors: one record number per index and record kind in use (cs_pool_reserve allocates a
+    // kind's); the records are in pools of their own size.
     for (int k = 0; k < CS_REC_COUNT; ++k)
-        out[n++] = (array_ref){&w->rec_of[k], sizeof(int32_t), false};
+        if (w->rec_of[k]) out[n++] = (array_ref){&w->rec_of[k], sizeof(int32_t), false};
     return n;
 }
 
@@ -173,7 +173,16 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         }
         for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
         w->capacity = capacity;
+        bool had_rec[CS_REC_COUNT];
+        for (int k = 0; k < CS_REC_COUNT; ++k) had_rec[k] = w->rec_of[k] != NULL;
         if (then && then(w, ctx) != CROWD_OK) {
+            // A kind's record numbers that `then` allocated have the new capacity and hold no
+            // record yet: they go (the next reservation allocates them again).
+            for (int k = 0; k < CS_REC_COUNT; ++k)
+                if (!had_rec[k] && w->rec_of[k]) {
+                    cs_free(w, w->rec_of[k], sizeof(int32_t) * (size_t)capacity);
+                    w->rec_of[k] = NULL;
+                }
             for (int i = 0; i < n; ++i) ref_set(&refs[i], old[i]);
             w->capacity = old_capacity;
             ok = false;
