@@ -61,10 +61,13 @@ static inline uint32_t cs_grid_key(const cs_grid* g, int32_t cx, int32_t cy) {
     return g->dense ? k : (k & g->mask);
 }
 
-// The key the sort gives a point: a slot's cell key follows from its position between the sort
-// and the integration, so it is computed again where needed rather than kept.
-static inline uint32_t cs_grid_point_key(const cs_grid* g, float x, float y) {
-    return cs_grid_key(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
+// The key of the point (x, y) in the dense layout, written out (no layout test) for vector loops:
+// the sort's keys, and the neighbor pass's, which computes them again rather than keep them (a
+// slot's key follows from its position between the sort and the integration).
+static inline uint32_t cs_grid_dense_key(float x, float y, float inv_cell, uint32_t width,
+                                         int32_t min_cx, int32_t min_cy) {
+    return (uint32_t)(cs_cell_coord(y, inv_cell) - min_cy) * width +
+           (uint32_t)(cs_cell_coord(x, inv_cell) - min_cx) + 1u;
 }
 
 // A box of cells, corners included.

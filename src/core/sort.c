@@ -13,7 +13,7 @@ static uint32_t* sort_order(crowd_world* w) {
 }
 // The cell keys of the sorted slots go into the last free column buffer: only order_cells reads
 // them, before the gather writes that buffer (the neighbor pass computes an agent's key again
-// from its position, cs_grid_point_key).
+// from its position, cs_grid_dense_key).
 static uint32_t* sort_cell_keys(crowd_world* w) {
     return w->free_col[CS_FREE_COLS - 1];
 }
