@@ -1,6 +1,7 @@
 // Record pools (src/core/pool.c): numbering and reuse, zeroed records, growth that keeps records
 // and the aux list, the bound by the world's capacity, and failed growth that changes nothing.
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "behaviors/goal/goal_internal.h"
@@ -357,4 +358,59 @@ Test(pool, paged_growth_moves_no_record) {
     cs_pool_free(w, &p);
     crowd_world_destroy(w);
     cr_assert_eq(c.blocks, 0);
+}
+
+// A record kind's per-index record numbers exist from its first reservation on: a world whose
+// agents never had a goal holds none (and removes, describes and saves its agents all the same);
+// a failed first reservation leaves none and no byte more; the first goal brings them, with no
+// record for every other agent.
+Test(pool, record_numbers_exist_from_the_first_reservation) {
+    counter c;
+    crowd_world* w = make_world(&c, 64);
+    crowd_agent_def def = crowd_agent_def_default();
+    crowd_agent_id ids[40];
+    for (int i = 0; i < 40; ++i) {
+        def.position = (crowd_vec2){(float)i, 0.0f};
+        cr_assert_eq(crowd_agent_add(w, &def, &ids[i]), CROWD_OK);
+    }
+    cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    for (int k = 0; k < CS_REC_COUNT; ++k) cr_assert_null(w->rec_of[k], "kind %d", k);
+    crowd_agent_def got;
+    cr_assert_eq(crowd_agent_get_def(w, ids[3], &got), CROWD_OK);
+    cr_assert_eq(got.goal.mode, crowd_goal_default().mode);
+    cr_assert_eq(crowd_agent_remove(w, ids[5]), CROWD_OK);
+    const size_t saved = crowd_world_save_size(w);
+    void* buf = malloc(saved);
+    size_t wrote = 0;
+    cr_assert_eq(crowd_world_save(w, buf, saved, &wrote), CROWD_OK);
+    crowd_world* loaded;
+    cr_assert_eq(crowd_world_load(buf, wrote, NULL, &loaded), CROWD_OK);
+    for (int k = 0; k < CS_REC_COUNT; ++k) cr_assert_null(loaded->rec_of[k], "loaded kind %d", k);
+    crowd_world_destroy(loaded);
+    free(buf);
+
+    crowd_goal g = crowd_goal_default();
+    g.mode = CROWD_GOAL_SEEK;
+    g.target = (crowd_vec2){10.0f, 10.0f};
+    const size_t bytes = c.bytes;
+    const long blocks = c.blocks;
+    c.fail_after = 0;
+    cr_assert_eq(crowd_agent_set_goal(w, ids[7], &g), CROWD_ERR_OUT_OF_MEMORY);
+    c.fail_after = -1;
+    cr_assert_null(w->rec_of[CS_REC_GOAL]);
+    cr_assert_eq(c.bytes, bytes);
+    cr_assert_eq(c.blocks, blocks);
+
+    cr_assert_eq(crowd_agent_set_goal(w, ids[7], &g), CROWD_OK);
+    cr_assert_not_null(w->rec_of[CS_REC_GOAL]);
+    cr_assert_gt(c.bytes, bytes);
+    for (int i = 0; i < 40; ++i)
+        if (i != 5)
+            cr_assert_eq(cs_rec_num(w, CS_REC_GOAL, ids[i].index1 - 1) >= 0, i == 7, "agent %d", i);
+    cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    cr_assert_null(w->rec_of[CS_REC_QUEUE]);
+
+    crowd_world_destroy(w);
+    cr_assert_eq(c.blocks, 0);
+    cr_assert_eq(c.bytes, 0);
 }

@@ -214,6 +214,44 @@ Test(snapshot, handles_survive) {
     free(b.p);
 }
 
+// A long free list (its order is written bottom first from a stack linked top down): the loaded
+// world hands out the same handles in the same order, every one of them, and saves back to the
+// same bytes.
+Test(snapshot, long_free_list_keeps_its_order) {
+    enum { N = 2000, REMOVED = 1001 };
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    crowd_world* a;
+    cr_assert_eq(crowd_world_create(&wd, &a), CROWD_OK);
+    static crowd_agent_id ids[N];
+    crowd_agent_def def = crowd_agent_def_default();
+    for (int i = 0; i < N; ++i) {
+        def.position = (crowd_vec2){(float)(i % 50), (float)(i / 50)};
+        cr_assert_eq(crowd_agent_add(a, &def, &ids[i]), CROWD_OK);
+    }
+    for (int k = 0; k < REMOVED; ++k) // 7 is prime to N: each agent once, scrambled
+        cr_assert_eq(crowd_agent_remove(a, ids[(k * 7 + 3) % N]), CROWD_OK);
+    cr_assert_eq(crowd_world_step(a), CROWD_OK);
+    bytes b = save(a);
+    crowd_world* l;
+    cr_assert_eq(crowd_world_load(b.p, b.n, NULL, &l), CROWD_OK);
+    bytes again = save(l);
+    cr_assert_eq(again.n, b.n);
+    cr_assert_eq(memcmp(again.p, b.p, b.n), 0, "the loaded world saves to other bytes");
+    for (int k = 0; k <= REMOVED; ++k) { // one past the free list: a new index in both
+        crowd_agent_id na, nl;
+        cr_assert_eq(crowd_agent_add(a, &def, &na), CROWD_OK);
+        cr_assert_eq(crowd_agent_add(l, &def, &nl), CROWD_OK);
+        cr_assert(crowd_agent_id_equal(na, nl), "re-addition %d: handles differ", k);
+        if (k < REMOVED) // the last removed index is reused first
+            cr_assert_eq(na.index1, ids[((REMOVED - 1 - k) * 7 + 3) % N].index1);
+    }
+    crowd_world_destroy(l);
+    crowd_world_destroy(a);
+    free(again.p);
+    free(b.p);
+}
+
 Test(snapshot, empty_world_round_trips) {
     crowd_world_def wd = crowd_world_def_default();
     wd.capacity = 0;

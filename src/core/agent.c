@@ -78,7 +78,8 @@ crowd_status crowd_agent_validate(const crowd_world* w, crowd_agent_id id) {
 }
 
 void cs_records_reset(crowd_world* w, uint32_t idx) {
-    for (int k = 0; k < CS_REC_COUNT; ++k) w->rec_of[k][idx] = -1;
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        if (w->rec_of[k]) w->rec_of[k][idx] = -1;
 }
 
 // The behaviors' room for the new agent's settings, with any grown storage in place.
@@ -111,8 +112,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     if (st == CROWD_OK) st = cs_world_grow(w, (int)want, add_reserves, (void*)def);
     if (st != CROWD_OK) return st;
 
-    uint32_t idx =
-        w->free_count > 0 ? (uint32_t)w->free_list[--w->free_count] : (uint32_t)w->index_count++;
+    const uint32_t idx = w->free_count > 0 ? cs_free_pop(w) : (uint32_t)w->index_count++;
     const int s = w->count++;
     w->slot_of[idx] = s;
     cs_records_reset(w, idx);

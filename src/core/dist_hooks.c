@@ -16,7 +16,7 @@ enum { HEAD_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8 };
 static uint32_t record_mask(const crowd_world* w, uint32_t idx) {
     uint32_t mask = 0;
     for (int k = 0; k < CS_REC_COUNT; ++k)
-        if (w->rec_of[k][idx] >= 0) mask |= 1u << k;
+        if (cs_rec_num(w, k, idx) >= 0) mask |= 1u << k;
     return mask & ~CS_DIST_REPLICATED;
 }
 
@@ -103,7 +103,7 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     in += 12;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (CS_DIST_REPLICATED & (1u << k)) continue;
-        w->rec_of[k][idx] = -1;
+        if (w->rec_of[k]) w->rec_of[k][idx] = -1;
         if (!(mask & (1u << k))) continue;
         cs_pool* p = &w->pools[k];
         const int32_t r = cs_pool_acquire(p);
@@ -116,7 +116,8 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
 void cs_dist_drop(crowd_world* w, uint32_t idx) {
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (CS_DIST_REPLICATED & (1u << k)) continue;
-        if (w->rec_of[k][idx] >= 0) cs_pool_release(&w->pools[k], w->rec_of[k][idx]);
+        if (cs_rec_num(w, k, idx) < 0) continue;
+        cs_pool_release(&w->pools[k], w->rec_of[k][idx]);
         w->rec_of[k][idx] = -1;
     }
     const int s = w->slot_of[idx], last = w->count - 1;
@@ -135,7 +136,7 @@ void cs_dist_free_handle(crowd_world* w, uint32_t idx, uint16_t generation) {
     w->generation[idx] = generation;
     if (generation == CS_GENERATION_LAST) return;
     w->generation[idx]++;
-    w->free_list[w->free_count++] = (int32_t)idx;
+    cs_free_push(w, idx);
 }
 
 int cs_dist_free_count(const crowd_world* w) {
@@ -143,7 +144,7 @@ int cs_dist_free_count(const crowd_world* w) {
 }
 
 void cs_dist_free_truncate(crowd_world* w, int count) {
-    w->free_count = count;
+    while (w->free_count > count) cs_free_pop(w);
 }
 
 // The query box of agent_neighbors in neighbor.c: the separation disc, grown to the cone (length,
@@ -178,7 +179,7 @@ float cs_dist_reach(const crowd_world* w) {
 }
 
 bool cs_dist_has_links(const crowd_world* w, uint32_t idx) {
-    return w->rec_of[CS_REC_FOLLOWER][idx] >= 0 || w->rec_of[CS_REC_LEADER][idx] >= 0;
+    return cs_rec_num(w, CS_REC_FOLLOWER, idx) >= 0 || cs_rec_num(w, CS_REC_LEADER, idx) >= 0;
 }
 
 bool cs_dist_linked(const crowd_world* w, int s) {

@@ -42,8 +42,7 @@ static void compute_keys(const cs_grid* g, const float* restrict x, const float*
         const uint32_t width = g->width;
         const int32_t min_cx = g->min_cx, min_cy = g->min_cy;
         for (int i = lo; i < hi; ++i)
-            keys[i] = (uint32_t)(cs_cell_coord(y[i], inv) - min_cy) * width +
-                      (uint32_t)(cs_cell_coord(x[i], inv) - min_cx) + 1u;
+            keys[i] = cs_grid_dense_key(x[i], y[i], inv, width, min_cx, min_cy);
     } else {
         const uint32_t mask = g->mask;
         for (int i = lo; i < hi; ++i)

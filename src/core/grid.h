@@ -61,6 +61,15 @@ static inline uint32_t cs_grid_key(const cs_grid* g, int32_t cx, int32_t cy) {
     return g->dense ? k : (k & g->mask);
 }
 
+// The key of the point (x, y) in the dense layout, written out (no layout test) for vector loops:
+// the sort's keys, and the neighbor pass's, which computes them again rather than keep them (a
+// slot's key follows from its position between the sort and the integration).
+static inline uint32_t cs_grid_dense_key(float x, float y, float inv_cell, uint32_t width,
+                                         int32_t min_cx, int32_t min_cy) {
+    return (uint32_t)(cs_cell_coord(y, inv_cell) - min_cy) * width +
+           (uint32_t)(cs_cell_coord(x, inv_cell) - min_cx) + 1u;
+}
+
 // A box of cells, corners included.
 typedef struct cs_cell_box {
     int32_t cx0, cy0, cx1, cy1;

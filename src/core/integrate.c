@@ -12,13 +12,13 @@
 
 // A plain function with restrict parameters: inside an OpenMP outlined body gcc loses the
 // no-alias facts and falls back to scalar code.
-static void integrate_range(const float* restrict px, const float* restrict py,
-                            const float* restrict vx, const float* restrict vy,
-                            const float* restrict hx, const float* restrict hy,
+// The velocity is updated in place, the position and heading into the back buffers.
+static void integrate_range(const float* restrict px, const float* restrict py, float* restrict vx,
+                            float* restrict vy, const float* restrict hx, const float* restrict hy,
                             const float* restrict ms, const float* restrict mf,
                             const float* restrict fx, const float* restrict fy, float* restrict opx,
-                            float* restrict opy, float* restrict ovx, float* restrict ovy,
-                            float* restrict ohx, float* restrict ohy, float dt, int lo, int hi) {
+                            float* restrict opy, float* restrict ohx, float* restrict ohy, float dt,
+                            int lo, int hi) {
     for (int s = lo; s < hi; ++s) {
         // Every load is unconditional: a load under a condition keeps the loop scalar.
         const float old_hx = hx[s], old_hy = hy[s], max_f = mf[s], max_v = ms[s];
@@ -32,8 +32,8 @@ static void integrate_range(const float* restrict px, const float* restrict py,
         const float vs = v2 > max_v * max_v ? max_v / sqrtf(v2) : 1.0f;
         nvx *= vs;
         nvy *= vs;
-        ovx[s] = nvx;
-        ovy[s] = nvy;
+        vx[s] = nvx;
+        vy[s] = nvy;
         opx[s] = cs_clamp_coord(px[s] + nvx * dt);
         opy[s] = cs_clamp_coord(py[s] + nvy * dt);
         const float sp2 = nvx * nvx + nvy * nvy;
@@ -48,20 +48,23 @@ static void integrate_team(void* arg, int t, int nt) {
     const crowd_world* w = arg;
     const cs_columns f = w->cur;
     float* const* b = (float* const*)w->free_col;
+    _Static_assert(CS_FREE_COLS == 4, "back buffers: px, py, hx, hy");
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, w->force_x,
-                    w->force_y, b[CS_COL_PX], b[CS_COL_PY], b[CS_COL_VX], b[CS_COL_VY],
-                    b[CS_COL_HX], b[CS_COL_HY], w->dt, lo, hi);
+                    w->force_y, b[0], b[1], b[2], b[3], w->dt, lo, hi);
 }
 
 void cs_pass_integrate(crowd_world* w) {
     cs_team_run(w->threads, integrate_team, w);
 
-    // The old kinematic columns stay readable as alt for the rest of the step (the clamp).
-    for (int k = 0; k < CS_KIN_COUNT; ++k) {
-        w->alt.col[k] = w->cur.col[k];
-        w->cur.col[k] = w->free_col[k];
-        w->free_col[k] = w->alt.col[k];
+    // The old position and heading columns stay readable as alt for the rest of the step (the
+    // clamp).
+    w->alt = (cs_columns){0};
+    for (int k = 0; k < CS_FREE_COLS; ++k) {
+        const int c = cs_back_col(k);
+        w->alt.col[c] = w->cur.col[c];
+        w->cur.col[c] = w->free_col[k];
+        w->free_col[k] = w->alt.col[c];
     }
 }

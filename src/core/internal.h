@@ -60,9 +60,16 @@ typedef union cs_columns {
 
 _Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
 
-// Column buffers that hold no column: the integration's back buffers. The sort gathers every
-// column out of place through them and its own key array (sort.c).
-#define CS_FREE_COLS CS_KIN_COUNT
+// Column buffers that hold no column: the integration's back buffers. The integration writes the
+// position and the heading out of place (the walls' clamp reads their values from before it
+// through alt) and the velocity in place, which nothing reads the old value of. The sort gathers
+// every column out of place through these buffers and its own key array (sort.c).
+#define CS_FREE_COLS 4
+
+// The kinematic column whose back buffer free buffer k is during the integration.
+static inline int cs_back_col(int k) {
+    return k < 2 ? CS_COL_PX + k : CS_COL_HX + (k - 2);
+}
 
 struct crowd_world {
     crowd_alloc_fn* alloc;
@@ -84,15 +91,15 @@ struct crowd_world {
     // cur holds every column. free_col are buffers of column size that hold nothing between
     // passes: the sort gathers into them and the integration writes its back buffers there, so the
     // columns cost CS_FREE_COLS buffers more than one each, not two each.
-    // alt: the kinematic columns as they were before this step's integration (only those, and
-    // only from the integration to the end of the step: the buffers are free_col again).
+    // alt: the position and heading columns as they were before this step's integration (only
+    // those, and only from the integration to the end of the step: the buffers are free_col
+    // again); alt's other columns are NULL.
     cs_columns cur, alt;
     void* free_col[CS_FREE_COLS];
 
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
-    uint32_t* skey;           // cell key of each sorted slot
     // With obstacles, each agent's clearance, sight clearance and its cell's wall list, written by
     // the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass (the sight
     // clearance) and the walls behavior's passes of the same step. NULL until the world's first
@@ -117,8 +124,10 @@ struct crowd_world {
     // Per-agent-index storage (stable while the agent lives).
     int index_count;      // indices ever issued (high-water mark)
     uint16_t* generation; // current generation of each index
-    int32_t* slot_of;     // sorted slot of each live index, -1 when free
-    int32_t* free_list;   // LIFO stack of free indices
+    // Sorted slot of each live index; below 0 otherwise: -1 for an index neither live nor free
+    // (retired), and a link of the free stack for a free one (cs_free_push).
+    int32_t* slot_of;
+    int32_t free_top; // the free stack's top index, -1 when empty
     int free_count;
     float* radius;
     float radius_max; // the largest radius any agent has had: bounds the walls' queries
@@ -127,7 +136,9 @@ struct crowd_world {
     uint64_t* user_data;
 
     // Behavior state (see core/behavior.h): per agent index only a record number per record kind
-    // (-1 = none), the records in one pool per kind, and each behavior's world-level state.
+    // (-1 = none), the records in one pool per kind, and each behavior's world-level state. A
+    // kind's record numbers are NULL, read as -1 for every index (cs_rec_num), until its pool's
+    // first reservation (cs_pool_reserve): most worlds use only some of the kinds.
     int32_t* rec_of[CS_REC_COUNT];
     cs_pool pools[CS_REC_COUNT];
     // Where the sort lays out one pool's records before copying them back (core/pool.h), after
@@ -150,22 +161,41 @@ struct crowd_world {
 
 // The per-slot buffers that hold nothing while the sort lays records out, after its gather: the
 // free column buffers and the force arrays (the sort's own key and order arrays, done with by
-// then; the neighbor pass writes them next). Each is 4-byte elements, CS_PAD past capacity.
+// then; the neighbor pass writes them next). Each is 4-byte elements, CS_PAD past capacity. The
+// grid sort's histograms (none with one thread) follow them: nothing reads those after the grid
+// sort either.
 #define CS_SCRATCH_BUFS (CS_FREE_COLS + 2)
-_Static_assert(CS_SCRATCH_BUFS + 1 <= CS_SCRATCH_MAX, "the spare array is the last buffer");
+_Static_assert(CS_SCRATCH_BUFS + 2 <= CS_SCRATCH_MAX, "the histograms, then the spare array");
 
-static inline size_t cs_scratch_buf_bytes(const crowd_world* w) {
-    return 4 * ((size_t)w->capacity + CS_PAD);
+static inline size_t cs_scratch_buf_bytes(int capacity) {
+    return 4 * ((size_t)capacity + CS_PAD);
 }
 
-// Records of `size` bytes that the free per-slot buffers hold.
+// The grid sort's histograms: one per thread but the last, which counts in the cell table.
+static inline size_t cs_hist_bytes(uint32_t buckets, int threads) {
+    return threads > 1 ? sizeof(uint32_t) * buckets * (size_t)(threads - 1) : 0;
+}
+
+// Records of `size` bytes that the free per-slot buffers and histograms hold in a world of
+// `capacity` agents whose histograms are `hist_bytes` long.
+static inline int64_t cs_scratch_records(int capacity, size_t hist_bytes, size_t size) {
+    return (int64_t)CS_SCRATCH_BUFS * (int64_t)(cs_scratch_buf_bytes(capacity) / size) +
+           (int64_t)(hist_bytes / size);
+}
+
 static inline int64_t cs_scratch_free_records(const crowd_world* w, size_t size) {
-    return (int64_t)CS_SCRATCH_BUFS * (int64_t)(cs_scratch_buf_bytes(w) / size);
+    return cs_scratch_records(w->capacity, cs_hist_bytes(w->bucket_capacity, w->hist_threads),
+                              size);
+}
+
+// The record number of kind `kind` of agent index idx, -1 for none.
+static inline int32_t cs_rec_num(const crowd_world* w, int kind, uint32_t idx) {
+    return w->rec_of[kind] ? w->rec_of[kind][idx] : -1;
 }
 
 // The record of kind `kind` of agent index idx, or NULL.
 static inline void* cs_record_of(const crowd_world* w, int kind, uint32_t idx) {
-    return cs_pool_find(&w->pools[kind], w->rec_of[kind], idx);
+    return w->rec_of[kind] ? cs_pool_find(&w->pools[kind], w->rec_of[kind], idx) : NULL;
 }
 
 // ---- the state hash (state.c; behaviors add theirs through their table entries) ----------------
@@ -248,8 +278,41 @@ static inline bool cs_agent_live(const crowd_world* w, crowd_agent_id id) {
            w->generation[idx] == id.generation;
 }
 
+// ---- free agent indices: a LIFO stack threaded through slot_of
+// ------------------------------------ A free index's slot_of is cs_free_link(the index below it in
+// the stack, or -1 at the bottom): -2 and less, so every "slot_of < 0" test still reads "not live",
+// and no array of its own.
+
+static inline int32_t cs_free_link(int32_t below) {
+    return -3 - below;
+}
+
+static inline int32_t cs_free_below(int32_t link) {
+    return -3 - link;
+}
+
+static inline bool cs_index_free(const crowd_world* w, uint32_t idx) {
+    return w->slot_of[idx] <= -2;
+}
+
+static inline void cs_free_push(crowd_world* w, uint32_t idx) {
+    w->slot_of[idx] = cs_free_link(w->free_top);
+    w->free_top = (int32_t)idx;
+    w->free_count++;
+}
+
+// The top free index, taken off the stack (its slot_of is -1 until the caller places it).
+static inline uint32_t cs_free_pop(crowd_world* w) {
+    const uint32_t idx = (uint32_t)w->free_top;
+    w->free_top = cs_free_below(w->slot_of[idx]);
+    w->slot_of[idx] = -1;
+    w->free_count--;
+    return idx;
+}
+
 // Marks an agent index as holding no behavior record (agent.c). New indices come zero-filled, and
-// 0 is a record number: an index gets this before it is used.
+// 0 is a record number: an index gets this before it is used. (A kind's array allocated later
+// starts at -1 for every index.)
 void cs_records_reset(crowd_world* w, uint32_t idx);
 
 // Removes a live agent: every behavior's on_remove hook, then storage. Cannot fail and allocates

@@ -896,14 +896,14 @@ typedef struct range_view {
     cs_columns c;
     float* restrict fx;
     float* restrict fy;
-    const uint32_t* restrict skey;
     const cs_walls* walls; // NULL: no walls
 } range_view;
 
 // Agent s, unless it is a prepared cone agent: the general path for subscribed agents and agents
 // near a wall, else the separation loop.
-static inline __attribute__((always_inline)) uint64_t
-one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi, bool sparse) {
+static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, const nb_subs* nb,
+                                                                const range_view* v, int s, int hi,
+                                                                bool sparse, uint32_t key) {
     const cs_columns c = v->c;
     // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
     const int ahead = s + CS_WALL_FETCH_AHEAD;
@@ -923,28 +923,50 @@ one_agent(crowd_world* w, const nb_subs* nb, const range_view* v, int s, int hi,
     if (v->walls && w->wall_sight[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
         return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
     if (sparse) return sep_only_sparse(w, s);
-    return sep_only(&v->g, c.px, c.py, v->skey[s], c.px[s], c.py[s], c.vx[s], c.vy[s],
-                    c.sep_radius[s], c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH),
-                    &v->fx[s], &v->fy[s]);
+    return sep_only(&v->g, c.px, c.py, key, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
+                    c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), &v->fx[s], &v->fy[s]);
+}
+
+// The cell keys of n agents from slot s0 in the dense layout, as the sort computed them (one_agent
+// takes each agent's; computed a block ahead in a vector loop, off the separation loop's path).
+static void dense_keys(const cs_grid* g, const float* restrict px, const float* restrict py, int s0,
+                       int n, uint32_t* restrict key) {
+    const float inv = g->inv_cell;
+    const uint32_t width = g->width;
+    const int32_t min_cx = g->min_cx, min_cy = g->min_cy;
+    for (int i = 0; i < n; ++i)
+        key[i] = cs_grid_dense_key(px[s0 + i], py[s0 + i], inv, width, min_cx, min_cy);
 }
 
 // In the dense layout, when the world has cone, file or group agents, agents go by blocks
 // (prepare_block); else one by one, with nothing around the separation loop.
 static inline __attribute__((always_inline)) uint64_t
 neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
-    const range_view v = {w->grid,    w->cur,  w->force_x,
-                          w->force_y, w->skey, w->walls.live > 0 ? &w->walls : NULL};
+    const range_view v = {w->grid, w->cur, w->force_x, w->force_y,
+                          w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
     const bool cones = nb->cone.flag && nb->cone.pool->live > 0;
     const bool files = nb->file.flag && nb->file.pool->live > 0;
     const bool groups = nb->group.flag && nb->group.pool->live > 0;
-    if (sparse || !(cones || files || groups)) {
-        for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, sparse);
+    uint32_t key[CS_NB_BLOCK] = {0};
+    if (sparse) {
+        for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, true, 0);
+        return candidates;
+    }
+    if (!(cones || files || groups)) {
+        for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
+            const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
+            dense_keys(&v.g, v.c.px, v.c.py, s0, n, key);
+            uint64_t found = 0; // per block: a sum carried across the call would live in memory
+            for (int i = 0; i < n; ++i) found += one_agent(w, nb, &v, s0 + i, hi, false, key[i]);
+            candidates += found;
+        }
         return candidates;
     }
     query_block blk;
     for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
         const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
+        dense_keys(&v.g, v.c.px, v.c.py, s0, n, key);
         const int found = prepare_block(w, nb, s0, n, hi, &blk);
         for (int i = 0; i < n; ++i) {
             const int s = s0 + i;
@@ -953,7 +975,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
             const int kind =
                 found && !(v.walls && w->wall_sight[s] < blk.reach[i]) ? blk.kind[i] : BLOCK_OTHER;
             if (kind == BLOCK_OTHER) {
-                candidates += one_agent(w, nb, &v, s, hi, false);
+                candidates += one_agent(w, nb, &v, s, hi, false, key[i]);
                 continue;
             }
             candidates += kind == BLOCK_CONE   ? cone_only(w, nb, s, &blk, i)

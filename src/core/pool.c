@@ -25,7 +25,7 @@ static void free_blocks(crowd_world* w, cs_pool* p) {
         if (p->block[i]) cs_free(w, p->pages[i], block_bytes(p, i));
 }
 
-crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
+static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
     const int64_t need = (int64_t)p->live + n;
     if (need <= p->capacity) return CROWD_OK;
     // A small pool grows by a quarter at a time; a paged one, which copies nothing, by the pages it
@@ -56,9 +56,10 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     const int32_t page_cap = pages <= p->page_cap      ? p->page_cap
                              : pages < 2 * p->page_cap ? 2 * p->page_cap
                                                        : pages;
-    // The layout's scratch room beyond the free per-slot buffers (sort.c). Those buffers grow
-    // with the world's capacity, so the spare array stays large enough (sort.c leaves a pool in
-    // place in the one case where it does not: a world growth that failed after this one).
+    // The layout's scratch room beyond the free per-slot buffers and histograms (sort.c). Those
+    // grow with the world's capacity, and a change of thread count that shrinks the histograms
+    // grows the spare array (world.c), so it stays large enough (sort.c leaves a pool in place in
+    // the one case where it does not: a world growth that failed after this one).
     const int64_t beyond = cap - cs_scratch_free_records(w, p->size);
     const size_t beyond_bytes = beyond > 0 ? (size_t)beyond * p->size : 0;
     const size_t spare_bytes = beyond_bytes > w->rec_spare_bytes ? beyond_bytes : 0;
@@ -68,14 +69,11 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     unsigned char* data = cs_alloc(w, bytes);
     unsigned char** table = data && new_table ? cs_alloc(w, table_bytes) : NULL;
     int32_t* blocks = data && new_table ? cs_alloc(w, blocks_bytes) : NULL;
-    unsigned char* spare = data && spare_bytes ? cs_alloc(w, spare_bytes) : NULL;
     void* aux = data && aux_bytes ? cs_alloc(w, aux_bytes) : NULL;
-    if (!data || (new_table && (!table || !blocks)) || (spare_bytes && !spare) ||
-        (aux_bytes && !aux)) {
+    if (!data || (new_table && (!table || !blocks)) || (aux_bytes && !aux)) {
         cs_free(w, data, bytes);
         cs_free(w, table, new_table ? table_bytes : 0);
         cs_free(w, blocks, new_table ? blocks_bytes : 0);
-        cs_free(w, spare, spare_bytes);
         cs_free(w, aux, aux_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
@@ -108,12 +106,47 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
         p->aux = aux;
         p->aux_capacity = (int32_t)aux_cap;
     }
-    if (spare) {
+    if (spare_bytes) {
+        // The spare array holds nothing between steps: the old one goes first, so the two are
+        // never held at once (a pool grown page by page would otherwise hold both at every page).
+        // Should the new one not be had, the old size is asked for again; a world left with a
+        // smaller spare array than the room needs only leaves that pool where it is at the layout
+        // (sort.c), which changes no result, and the growth itself has succeeded.
         cs_free(w, w->rec_spare, w->rec_spare_bytes);
-        w->rec_spare = spare;
-        w->rec_spare_bytes = spare_bytes;
+        w->rec_spare = cs_alloc(w, spare_bytes);
+        if (w->rec_spare)
+            w->rec_spare_bytes = spare_bytes;
+        else if (!w->rec_spare_bytes || !(w->rec_spare = cs_alloc(w, w->rec_spare_bytes)))
+            w->rec_spare_bytes = 0;
     }
     p->capacity = (int32_t)cap;
+    return CROWD_OK;
+}
+
+// The record kind of one of the world's pools, -1 for a pool that is not one of them.
+static int kind_of(const crowd_world* w, const cs_pool* p) {
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        if (&w->pools[k] == p) return k;
+    return -1;
+}
+
+crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
+    // The first reservation of a world pool's kind allocates its record numbers, -1 for every
+    // index (internal.h): a world never given a record of a kind has none.
+    const int kind = n > 0 ? kind_of(w, p) : -1;
+    const size_t nums_bytes = sizeof(int32_t) * (size_t)w->capacity;
+    int32_t* nums = NULL;
+    if (kind >= 0 && !w->rec_of[kind]) {
+        nums = cs_alloc(w, nums_bytes);
+        if (!nums) return CROWD_ERR_OUT_OF_MEMORY;
+        memset(nums, 0xff, nums_bytes);
+    }
+    const crowd_status st = grow(w, p, n);
+    if (st != CROWD_OK) {
+        cs_free(w, nums, nums_bytes);
+        return st;
+    }
+    if (nums) w->rec_of[kind] = nums;
     return CROWD_OK;
 }
 

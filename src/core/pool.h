@@ -6,10 +6,10 @@
 // phase lays the records out again in the cell order of their agents (cs_pool_move_slots), so
 // the passes that follow read them in order rather than at random. It moves them into scratch
 // room and copies them back (cs_pool_copy_back). The scratch room is mostly the world's
-// per-slot buffers that hold nothing while the sort lays records out (cs_scratch); the world's
-// spare array (w->rec_spare) holds only what a pool has beyond them. Pools grow that array, so
-// the step never allocates. Record numbers are therefore private to the pool: everything else
-// names a record by its agent index.
+// per-slot buffers and histograms that hold nothing while the sort lays records out (cs_scratch);
+// the world's spare array (w->rec_spare) holds only what a pool has beyond them. Pools grow that
+// array, so the step never allocates. Record numbers are therefore private to the pool: everything
+// else names a record by its agent index.
 //
 // A pool may carry an `aux` array with one element per record of capacity that belongs to no
 // record in particular: a list that can be as long as the pool (the queue's arrivals, the
@@ -58,9 +58,11 @@ typedef struct cs_pool {
 void cs_pool_init(cs_pool* p, size_t size, size_t aux_size);
 
 // Makes room for `n` more acquisitions without growth, and grows the world's spare array
-// (w->rec_spare) to what the pool's records need beyond the free per-slot buffers. On failure
-// (CROWD_ERR_OUT_OF_MEMORY) the pool and the scratch are unchanged. A pool never holds more records
-// than the world has agent indices, so growth stops at the world's capacity when that suffices.
+// (w->rec_spare) to what the pool's records need beyond the free per-slot buffers and histograms
+// (when that array cannot grow, the pool still does: the layout then leaves it in place). On
+// failure (CROWD_ERR_OUT_OF_MEMORY) the pool and the scratch are unchanged. A pool never holds more
+// records than the world has agent indices, so growth stops at the world's capacity when that
+// suffices.
 crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n);
 
 // A zeroed record; the caller reserved room for it.

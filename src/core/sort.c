@@ -11,6 +11,12 @@ static uint32_t* sort_keys(crowd_world* w) {
 static uint32_t* sort_order(crowd_world* w) {
     return (uint32_t*)(void*)w->force_y;
 }
+// The cell keys of the sorted slots go into the last free column buffer: only order_cells reads
+// them, before the gather writes that buffer (the neighbor pass computes an agent's key again
+// from its position, cs_grid_dense_key).
+static uint32_t* sort_cell_keys(crowd_world* w) {
+    return w->free_col[CS_FREE_COLS - 1];
+}
 
 // Puts the agents of each cell in agent-index order: the counting sort keeps them in the order of
 // the slots before the sort, which is history (what moved where last tick), while agent indices are
@@ -135,16 +141,20 @@ static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict 
     }
 }
 
-// The gather is out of place: each column goes into a free buffer of its own. The world has
-// CS_FREE_COLS of them (the integration's back buffers), fewer than the columns, so the columns go
-// in two groups: the kinematic ones fill the free buffers, and once every thread has read their
-// old buffers (one barrier) those hold the parameter columns: two barriers for the columns instead
-// of one per column. The agent indices go into the sort's key array, done with once the grid is
-// sorted: order_cells writes them there in slot order, and that buffer becomes the index column.
-#define CS_GROUP2 (CS_COL_COUNT - CS_KIN_COUNT - 1) // the columns after the agent index
-_Static_assert(CS_COL_ID == CS_KIN_COUNT, "the agent index follows the kinematic columns");
-_Static_assert(CS_KIN_COUNT <= CS_FREE_COLS && CS_GROUP2 <= CS_KIN_COUNT,
-               "the kinematic columns fill free buffers, the rest their old buffers");
+// The gather is out of place: each column goes into a buffer that holds nothing. The world has
+// CS_FREE_COLS of them, fewer than the columns, so the columns go in groups of that many: the first
+// group fills the free buffers, and once every thread has read a group's old buffers (one barrier)
+// those hold the next group: a barrier per group, not one per column. The agent indices go into
+// the sort's key array, done with once the grid is sorted: order_cells writes them there in slot
+// order, and that buffer becomes the index column.
+#define CS_GATHERED (CS_COL_COUNT - 1) // every column but the agent index
+#define CS_GROUPS (CS_GATHERED / CS_FREE_COLS)
+_Static_assert(CS_GATHERED % CS_FREE_COLS == 0, "the gathered columns fill whole groups");
+
+// The column of place j in the gather order: every column but the agent index, in column order.
+static inline int gathered(int j) {
+    return j < CS_COL_ID ? j : j + 1;
+}
 
 // One column at a time: the loop vectorizes (a loop over several columns per slot stays scalar and
 // was slower at 100k agents, where the columns are in cache).
@@ -153,9 +163,12 @@ static void gather_range(uint32_t* restrict dst, const uint32_t* restrict src,
     for (int s = lo; s < hi; ++s) dst[s] = src[order[s]];
 }
 
-static void gather_group(void* const* dst, void* const* src, int cols, const uint32_t* order,
-                         int lo, int hi) {
-    for (int c = 0; c < cols; ++c) gather_range(dst[c], src[c], order, lo, hi);
+// Group g's destination buffers: the free buffers, then the old buffers of group g - 1.
+static void gather_group(crowd_world* w, int g, const uint32_t* order, int lo, int hi) {
+    for (int k = 0; k < CS_FREE_COLS; ++k) {
+        void* dst = g == 0 ? w->free_col[k] : w->cur.col[gathered((g - 1) * CS_FREE_COLS + k)];
+        gather_range(dst, w->cur.col[gathered(g * CS_FREE_COLS + k)], order, lo, hi);
+    }
 }
 
 // Worlds of at most this many agents re-point slot_of on one thread (gather_team).
@@ -167,9 +180,9 @@ static void gather_team(void* arg, int t, int nt) {
     uint32_t* ids = sort_keys(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    order_cells(w->skey, w->cur.id, sort_order(w), ids, w->count, lo, hi);
+    order_cells(sort_cell_keys(w), w->cur.id, sort_order(w), ids, w->count, lo, hi);
     cs_team_barrier(nt);
-    gather_group(w->free_col, w->cur.col, CS_KIN_COUNT, order, lo, hi);
+    gather_group(w, 0, order, lo, hi);
     // Each thread re-points the agents of its own slots; in a small world one thread re-points them
     // all. slot_of is indexed by agent, so the threads' writes share cache lines: a small world's
     // slot_of stays in cache and its lines move between the cores at every write (10k agents on
@@ -180,8 +193,10 @@ static void gather_team(void* arg, int t, int nt) {
     const bool one = nt > 1 && w->count <= CS_SLOT_OF_SHARED;
     if (!one || t == 0)
         for (int s = one ? 0 : lo, e = one ? w->count : hi; s < e; ++s) slot_of[id[s]] = s;
-    cs_team_barrier(nt);
-    gather_group(w->cur.col, w->cur.col + CS_COL_ID + 1, CS_GROUP2, order, lo, hi);
+    for (int g = 1; g < CS_GROUPS; ++g) {
+        cs_team_barrier(nt);
+        gather_group(w, g, order, lo, hi);
+    }
 }
 
 // ---- behavior records follow their agents ------------------------------------------------------
@@ -197,19 +212,25 @@ typedef struct records_ctx {
 
 // The layout's room for records of `size` bytes: the free per-slot buffers, then the spare array.
 static cs_scratch scratch_for(crowd_world* w, size_t size) {
-    void* bufs[CS_SCRATCH_BUFS];
+    enum { N = CS_SCRATCH_BUFS + 2 };
+    void* bufs[N];
+    size_t bytes[N];
     for (int c = 0; c < CS_FREE_COLS; ++c) bufs[c] = w->free_col[c];
     bufs[CS_FREE_COLS] = w->force_x;
     bufs[CS_FREE_COLS + 1] = w->force_y;
+    for (int c = 0; c < CS_SCRATCH_BUFS; ++c) bytes[c] = cs_scratch_buf_bytes(w->capacity);
+    bufs[CS_SCRATCH_BUFS] = w->hist;
+    bytes[CS_SCRATCH_BUFS] = w->hist ? cs_hist_bytes(w->bucket_capacity, w->hist_threads) : 0;
+    bufs[N - 1] = w->rec_spare;
+    bytes[N - 1] = w->rec_spare_bytes;
     cs_scratch x = {.size = size};
     int64_t at = 0;
-    for (int c = 0; c <= CS_SCRATCH_BUFS; ++c) {
-        const bool spare = c == CS_SCRATCH_BUFS;
-        x.buf[c] = spare ? w->rec_spare : bufs[c];
+    for (int c = 0; c < N; ++c) {
+        x.buf[c] = bufs[c];
         x.first[c] = (int32_t)(at < INT32_MAX ? at : INT32_MAX);
-        at += (int64_t)((spare ? w->rec_spare_bytes : cs_scratch_buf_bytes(w)) / size);
+        at += (int64_t)(bytes[c] / size);
     }
-    x.count = CS_SCRATCH_BUFS + 1;
+    x.count = N;
     x.first[x.count] = (int32_t)(at < INT32_MAX ? at : INT32_MAX);
     return x;
 }
@@ -273,18 +294,21 @@ static void records_follow(crowd_world* w) {
 
 void cs_pass_sort(crowd_world* w) {
     cs_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
-                 w->hist, w->threads, sort_keys(w), sort_order(w), w->skey, w->cell_start);
+                 w->hist, w->threads, sort_keys(w), sort_order(w), sort_cell_keys(w),
+                 w->cell_start);
     cs_team_run(w->threads, gather_team, w);
-    // The kinematic columns went into the free buffers, the agent indices into the key array and
-    // the parameter columns into the kinematic columns' old buffers; the old index buffer is the
-    // key array now, and the parameter columns' old buffers are free.
+    // The first group went into the free buffers and each later one into the old buffers of the
+    // group before it; the last group's old buffers are free now. The agent indices went into the
+    // key array, and the old index buffer is the key array now.
     void* old[CS_COL_COUNT];
     for (int c = 0; c < CS_COL_COUNT; ++c) old[c] = w->cur.col[c];
-    for (int c = 0; c < CS_KIN_COUNT; ++c) w->cur.col[c] = w->free_col[c];
+    for (int g = 0; g < CS_GROUPS; ++g)
+        for (int k = 0; k < CS_FREE_COLS; ++k)
+            w->cur.col[gathered(g * CS_FREE_COLS + k)] =
+                g == 0 ? w->free_col[k] : old[gathered((g - 1) * CS_FREE_COLS + k)];
+    for (int k = 0; k < CS_FREE_COLS; ++k)
+        w->free_col[k] = old[gathered((CS_GROUPS - 1) * CS_FREE_COLS + k)];
     w->cur.col[CS_COL_ID] = w->force_x;
     w->force_x = old[CS_COL_ID];
-    for (int c = 0; c < CS_GROUP2; ++c) w->cur.col[CS_COL_ID + 1 + c] = old[c];
-    for (int c = 0; c < CS_KIN_COUNT; ++c)
-        w->free_col[c] = c < CS_GROUP2 ? old[CS_COL_ID + 1 + c] : old[c];
     records_follow(w);
 }

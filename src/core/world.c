@@ -68,7 +68,6 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     for (int c = 0; c < CS_FREE_COLS; ++c) out[n++] = (array_ref){&w->free_col[c], 4, true};
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
-    out[n++] = (array_ref){&w->skey, sizeof(uint32_t), true};
     // Only a world that has had obstacles has the clearance arrays (cs_world_wall_arrays).
     if (w->wall_clear) {
         out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
@@ -78,13 +77,12 @@ static int world_arrays(crowd_world* w, array_ref* out) {
     }
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
-    out[n++] = (array_ref){&w->free_list, sizeof(int32_t), false};
     out[n++] = (array_ref){&w->radius, sizeof(float), false};
     if (w->user_data) out[n++] = (array_ref){&w->user_data, sizeof(uint64_t), false};
-    // Behaviors: one record number per index and record kind; the records are in pools of their
-    // own size.
+    // Behaviors: one record number per index and record kind in use (cs_pool_reserve allocates a
+    // kind's); the records are in pools of their own size.
     for (int k = 0; k < CS_REC_COUNT; ++k)
-        out[n++] = (array_ref){&w->rec_of[k], sizeof(int32_t), false};
+        if (w->rec_of[k]) out[n++] = (array_ref){&w->rec_of[k], sizeof(int32_t), false};
     return n;
 }
 
@@ -105,9 +103,21 @@ static size_t ref_bytes(const array_ref* r, int capacity) {
     return n * r->elem;
 }
 
-// The grid sort's histograms: one per thread but the last, which counts in the cell table.
 static size_t hist_size(uint32_t buckets, int threads) {
-    return threads > 1 ? sizeof(uint32_t) * buckets * (size_t)(threads - 1) : 0;
+    return cs_hist_bytes(buckets, threads);
+}
+
+// The spare array the record layout needs with `hist_bytes` of histograms in a world of `capacity`
+// agents (the histograms are part of its room, sort.c): what the largest pool holds beyond the
+// room, or the present array when that is enough.
+static size_t spare_needed(const crowd_world* w, int capacity, size_t hist_bytes) {
+    size_t need = 0;
+    for (int k = 0; k < CS_REC_COUNT; ++k) {
+        const cs_pool* p = &w->pools[k];
+        const int64_t beyond = p->capacity - cs_scratch_records(capacity, hist_bytes, p->size);
+        if (beyond > 0 && (size_t)beyond * p->size > need) need = (size_t)beyond * p->size;
+    }
+    return need > w->rec_spare_bytes ? need : 0;
 }
 
 // Resizes the capacity-sized arrays, the histograms and the cell table together and then, when
@@ -128,6 +138,9 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     const size_t start_bytes = sizeof(uint32_t) * ((size_t)buckets + 1);
     uint32_t* hist = NULL;
     uint32_t* start = NULL;
+    // Fewer threads have fewer histograms, which the record layout counts as room.
+    const size_t spare_bytes = spare_needed(w, capacity, hist_bytes);
+    unsigned char* spare = NULL;
 
     bool ok = true;
     int made = 0;
@@ -144,7 +157,8 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     if (ok && hist_change) {
         hist = hist_bytes ? cs_alloc(w, hist_bytes) : NULL;
         start = cs_alloc(w, start_bytes);
-        ok = (hist || !hist_bytes) && start;
+        spare = spare_bytes ? cs_alloc(w, spare_bytes) : NULL;
+        ok = (hist || !hist_bytes) && start && (spare || !spare_bytes);
     }
     if (ok && arrays_change) {
         for (int i = 0; i < n; ++i) {
@@ -159,7 +173,16 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         }
         for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
         w->capacity = capacity;
+        bool had_rec[CS_REC_COUNT];
+        for (int k = 0; k < CS_REC_COUNT; ++k) had_rec[k] = w->rec_of[k] != NULL;
         if (then && then(w, ctx) != CROWD_OK) {
+            // A kind's record numbers that `then` allocated have the new capacity and hold no
+            // record yet: they go (the next reservation allocates them again).
+            for (int k = 0; k < CS_REC_COUNT; ++k)
+                if (!had_rec[k] && w->rec_of[k]) {
+                    cs_free(w, w->rec_of[k], sizeof(int32_t) * (size_t)capacity);
+                    w->rec_of[k] = NULL;
+                }
             for (int i = 0; i < n; ++i) ref_set(&refs[i], old[i]);
             w->capacity = old_capacity;
             ok = false;
@@ -171,6 +194,7 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         for (int i = 0; i < made; ++i) cs_free(w, fresh[i], ref_bytes(&refs[i], capacity));
         if (hist) cs_free(w, hist, hist_bytes);
         if (start) cs_free(w, start, start_bytes);
+        cs_free(w, spare, spare_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
 
@@ -183,6 +207,11 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         w->cell_start = start;
         w->bucket_capacity = buckets;
         w->hist_threads = threads;
+        if (spare) {
+            cs_free(w, w->rec_spare, w->rec_spare_bytes);
+            w->rec_spare = spare;
+            w->rec_spare_bytes = spare_bytes;
+        }
         memset(start, 0, start_bytes);
         w->grid = (cs_grid){.inv_cell = 1.0f / w->cell_size, .cell_start = start};
     }
@@ -266,6 +295,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->max_neighbors = def->max_neighbors;
     w->max_agents = def->max_agents;
     w->seed = def->seed;
+    w->free_top = -1;
     cs_walls_init(&w->walls, w->cell_size);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {

@@ -26,9 +26,6 @@ static uint32_t known_flags(void) {
     return f;
 }
 
-// Marks a free index in slot_of while the index and agent sections cross-check each other.
-#define FREE_MARK (-2)
-
 // ---- world settings -----------------------------------------------------------------------------
 
 void cs_snap_save_world(const crowd_world* w, cs_snap_writer* out) {
@@ -78,11 +75,29 @@ uint64_t cs_snap_index_size(const crowd_world* w) {
     return 8 + 2 * (uint64_t)w->index_count + 4 * (uint64_t)w->free_count;
 }
 
+// Writes the n free indices from `top` down the stack in the opposite order, the bottom one first.
+// The stack is linked from the top down only: the lower half of the span goes first, then the
+// upper one, down to spans short enough to reverse in a local array (n log n steps, no memory).
+static void put_free_reversed(const crowd_world* w, cs_snap_writer* out, int32_t top, int n) {
+    enum { SHORT = 64 };
+    if (n <= SHORT) {
+        int32_t idx[SHORT];
+        for (int i = 0; i < n; ++i, top = cs_free_below(w->slot_of[top])) idx[i] = top;
+        for (int i = n - 1; i >= 0; --i) cs_snap_put_u32(out, (uint32_t)idx[i]);
+        return;
+    }
+    const int upper = n / 2;
+    int32_t lower = top;
+    for (int i = 0; i < upper; ++i) lower = cs_free_below(w->slot_of[lower]);
+    put_free_reversed(w, out, lower, n - upper);
+    put_free_reversed(w, out, top, upper);
+}
+
 void cs_snap_save_index(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_u32(out, (uint32_t)w->index_count);
     cs_snap_put_u32(out, (uint32_t)w->free_count);
     for (int i = 0; i < w->index_count; ++i) cs_snap_put_u16(out, w->generation[i]);
-    for (int i = 0; i < w->free_count; ++i) cs_snap_put_u32(out, (uint32_t)w->free_list[i]);
+    put_free_reversed(w, out, w->free_top, w->free_count);
 }
 
 crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in) {
@@ -96,12 +111,10 @@ crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in) {
     }
     for (uint32_t i = 0; i < free_count; ++i) {
         const uint32_t idx = cs_snap_get_u32(in);
-        if (idx >= index_count || w->slot_of[idx] == FREE_MARK) return CROWD_ERR_SNAPSHOT_CORRUPT;
-        w->slot_of[idx] = FREE_MARK;
-        w->free_list[i] = (int32_t)idx;
+        if (idx >= index_count || cs_index_free(w, idx)) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        cs_free_push(w, idx);
     }
     w->index_count = (int)index_count;
-    w->free_count = (int)free_count;
     return CROWD_OK;
 }
 
@@ -185,7 +198,8 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
     for (uint32_t k = 0; k < count; ++k) {
         const int s = (int)k;
         const uint32_t idx = cs_snap_get_u32(in);
-        // Free indices carry FREE_MARK, indices already placed their slot: both are corrupt.
+        // Free indices carry a free stack link, indices already placed their slot: both are
+        // corrupt.
         if (idx >= (uint32_t)w->index_count || w->slot_of[idx] != -1)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         w->slot_of[idx] = s;
@@ -222,11 +236,9 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         w->count = s + 1;
     }
     // No index was seen twice, so every index is live, free or else retired, which only an index
-    // at its last generation can be; the free marks go back to the ordinary "no slot".
-    for (int i = 0; i < w->index_count; ++i) {
+    // at its last generation can be.
+    for (int i = 0; i < w->index_count; ++i)
         if (w->slot_of[i] == -1 && w->generation[i] != CS_GENERATION_LAST)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
-        if (w->slot_of[i] == FREE_MARK) w->slot_of[i] = -1;
-    }
     return CROWD_OK;
 }

@@ -122,7 +122,7 @@ crowd_status cs_follow_reserve_loaded(crowd_world* w) {
 
 // Room for a leader record for li when it has none (its acquisition then cannot fail).
 static crowd_status reserve_leader(crowd_world* w, uint32_t li) {
-    if (w->rec_of[CS_REC_LEADER][li] >= 0) return CROWD_OK;
+    if (cs_rec_num(w, CS_REC_LEADER, li) >= 0) return CROWD_OK;
     return cs_pool_reserve(w, &w->pools[CS_REC_LEADER], 1);
 }
 
@@ -398,12 +398,12 @@ crowd_status crowd_leader_set_fallback(crowd_world* w, crowd_agent_id leader,
     }
     const uint32_t li = leader.index1 - 1;
     // No fallback is what an agent without a record has.
-    if (crowd_agent_id_is_null(fallback) && w->rec_of[CS_REC_LEADER][li] < 0) return CROWD_OK;
+    if (crowd_agent_id_is_null(fallback) && cs_rec_num(w, CS_REC_LEADER, li) < 0) return CROWD_OK;
     // The fallback gets its leader record now, so that a removal (which may happen inside a step,
     // on a queue arrival) never has to acquire one.
     const bool fb = !crowd_agent_id_is_null(fallback);
-    const int missing = (w->rec_of[CS_REC_LEADER][li] < 0) +
-                        (fb && w->rec_of[CS_REC_LEADER][fallback.index1 - 1] < 0);
+    const int missing = (cs_rec_num(w, CS_REC_LEADER, li) < 0) +
+                        (fb && cs_rec_num(w, CS_REC_LEADER, fallback.index1 - 1) < 0);
     const cs_leader* old = cs_leader_of(w, li);
     const int had = old && !crowd_agent_id_is_null(old->fallback);
     st = cs_pool_reserve(w, &w->pools[CS_REC_LEADER], missing);

@@ -283,7 +283,7 @@ crowd_status cs_snap_load_follow(crowd_world* w, cs_snap_reader* in) {
         int fb_slot;
         if (!crowd_agent_id_is_null(l->fallback) &&
             cs_agent_slot(w, l->fallback, &fb_slot) == CROWD_OK &&
-            w->rec_of[CS_REC_LEADER][l->fallback.index1 - 1] < 0)
+            cs_rec_num(w, CS_REC_LEADER, l->fallback.index1 - 1) < 0)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         st = cs_follow_reserve_group(w, idx);
         if (st != CROWD_OK) return st;

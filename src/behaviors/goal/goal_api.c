@@ -37,23 +37,23 @@ static uint32_t flags_for(const crowd_goal* g, uint32_t old) {
 }
 
 crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    if (w->rec_of[CS_REC_GOAL][idx] >= 0 || default_goal(g)) return CROWD_OK;
+    if (cs_rec_num(w, CS_REC_GOAL, idx) >= 0 || default_goal(g)) return CROWD_OK;
     return cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
 }
 
 void cs_goal_on_remove(crowd_world* w, uint32_t idx) {
+    if (cs_rec_num(w, CS_REC_GOAL, idx) < 0) return;
     int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
-    if (*rec < 0) return;
     cs_pool_release(&w->pools[CS_REC_GOAL], *rec);
     *rec = -1;
 }
 
 void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
     if (default_goal(g)) {
         cs_goal_on_remove(w, idx);
         return;
     }
+    int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
     if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
     *(crowd_goal*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = *g;
 }

@@ -49,7 +49,7 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
     if (st != CROWD_OK) return st;
     if (def->start_index < 0 || def->start_index >= e->path->count) return CROWD_ERR_BAD_PATH_INDEX;
     const uint32_t idx = id.index1 - 1;
-    if (w->rec_of[CS_REC_PATH][idx] < 0) {
+    if (cs_rec_num(w, CS_REC_PATH, idx) < 0) {
         st = cs_pool_reserve(w, &w->pools[CS_REC_PATH], 1);
         if (st != CROWD_OK) return st;
         w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
@@ -64,8 +64,8 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
 }
 
 void cs_path_on_remove(crowd_world* w, uint32_t idx) {
+    if (cs_rec_num(w, CS_REC_PATH, idx) < 0) return;
     int32_t* rec = &w->rec_of[CS_REC_PATH][idx];
-    if (*rec < 0) return;
     cs_pool_release(&w->pools[CS_REC_PATH], *rec);
     *rec = -1;
 }

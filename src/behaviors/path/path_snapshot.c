@@ -207,7 +207,7 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
     }
     // Every agent the pass will visit has its record.
     for (int s = 0; s < w->count; ++s)
-        if ((w->cur.flags[s] & CS_FLAG_PATH) && w->rec_of[CS_REC_PATH][w->cur.id[s]] < 0)
+        if ((w->cur.flags[s] & CS_FLAG_PATH) && cs_rec_num(w, CS_REC_PATH, w->cur.id[s]) < 0)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
     return CROWD_OK;
 }

@@ -108,7 +108,7 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     };
     // Both records first (the arrivals list grows with the queue pool), then the changes.
     st = cs_goal_reserve(w, idx, &goal);
-    if (st == CROWD_OK && w->rec_of[CS_REC_QUEUE][idx] < 0)
+    if (st == CROWD_OK && cs_rec_num(w, CS_REC_QUEUE, idx) < 0)
         st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], 1);
     if (st != CROWD_OK) return st;
 
@@ -124,8 +124,8 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
 }
 
 void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
+    if (cs_rec_num(w, CS_REC_QUEUE, idx) < 0) return;
     int32_t* rec = &w->rec_of[CS_REC_QUEUE][idx];
-    if (*rec < 0) return;
     cs_pool_release(&w->pools[CS_REC_QUEUE], *rec);
     *rec = -1;
 }

@@ -24,13 +24,13 @@ static bool is_default(const crowd_wall_def* d) {
 }
 
 crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
-    if (w->rec_of[CS_REC_WALL][idx] >= 0 || is_default(d)) return CROWD_OK;
+    if (cs_rec_num(w, CS_REC_WALL, idx) >= 0 || is_default(d)) return CROWD_OK;
     return cs_pool_reserve(w, &w->pools[CS_REC_WALL], 1);
 }
 
 void cs_walls_on_remove(crowd_world* w, uint32_t idx) {
+    if (cs_rec_num(w, CS_REC_WALL, idx) < 0) return;
     int32_t* rec = &w->rec_of[CS_REC_WALL][idx];
-    if (*rec < 0) return;
     cs_pool_release(&w->pools[CS_REC_WALL], *rec);
     *rec = -1;
 }
