@@ -44,7 +44,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .name = "queue",
                 .flags = CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE,
                 // aux: the last step's arrivals, one per queueing agent at most
-                .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(crowd_arrival)}},
+                .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(cs_arrival)}},
                 .state_bytes = sizeof(cs_queue_world),
                 .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
                 // The cone the goal pass brakes with (CROWD_QUEUE_LITERAL), and the one ahead in

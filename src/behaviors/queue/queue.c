@@ -183,8 +183,16 @@ crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, 
         return CROWD_ERR_BUFFER_TOO_SMALL;
     }
     if (n > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
-    const crowd_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
-    for (int i = 0; i < n; ++i) out[i] = arrivals[i];
+    const cs_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
+    for (int i = 0; i < n; ++i) {
+        const cs_arrival* a = &arrivals[i];
+        out[i] = (crowd_arrival){
+            .id = {.index1 = a->index1, .generation = a->generation, .world = w->tag},
+            .user_data = a->user_data,
+            .position = {a->x, a->y},
+            .action = (crowd_queue_policy)a->action,
+        };
+    }
     *count = n;
     return CROWD_OK;
 }
@@ -239,14 +247,13 @@ static void respawn(crowd_world* w, uint32_t idx, crowd_agent_id id) {
 
 // Handle indices are unique: a total order, as cs_heapsort needs.
 static int cmp_arrival(const void* a, const void* b) {
-    const uint32_t x = ((const crowd_arrival*)a)->id.index1,
-                   y = ((const crowd_arrival*)b)->id.index1;
+    const uint32_t x = ((const cs_arrival*)a)->index1, y = ((const cs_arrival*)b)->index1;
     return (x > y) - (x < y);
 }
 
 typedef struct arrival_ctx {
     crowd_world* w;
-    crowd_arrival* arrivals; // as long as the queue pool: room for every queueing agent
+    cs_arrival* arrivals; // as long as the queue pool: room for every queueing agent
     atomic_int count;
 } arrival_ctx;
 
@@ -266,11 +273,13 @@ static void arrival_team(void* arg, int t, int nt) {
         const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
         if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
         const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
-        a->arrivals[at] = (crowd_arrival){
-            .id = cs_agent_handle(w, idx),
+        a->arrivals[at] = (cs_arrival){
+            .index1 = idx + 1,
+            .generation = w->generation[idx],
+            .action = (uint8_t)q->def.on_arrival,
+            .x = c->px[s],
+            .y = c->py[s],
             .user_data = cs_user_data(w, idx),
-            .position = {c->px[s], c->py[s]},
-            .action = q->def.on_arrival,
         };
     }
 }
@@ -283,7 +292,7 @@ void cs_pass_arrival(crowd_world* w) {
     cs_queue_world* qw = cs_queue_world_of(w);
     qw->arrival_count = 0;
     if (w->pools[CS_REC_QUEUE].live == 0) return;
-    crowd_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
+    cs_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
     arrival_ctx ctx = {.w = w, .arrivals = arrivals};
     atomic_init(&ctx.count, 0);
     cs_team_run(w->threads, arrival_team, &ctx);
@@ -292,9 +301,9 @@ void cs_pass_arrival(crowd_world* w) {
     qw->arrival_count = k;
 
     for (int i = 0; i < k; ++i) {
-        const crowd_arrival* a = &arrivals[i];
-        const uint32_t idx = a->id.index1 - 1;
-        switch (a->action) {
+        const cs_arrival* a = &arrivals[i];
+        const uint32_t idx = a->index1 - 1;
+        switch ((crowd_queue_policy)a->action) {
         case CROWD_QUEUE_STOP:
             cs_queue_of(w, idx)->done = 1;
             break;
@@ -304,7 +313,7 @@ void cs_pass_arrival(crowd_world* w) {
             cs_agent_remove_now(w, idx);
             break;
         case CROWD_QUEUE_RESPAWN:
-            respawn(w, idx, a->id);
+            respawn(w, idx, cs_agent_handle(w, idx));
             break;
         case CROWD_QUEUE_POLICY_COUNT:
             break;

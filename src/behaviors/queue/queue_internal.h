@@ -50,8 +50,22 @@ static inline cs_queue_rec* cs_queue_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_QUEUE, idx);
 }
 
+// One arrival as the step keeps it until the next (crowd_world_get_arrivals builds the public
+// crowd_arrival from it): the list has room for every queueing agent, so its 24 bytes rather than
+// crowd_arrival's 32 are paid per queueing agent.
+typedef struct cs_arrival {
+    uint32_t index1;
+    uint16_t generation;
+    uint8_t action; // crowd_queue_policy
+    uint8_t pad;
+    float x, y;
+    uint64_t user_data;
+} cs_arrival;
+
+_Static_assert(sizeof(cs_arrival) == 24, "an arrival is kept in 24 bytes");
+
 // The queue behavior's world state: the last step's arrivals (the list itself is the queue
-// pool's aux array, as long as the pool).
+// pool's aux array of cs_arrival, as long as the pool).
 typedef struct cs_queue_world {
     int arrival_count;
 } cs_queue_world;
