@@ -127,8 +127,9 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
     const int n = w->count;
     int k = 0;
     for (int s = b; s < e; ++s) {
-        if (!(c->flags[s] & CS_FLAG_FOLLOW)) continue;
+        // Fetched ahead from every slot: a follower after a slot without one gets its fetch too.
         cs_prefetch_rec(c, w->rec_of[CS_REC_FOLLOWER], CS_FLAG_FOLLOW, s, n);
+        if (!(c->flags[s] & CS_FLAG_FOLLOW)) continue;
         const cs_follower* f = cs_follower_of(w, c->id[s]);
         L->slot[k] = s;
         L->px[k] = c->px[s];

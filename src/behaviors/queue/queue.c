@@ -265,9 +265,11 @@ static void arrival_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(n, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
+        // Fetched ahead from every slot: a queueing agent after a slot without a queue gets its
+        // fetch too.
+        cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, hi);
         // A ghost's arrival is its owner's to apply (core/dist_hooks.h).
         if ((c->flags[s] & (CS_FLAG_QUEUE | CS_FLAG_GHOST)) != CS_FLAG_QUEUE) continue;
-        cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, hi);
         const uint32_t idx = c->id[s];
         const cs_queue_rec* q = cs_queue_of(w, idx);
         const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
