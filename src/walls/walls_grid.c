@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "walls/walls_math.h"
 #include "walls/walls_store.h"
 
 enum { MIN_TABLE = 64, MIN_SEGS = 64 };
@@ -19,8 +20,9 @@ static size_t occ_bytes(uint32_t cap) {
 }
 
 static void free_table(crowd_world* w, uint32_t* caps, cs_wall_cell* cells, uint64_t* occ,
-                       uint32_t cap) {
+                       cs_wall_sum* sums, uint32_t cap) {
     cs_free(w, caps, sizeof(uint32_t) * cap);
+    cs_free(w, sums, sizeof(cs_wall_sum) * cap);
     cs_free(w, cells, sizeof(cs_wall_cell) * cap);
     cs_free(w, occ, occ_bytes(cap));
 }
@@ -30,9 +32,10 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
         cs_free(w, g->obs[i].points, sizeof(crowd_vec2) * (size_t)g->obs[i].count);
     cs_free(w, g->obs, sizeof(cs_obstacle) * (size_t)g->obs_cap);
     cs_free(w, g->free_list, sizeof(int32_t) * (size_t)g->obs_cap);
-    free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
+    free_table(w, g->caps, g->cells, g->occupied, g->sums, g->table_cap);
     cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
+    cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
     const float cs = g->cell_size;
     cs_walls_init(g, cs);
 }
@@ -123,15 +126,118 @@ static bool is_cell_key(uint64_t k) {
 
 static void dir_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
-    g->dir = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
+    cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
+    g->dir = NULL, g->dsum = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
 }
 
-// Copies cell key k's list into its entry; false when the index exists and k lies outside its box.
+// The distance from segment s to the box [x0, x1] x [y0, y1]: zero when an end point is inside,
+// else the least distance to the box's four edges (a segment that enters the box crosses one).
+static double box_seg_dist(const cs_wall_seg* s, double x0, double y0, double x1, double y1) {
+    if ((s->ax >= x0 && s->ax <= x1 && s->ay >= y0 && s->ay <= y1) ||
+        (s->bx >= x0 && s->bx <= x1 && s->by >= y0 && s->by <= y1))
+        return 0.0;
+    const double ex[4][4] = {
+        {x0, y0, x1, y0}, {x1, y0, x1, y1}, {x1, y1, x0, y1}, {x0, y1, x0, y0}};
+    double best = INFINITY;
+    for (int i = 0; i < 4; ++i) {
+        double ux, uy, wx, wy;
+        const double d =
+            cs_segseg_dist2(ex[i][0], ex[i][1], ex[i][2], ex[i][3], s, &ux, &uy, &wx, &wy);
+        best = d < best ? d : best;
+    }
+    return sqrt(best);
+}
+
+// Lists longer than this get a sight bound that ignores the convex polygons' nearest edges (their
+// least box distance): the grouping by polygon below is quadratic in the list's length.
+#define SUM_GROUP_MAX 64
+
+// The summary (cs_wall_sum) of cell (cx, cy) from its list of n > 0 segments. Its box is widened
+// for the rounding of an agent's cell coordinate (floor(p / cell_size) in float) and every bound
+// is lowered for the rounding of its own arithmetic and of the float it is stored in.
+//
+// The sight clearance of a point is the least of its distances to the open walls and non-convex
+// polygons' edges and, for each convex polygon, to the polygon's second nearest edge (see
+// block_clear in walls_clearance.c; every unlisted segment is beyond the list's reach, where the
+// pass caps the bound). With d0, d1 the agent's distances to the keys and B the box distances of
+// the other segments, a convex polygon's second nearest edge is at least: the second least of its
+// B without a key; min(B) of its others with one key (its key may be the nearest); and
+// min(max(d0, d1), min(B) of its others) with both. So the summary's sight is the least of the
+// other open and non-convex segments' B and those per-polygon terms, and the pass adds d_i for an
+// open key i and max(d0, d1) for a pair. Cost: the list's length, squared up to SUM_GROUP_MAX.
+static cs_wall_sum sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
+                          uint32_t n) {
+    const double c = g->cell_size, ox = (double)cx * c, oy = (double)cy * c;
+    const double m = 1e-4 + (fabs(ox) + fabs(oy) + 2.0 * c) * 4e-6;
+    const double x0 = ox - m, y0 = oy - m, x1 = ox + c + m, y1 = oy + c + m;
+    const double mx = ox + 0.5 * c, my = oy + 0.5 * c;
+    double box[SUM_GROUP_MAX];
+    const bool grouped = n <= SUM_GROUP_MAX;
+    // The keys: least box distance, then least distance to the centre, then lowest id.
+    uint32_t key[2] = {UINT32_MAX, UINT32_MAX};
+    double kb[2] = {INFINITY, INFINITY}, kc[2] = {INFINITY, INFINITY};
+    for (uint32_t i = 0; i < n; ++i) {
+        const double b = box_seg_dist(&list[i], x0, y0, x1, y1);
+        if (grouped) box[i] = b;
+        double px, py;
+        const double d = cs_seg_dist2(&list[i], mx, my, &px, &py);
+        for (int q = 0; q < 2; ++q) {
+            const bool before =
+                b < kb[q] ||
+                (b == kb[q] && (d < kc[q] || (d == kc[q] && list[i].id < list[key[q]].id)));
+            if (!before) continue;
+            if (q == 0) key[1] = key[0], kb[1] = kb[0], kc[1] = kc[0];
+            key[q] = i, kb[q] = b, kc[q] = d;
+            break;
+        }
+    }
+    if (key[1] == UINT32_MAX) key[1] = key[0];
+    const cs_obstacle* ko[2] = {&g->obs[list[key[0]].id >> 16], &g->obs[list[key[1]].id >> 16]};
+    const bool paired = key[1] != key[0] && ko[0] == ko[1] && ko[0]->convex;
+    double rest = INFINITY, sight = INFINITY;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i == key[0] || i == key[1]) continue;
+        const double b = grouped ? box[i] : box_seg_dist(&list[i], x0, y0, x1, y1);
+        rest = b < rest ? b : rest;
+        const cs_obstacle* o = &g->obs[list[i].id >> 16];
+        bool counts =
+            !grouped || !o->convex || (o == ko[0] && o->convex) || (o == ko[1] && o->convex);
+        // A convex polygon without a key: its edge counts when another is at least as near.
+        for (uint32_t j = 0; j < n && !counts; ++j)
+            counts = j != i && list[j].id >> 16 == list[i].id >> 16 &&
+                     (box[j] < b || (box[j] == b && j < i));
+        if (counts) sight = b < sight ? b : sight;
+    }
+    const double cap = 4.0 * c; // beyond every list's reach, and finite
+    rest = rest < cap ? rest : cap;
+    sight = sight < cap ? sight : cap;
+    cs_wall_sum out = {.rest = (float)(rest * (1.0 - 1e-6)),
+                       .sight = (float)(sight * (1.0 - 1e-6)),
+                       .pair = paired ? 0.0f : CS_WALL_NO_TERM};
+    for (int q = 0; q < 2; ++q) {
+        const cs_wall_seg* k = &list[key[q]];
+        out.k[q][0] = k->ax, out.k[q][1] = k->ay, out.k[q][2] = k->bx, out.k[q][3] = k->by;
+        out.open[q] = ko[q]->convex ? CS_WALL_NO_TERM : 0.0f;
+    }
+    return out;
+}
+
+// Sets the summary of cell key k (table slot c) from its list.
+static void set_sum(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
+    if (c->count)
+        g->sums[c - g->cells] = sum_of(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k,
+                                       g->segs + c->start, c->count);
+}
+
+// Copies cell key k's list and summary (table slot c) into its entry; false when the index exists
+// and k lies outside its box.
 static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     if (!g->dir) return true;
-    const cs_wall_ref* r = cs_walls_dir_at(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k);
+    const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
+    const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
     if (!r) return false;
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
+    g->dsum[r - g->dir] = g->sums[c - g->cells];
     return true;
 }
 
@@ -198,12 +304,15 @@ static void dir_build(crowd_world* w, cs_walls* g) {
     const uint64_t cells = (uint64_t)(wd + 2 * sx) * (uint64_t)(ht + 2 * sy);
     if (cells > g->dir_cells) {
         cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
+        cs_wall_sum* dk = cs_alloc(w, sizeof(cs_wall_sum) * cells);
         dir_free(w, g);
-        if (!d) {
+        if (!d || !dk) {
+            cs_free(w, d, sizeof(cs_wall_ref) * cells);
+            cs_free(w, dk, sizeof(cs_wall_sum) * cells);
             g->dir_off = true;
             return;
         }
-        g->dir = d, g->dir_cells = cells;
+        g->dir = d, g->dsum = dk, g->dir_cells = cells;
     }
     g->dir_x0 = (int32_t)(x0 - sx), g->dir_y0 = (int32_t)(y0 - sy);
     g->dir_w = (uint32_t)(wd + 2 * sx), g->dir_h = (uint32_t)(ht + 2 * sy);
@@ -347,20 +456,22 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
     uint32_t* caps = NULL;
     cs_wall_cell* cells = NULL;
     uint64_t* occ = NULL;
+    cs_wall_sum* sums = NULL;
     cs_wall_seg* segs = NULL;
     bool ok = true;
     if (regrow) {
         caps = cs_alloc(w, sizeof(uint32_t) * tcap);
         cells = cs_alloc(w, sizeof(cs_wall_cell) * tcap);
         occ = cs_alloc(w, occ_bytes(tcap));
-        ok = caps && cells && occ;
+        sums = cs_alloc(w, sizeof(cs_wall_sum) * tcap);
+        ok = caps && cells && occ && sums;
     }
     if (ok && repool) {
         segs = cs_alloc(w, sizeof(cs_wall_seg) * (size_t)pcap);
         ok = segs != NULL;
     }
     if (!ok) {
-        if (regrow) free_table(w, caps, cells, occ, tcap);
+        if (regrow) free_table(w, caps, cells, occ, sums, tcap);
         cs_free(w, segs, sizeof(cs_wall_seg) * (size_t)pcap);
         cs_free(w, pairs, pair_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
@@ -376,11 +487,12 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
             const uint32_t s = find_slot(cells, tcap, g->cells[h].key);
             cells[s] = g->cells[h];
             caps[s] = g->caps[h];
+            sums[s] = g->sums[h];
             occ[s >> 6] |= 1ull << (s & 63);
             ++used;
         }
-        free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
-        g->caps = caps, g->cells = cells, g->occupied = occ;
+        free_table(w, g->caps, g->cells, g->occupied, g->sums, g->table_cap);
+        g->caps = caps, g->cells = cells, g->occupied = occ, g->sums = sums;
         g->table_cap = tcap, g->table_used = used, g->table_empty = 0;
         g->dir_off = false;
     }
@@ -426,7 +538,10 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
         for (size_t q = i; q < j; ++q)
             g->segs[cell->start + cell->count++] = entry_of(o, oi, pairs[q].seg);
         g->segs_live += add;
-        if (pairs[i].seg != BOX_ENTRY && !dir_set(g, k, cell)) rebuild = true;
+        if (pairs[i].seg != BOX_ENTRY) {
+            set_sum(g, k, cell);
+            if (!dir_set(g, k, cell)) rebuild = true;
+        }
         i = j;
     }
     cs_free(w, pairs, pair_bytes);
@@ -459,7 +574,9 @@ static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
     drop* d = ctx;
     const uint64_t k = cs_wall_key(cx, cy);
     const cs_wall_cell* cell = drop_key(d, k);
-    if (cell) dir_set(d->g, k, cell);
+    if (!cell) return;
+    set_sum(d->g, k, cell);
+    dir_set(d->g, k, cell);
 }
 
 static void drop_coarse(void* ctx, int32_t cx, int32_t cy) {

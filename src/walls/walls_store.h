@@ -46,6 +46,31 @@ typedef struct cs_wall_ref {
     uint32_t start, count;
 } cs_wall_ref;
 
+// A cell's summary, kept beside its table slot (cs_walls.sums) and copied beside its direct index
+// entry (cs_walls.dsum) for reading in sorted order, from which the clearance pass
+// bounds an agent's clearances with two segments rather than the cell's whole list (see
+// walls_clearance.c). Every consumer of the clearances uses them only to skip work that would
+// find nothing, so any lower bound keeps every result the same; a tight one saves the work.
+//   - k[0], k[1]: the two keys, the list's segments nearest the cell (least box-to-segment
+//     distance, then nearest its centre): beside a block's side its edge, at a corner both its
+//     edges (a list of one segment has it twice);
+//   - rest: a lower bound, over every point of the cell, of the distance to every other segment of
+//     the list (the box-to-segment distance), so that an agent at P has a clearance of at least
+//     min(|P - k0|, |P - k1|, rest), exact when that is not rest;
+//   - sight: a lower bound, over every point of the cell, of what the other segments add to the
+//     sight clearance, and open[i] / pair how the keys add to it (see sum_of in walls_grid.c).
+// Bounds are left uncapped by the list's reach; the pass caps them. 64 bytes: one line.
+#define CS_WALL_NO_TERM 1e30f
+
+typedef struct cs_wall_sum {
+    float k[2][4]; // ax, ay, bx, by
+    float rest, sight;
+    // 0 when key i is an open wall's or a non-convex polygon's edge, else CS_WALL_NO_TERM
+    float open[2];
+    float pair; // 0 when both keys are edges of one convex polygon, else CS_WALL_NO_TERM
+    float pad[3];
+} cs_wall_sum;
+
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
 // segs[start, start + count). 16 bytes, so a lookup touches one cache line.
 typedef struct cs_wall_cell {
@@ -78,6 +103,7 @@ typedef struct cs_walls {
     cs_wall_cell* cells;  // table_cap slots
     uint32_t* caps;       // table_cap: room of each slot's list (read only when lists change)
     uint64_t* occupied;   // table_cap bits
+    cs_wall_sum* sums;    // table_cap: each slot's summary (meaningless where its count is 0)
     uint32_t table_cap;   // a power of two, or 0 before the first wall
     uint32_t table_used;  // keys stored (cells with walls, and emptied cells not yet dropped)
     uint32_t table_empty; // stored cells whose list is empty
@@ -90,7 +116,8 @@ typedef struct cs_walls {
     // every cell with a wall lies in the box. Agents sorted by cell read it in order, one entry
     // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
     cs_wall_ref* dir;
-    size_t dir_cells; // entries allocated
+    cs_wall_sum* dsum; // each entry's summary (a copy of its slot's), read in the index's order
+    size_t dir_cells;  // entries allocated (of both)
     int32_t dir_x0, dir_y0;
     uint32_t dir_w, dir_h;
     bool dir_off;          // a box too large for an index: none until the table grows again
@@ -173,18 +200,22 @@ static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t c
     return cs_walls_ref(g, cs_walls_slot(g, cx, cy));
 }
 
-// Fetches ahead what cs_walls_list(g, cx, cy) reads first: the direct index's entry, or the
-// occupied bit and the home slot.
+// Fetches ahead what cs_walls_list(g, cx, cy) reads first, and the cell's summary: the direct
+// index's entries, or the occupied bit and the home slot's.
 static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t cy) {
     if (g->dir) {
         const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
-        if (r) __builtin_prefetch(r);
+        if (r) {
+            __builtin_prefetch(r);
+            __builtin_prefetch(&g->dsum[r - g->dir]);
+        }
         return;
     }
     if (g->table_cap == 0) return;
     const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
     __builtin_prefetch(&g->occupied[h >> 6]);
     __builtin_prefetch(&g->cells[h]);
+    __builtin_prefetch(&g->sums[h]);
 }
 
 // How many agents ahead the passes that read agents' wall lists (in sorted order, at scattered
