@@ -1,15 +1,15 @@
 // The clearance pass, in the neighbor phase before the neighbor pass (step.c): every agent's wall
-// clearance, sight clearance, probe clearance and cell list (see cs_walls_seg_d2 and block_clear)
-// into w->wall_clear / w->wall_sight / w->wall_probe / w->wall_list, read by the neighbor pass
-// (which agents test line of sight, and against what) and by the walls behavior's passes of the
-// same step (the force and the clamp skip agents whose clearance exceeds their reach). It reads
-// the agents' sorted positions and velocities and the static segment grid, and writes only its
-// own agents' slots, so the result does not depend on the thread count.
+// clearance, sight clearance, probe clearance and cell list (see block_key) into w->wall_clear /
+// w->wall_sight / w->wall_probe / w->wall_list, read by the neighbor pass (which agents test line
+// of sight, and against what) and by the walls behavior's passes of the same step (the force and
+// the clamp skip agents whose clearance exceeds their reach). It reads the agents' sorted positions
+// and velocities and the static segment grid, and writes only its own agents' slots, so the result
+// does not depend on the thread count.
 #include "core/internal.h"
 
 // Agents whose wall lists are looked up together (see clearance_team).
 #define CS_WALL_BLOCK 32
-// Pieces of the probe (see block_clear).
+// Pieces of the probe (see block_key).
 #define CS_WALL_PROBE 2
 
 // Stage one of a block: its agents' cells, and a fetch of where each new cell's list is found.
@@ -69,17 +69,28 @@ static inline float seg_d2_inv(float ax, float ay, float ex, float ey, float inv
     return dx * dx + dy * dy;
 }
 
-// Stage three with the direct index: every bound from the agent's cell summary (see cs_wall_sum),
-// a few operations per agent whatever the list's length. With d0, d1 the distances to the two
-// keys and r the summary's rest (all capped at the list's reach):
-//   - clearance: min(d0, d1, r), exact when r is not the least (an agent beside one wall or at
-//     a block's corner);
-//   - sight clearance: the least of the summary's sight, d_i for an open key i and max(d0, d1)
-//     for a pair (see sum_of in walls_grid.c), or the clearance when that is larger (a sight line
-//     shorter than the clearance meets no wall);
-//   - probe clearance: as in block_clear, with the distance of the probe's i-th point to the walls
-//     bounded by its distances to the keys and r - i h: the other segments are at least r from P,
-//     which is i h away.
+// Stage three: every bound from the agent's cell summary (see cs_wall_sum), a few operations per
+// agent whatever the list's length. Every consumer uses these bounds only to skip work that would
+// find nothing, so a bound below the true value changes no result, only the work done. With d0,
+// d1 the distances to the two keys and r the summary's rest (all capped at the list's reach: a
+// segment not in the list is at least that far):
+//   - clearance: min(d0, d1, r), exact when r is not the least (an agent beside a block's side or
+//     at its corner).
+//   - sight clearance (w->wall_sight): a lower bound of the distance to the walls that could hide
+//     a neighbor, so that a sight line no longer than it meets no wall. A sight line joins two
+//     agents' centres, and no centre is ever inside a solid, so a line that meets a convex polygon
+//     enters and leaves it through two of its edges, and one of them is not the polygon's nearest:
+//     the line is at least as long as the distance to the polygon's second nearest edge. The bound
+//     is the least of the summary's sight (the other segments' share), d_i for an open key i and
+//     max(d0, d1) for two keys of one convex polygon (see sum_of in walls_grid.c), raised to the
+//     clearance when that is larger. An agent walking along a block tests no line of sight.
+//   - probe clearance (w->wall_probe): a lower bound of the distance from the walls to the probe,
+//     the segment from the agent's centre P to P + velocity * wall_probe_time. The distance to the
+//     walls changes by at most the distance moved, so with the probe cut into CS_WALL_PROBE
+//     pieces of length h and its end points' distances a and b known, no point of a piece is
+//     nearer than (a + b - h) / 2. The i-th point's distance is bounded by its distances to the
+//     keys and by r - i h (the other segments are at least r from P, i h away). An agent walking
+//     along a wall has its probe as far from the wall as itself, less h / 2.
 static void block_key(const cs_walls* g, const float* restrict px, const float* restrict py,
                       const float* restrict vx, const float* restrict vy, float probe_time,
                       const cs_wall_ref* restrict ref, float (*restrict key)[CS_WALL_BLOCK],

@@ -158,7 +158,7 @@ static double box_seg_dist(const cs_wall_seg* s, double x0, double y0, double x1
 //
 // The sight clearance of a point is the least of its distances to the open walls and non-convex
 // polygons' edges and, for each convex polygon, to the polygon's second nearest edge (see
-// block_clear in walls_clearance.c; every unlisted segment is beyond the list's reach, where the
+// block_key in walls_clearance.c; every unlisted segment is beyond the list's reach, where the
 // pass caps the bound). With d0, d1 the agent's distances to the keys and B the box distances of
 // the other segments, a convex polygon's second nearest edge is at least: the second least of its
 // B without a key; min(B) of its others with one key (its key may be the nearest); and

@@ -85,8 +85,8 @@ typedef struct cs_obstacle {
     int32_t count;
     uint16_t generation;
     uint8_t kind;
-    // 1: a polygon whose every turn goes the same way (it is simple); 32 bits, so that the
-    // clearance pass's lanes load it with the segments (see wall_sight)
+    // 1: a polygon whose every turn goes the same way (it is simple): the cell summaries' sight
+    // bound counts only its second nearest edge (see cs_wall_sum)
     uint32_t convex;
 } cs_obstacle;
 
@@ -235,21 +235,10 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
     return g->cell_size * 0.999f - (fabsf(x) + fabsf(y)) * 1e-6f;
 }
 
-// A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
-// margin) when below cs_walls_reach, from its cell's list: the reach when the list is empty, else
-// sqrtf of the least of reach * reach and cs_walls_seg_d2 over the list, less a margin for
-// rounding. Computed once per agent and step by the clearance pass
-// (walls_clearance.c), which keeps the list too: every wall query of that step whose reach is
-// below the clearance is skipped, and one within cs_walls_reach reads that one list.
-//
-// The squared float distance from (x, y) to the segment from (ax, ay) to (bx, by).
-static inline float cs_walls_seg_d2(float ax, float ay, float bx, float by, float x, float y) {
-    const float ex = bx - ax, ey = by - ay;
-    float u = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey);
-    u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
-    const float dx = x - (ax + u * ex), dy = y - (ay + u * ey);
-    return dx * dx + dy * dy;
-}
+// A point's clearance: a lower bound of its distance to every wall segment, at most
+// cs_walls_reach. Computed once per agent and step by the clearance pass (walls_clearance.c, from
+// the cell summaries above), which keeps the list too: every wall query of that step whose reach
+// is below the clearance is skipped, and one within cs_walls_reach reads that one list.
 
 void cs_walls_init(cs_walls* g, float cell_size);
 void cs_walls_free(crowd_world* w, cs_walls* g);
