@@ -130,20 +130,35 @@ static void dir_free(crowd_world* w, cs_walls* g) {
     g->dir = NULL, g->dsum = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
 }
 
-// The distance from segment s to the box [x0, x1] x [y0, y1]: zero when an end point is inside,
-// else the least distance to the box's four edges (a segment that enters the box crosses one).
+// The distance from segment s to the box [x0, x1] x [y0, y1]: zero when the segment meets the box
+// (clipped to it, something is left), else the least distance from an end point to the box or
+// from a corner to the segment (two disjoint convex sets are nearest at a vertex of one of them).
 static double box_seg_dist(const cs_wall_seg* s, double x0, double y0, double x1, double y1) {
-    if ((s->ax >= x0 && s->ax <= x1 && s->ay >= y0 && s->ay <= y1) ||
-        (s->bx >= x0 && s->bx <= x1 && s->by >= y0 && s->by <= y1))
-        return 0.0;
-    const double ex[4][4] = {
-        {x0, y0, x1, y0}, {x1, y0, x1, y1}, {x1, y1, x0, y1}, {x0, y1, x0, y0}};
+    const double ax = s->ax, ay = s->ay, ex = (double)s->bx - ax, ey = (double)s->by - ay;
+    double t0 = 0.0, t1 = 1.0;
+    const double p[4] = {-ex, ex, -ey, ey}, q[4] = {ax - x0, x1 - ax, ay - y0, y1 - ay};
+    for (int i = 0; i < 4 && t0 <= t1; ++i) {
+        if (p[i] == 0.0) {
+            if (q[i] < 0.0) t0 = 2.0; // parallel to this side and outside it
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0.0)
+            t0 = t > t0 ? t : t0;
+        else
+            t1 = t < t1 ? t : t1;
+    }
+    if (t0 <= t1) return 0.0;
     double best = INFINITY;
-    for (int i = 0; i < 4; ++i) {
-        double ux, uy, wx, wy;
-        const double d =
-            cs_segseg_dist2(ex[i][0], ex[i][1], ex[i][2], ex[i][3], s, &ux, &uy, &wx, &wy);
-        best = d < best ? d : best;
+    for (int k = 0; k < 2; ++k) {
+        const double px = k ? s->bx : s->ax, py = k ? s->by : s->ay;
+        const double gx = px < x0 ? x0 - px : (px > x1 ? px - x1 : 0.0);
+        const double gy = py < y0 ? y0 - py : (py > y1 ? py - y1 : 0.0);
+        best = fmin(best, gx * gx + gy * gy);
+    }
+    for (int k = 0; k < 4; ++k) {
+        double cx, cy;
+        best = fmin(best, cs_seg_dist2(s, k & 1 ? x1 : x0, k & 2 ? y1 : y0, &cx, &cy));
     }
     return sqrt(best);
 }
