@@ -35,26 +35,27 @@ static const cs_wall_sum NO_SUM = {.k = {{0.0f, 0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 
 // clearances do not depend on which one answers.
 static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL_BLOCK], int n,
                        const int32_t* cx, const int32_t* cy) {
+    // The current cell's list and fields, kept in registers across its run of agents.
+    cs_wall_ref ref = {0, 0};
+    float f[SUM_FIELDS];
     for (int k = 0; k < n; ++k) {
-        const bool same = k > 0 && cx[k] == cx[k - 1] && cy[k] == cy[k - 1];
-        if (same) {
-            out[k] = out[k - 1];
-            for (int f = 0; f < SUM_FIELDS; ++f) key[f][k] = key[f][k - 1];
-            continue;
+        if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1]) {
+            const cs_wall_sum* e = &NO_SUM;
+            if (g->dir) {
+                const cs_wall_ref* r = cs_walls_dir_at(g, cx[k], cy[k]);
+                ref = r ? *r : (cs_wall_ref){0, 0};
+                if (ref.count) e = &g->dsum[r - g->dir];
+            } else {
+                const uint32_t h = cs_walls_slot(g, cx[k], cy[k]);
+                ref = cs_walls_ref(g, h);
+                if (ref.count) e = &g->sums[h];
+            }
+            for (int q = 0; q < 8; ++q) f[q] = e->k[q >> 2][q & 3];
+            f[8] = e->rest, f[9] = e->sight;
+            f[10] = e->open[0], f[11] = e->open[1], f[12] = e->pair;
         }
-        const cs_wall_sum* e = &NO_SUM;
-        if (g->dir) {
-            const cs_wall_ref* r = cs_walls_dir_at(g, cx[k], cy[k]);
-            out[k] = r ? *r : (cs_wall_ref){0, 0};
-            if (out[k].count) e = &g->dsum[r - g->dir];
-        } else {
-            const uint32_t h = cs_walls_slot(g, cx[k], cy[k]);
-            out[k] = cs_walls_ref(g, h);
-            if (out[k].count) e = &g->sums[h];
-        }
-        for (int f = 0; f < 8; ++f) key[f][k] = e->k[f >> 2][f & 3];
-        key[8][k] = e->rest, key[9][k] = e->sight;
-        key[10][k] = e->open[0], key[11][k] = e->open[1], key[12][k] = e->pair;
+        out[k] = ref;
+        for (int q = 0; q < SUM_FIELDS; ++q) key[q][k] = f[q];
     }
 }
 
