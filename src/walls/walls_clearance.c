@@ -37,6 +37,7 @@ static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL
                        const int32_t* cx, const int32_t* cy) {
     // The current cell's list and fields, kept in registers across its run of agents.
     cs_wall_ref ref = {0, 0};
+    cs_wall_sum sum;
     float f[SUM_FIELDS];
     for (int k = 0; k < n; ++k) {
         if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1]) {
@@ -45,10 +46,16 @@ static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL
                 const cs_wall_ref* r = cs_walls_dir_at(g, cx[k], cy[k]);
                 ref = r ? *r : (cs_wall_ref){0, 0};
                 if (ref.count) e = &g->dsum[r - g->dir];
+            } else if (g->table_cap) {
+                // Without the index (walls spread over too large a box) the summary is computed
+                // from the list, the same as the index would hold.
+                ref = cs_walls_ref(g, cs_walls_slot(g, cx[k], cy[k]));
+                if (ref.count) {
+                    sum = cs_walls_sum_of(g, cx[k], cy[k], g->segs + ref.start, ref.count);
+                    e = &sum;
+                }
             } else {
-                const uint32_t h = cs_walls_slot(g, cx[k], cy[k]);
-                ref = cs_walls_ref(g, h);
-                if (ref.count) e = &g->sums[h];
+                ref = (cs_wall_ref){0, 0};
             }
             for (int q = 0; q < 8; ++q) f[q] = e->k[q >> 2][q & 3];
             f[8] = e->rest, f[9] = e->sight;

@@ -20,9 +20,8 @@ static size_t occ_bytes(uint32_t cap) {
 }
 
 static void free_table(crowd_world* w, uint32_t* caps, cs_wall_cell* cells, uint64_t* occ,
-                       cs_wall_sum* sums, uint32_t cap) {
+                       uint32_t cap) {
     cs_free(w, caps, sizeof(uint32_t) * cap);
-    cs_free(w, sums, sizeof(cs_wall_sum) * cap);
     cs_free(w, cells, sizeof(cs_wall_cell) * cap);
     cs_free(w, occ, occ_bytes(cap));
 }
@@ -32,7 +31,7 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
         cs_free(w, g->obs[i].points, sizeof(crowd_vec2) * (size_t)g->obs[i].count);
     cs_free(w, g->obs, sizeof(cs_obstacle) * (size_t)g->obs_cap);
     cs_free(w, g->free_list, sizeof(int32_t) * (size_t)g->obs_cap);
-    free_table(w, g->caps, g->cells, g->occupied, g->sums, g->table_cap);
+    free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
     cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
@@ -180,8 +179,8 @@ static double box_seg_dist(const cs_wall_seg* s, double x0, double y0, double x1
 // min(max(d0, d1), min(B) of its others) with both. So the summary's sight is the least of the
 // other open and non-convex segments' B and those per-polygon terms, and the pass adds d_i for an
 // open key i and max(d0, d1) for a pair. Cost: the list's length, squared up to SUM_GROUP_MAX.
-static cs_wall_sum sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
-                          uint32_t n) {
+cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
+                            uint32_t n) {
     const double c = g->cell_size, ox = (double)cx * c, oy = (double)cy * c;
     const double m = 1e-4 + (fabs(ox) + fabs(oy) + 2.0 * c) * 4e-6;
     const double x0 = ox - m, y0 = oy - m, x1 = ox + c + m, y1 = oy + c + m;
@@ -237,22 +236,15 @@ static cs_wall_sum sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wa
     return out;
 }
 
-// Sets the summary of cell key k (table slot c) from its list.
-static void set_sum(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
-    if (c->count)
-        g->sums[c - g->cells] = sum_of(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k,
-                                       g->segs + c->start, c->count);
-}
-
-// Copies cell key k's list and summary (table slot c) into its entry; false when the index exists
-// and k lies outside its box.
+// Copies cell key k's list (table slot c) into its entry, with its summary (computed from the
+// list); false when the index exists and k lies outside its box.
 static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     if (!g->dir) return true;
     const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
     const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
     if (!r) return false;
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
-    g->dsum[r - g->dir] = g->sums[c - g->cells];
+    if (c->count) g->dsum[r - g->dir] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
     return true;
 }
 
@@ -317,25 +309,36 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         return;
     }
     const uint64_t cells = (uint64_t)(wd + 2 * sx) * (uint64_t)(ht + 2 * sy);
-    if (cells > g->dir_cells) {
-        cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
-        cs_wall_sum* dk = cs_alloc(w, sizeof(cs_wall_sum) * cells);
+    // New arrays, so that the summaries of the cells the old index held are copied rather than
+    // computed again (a rebuild then costs its memory traffic, as the lists' layout does).
+    cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
+    cs_wall_sum* dk = cs_alloc(w, sizeof(cs_wall_sum) * cells);
+    if (!d || !dk) {
+        cs_free(w, d, sizeof(cs_wall_ref) * cells);
+        cs_free(w, dk, sizeof(cs_wall_sum) * cells);
         dir_free(w, g);
-        if (!d || !dk) {
-            cs_free(w, d, sizeof(cs_wall_ref) * cells);
-            cs_free(w, dk, sizeof(cs_wall_sum) * cells);
-            g->dir_off = true;
-            return;
-        }
-        g->dir = d, g->dsum = dk, g->dir_cells = cells;
+        g->dir_off = true;
+        return;
     }
+    const cs_walls old = *g;
+    g->dir = d, g->dsum = dk, g->dir_cells = cells;
     g->dir_x0 = (int32_t)(x0 - sx), g->dir_y0 = (int32_t)(y0 - sy);
     g->dir_w = (uint32_t)(wd + 2 * sx), g->dir_h = (uint32_t)(ht + 2 * sy);
     memset(g->dir, 0, sizeof(cs_wall_ref) * cells);
     for (uint32_t h = 0; h < g->table_cap; ++h) {
         const uint64_t k = g->cells[h].key;
-        if (k != CS_WALL_EMPTY && g->cells[h].count && is_cell_key(k)) dir_set(g, k, &g->cells[h]);
+        const cs_wall_cell* c = &g->cells[h];
+        if (k == CS_WALL_EMPTY || !c->count || !is_cell_key(k)) continue;
+        const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
+        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
+        const cs_wall_ref* o = old.dir ? cs_walls_dir_at(&old, cx, cy) : NULL;
+        *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
+        g->dsum[r - g->dir] = o && o->count
+                                  ? old.dsum[o - old.dir]
+                                  : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
     }
+    cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);
+    cs_free(w, old.dsum, sizeof(cs_wall_sum) * old.dir_cells);
     dir_layout(w, g);
 }
 
@@ -471,22 +474,20 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
     uint32_t* caps = NULL;
     cs_wall_cell* cells = NULL;
     uint64_t* occ = NULL;
-    cs_wall_sum* sums = NULL;
     cs_wall_seg* segs = NULL;
     bool ok = true;
     if (regrow) {
         caps = cs_alloc(w, sizeof(uint32_t) * tcap);
         cells = cs_alloc(w, sizeof(cs_wall_cell) * tcap);
         occ = cs_alloc(w, occ_bytes(tcap));
-        sums = cs_alloc(w, sizeof(cs_wall_sum) * tcap);
-        ok = caps && cells && occ && sums;
+        ok = caps && cells && occ;
     }
     if (ok && repool) {
         segs = cs_alloc(w, sizeof(cs_wall_seg) * (size_t)pcap);
         ok = segs != NULL;
     }
     if (!ok) {
-        if (regrow) free_table(w, caps, cells, occ, sums, tcap);
+        if (regrow) free_table(w, caps, cells, occ, tcap);
         cs_free(w, segs, sizeof(cs_wall_seg) * (size_t)pcap);
         cs_free(w, pairs, pair_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
@@ -502,12 +503,11 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
             const uint32_t s = find_slot(cells, tcap, g->cells[h].key);
             cells[s] = g->cells[h];
             caps[s] = g->caps[h];
-            sums[s] = g->sums[h];
             occ[s >> 6] |= 1ull << (s & 63);
             ++used;
         }
-        free_table(w, g->caps, g->cells, g->occupied, g->sums, g->table_cap);
-        g->caps = caps, g->cells = cells, g->occupied = occ, g->sums = sums;
+        free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
+        g->caps = caps, g->cells = cells, g->occupied = occ;
         g->table_cap = tcap, g->table_used = used, g->table_empty = 0;
         g->dir_off = false;
     }
@@ -554,7 +554,6 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
             g->segs[cell->start + cell->count++] = entry_of(o, oi, pairs[q].seg);
         g->segs_live += add;
         if (pairs[i].seg != BOX_ENTRY) {
-            set_sum(g, k, cell);
             if (!dir_set(g, k, cell)) rebuild = true;
         }
         i = j;
@@ -590,7 +589,6 @@ static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
     const uint64_t k = cs_wall_key(cx, cy);
     const cs_wall_cell* cell = drop_key(d, k);
     if (!cell) return;
-    set_sum(d->g, k, cell);
     dir_set(d->g, k, cell);
 }
 

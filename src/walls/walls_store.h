@@ -46,8 +46,8 @@ typedef struct cs_wall_ref {
     uint32_t start, count;
 } cs_wall_ref;
 
-// A cell's summary, kept beside its table slot (cs_walls.sums) and copied beside its direct index
-// entry (cs_walls.dsum) for reading in sorted order, from which the clearance pass
+// A cell's summary, kept beside its direct index entry (cs_walls.dsum) and computed from its list
+// where there is no index (see cs_walls_sum_of), from which the clearance pass
 // bounds an agent's clearances with two segments rather than the cell's whole list (see
 // walls_clearance.c). Every consumer of the clearances uses them only to skip work that would
 // find nothing, so any lower bound keeps every result the same; a tight one saves the work.
@@ -103,7 +103,6 @@ typedef struct cs_walls {
     cs_wall_cell* cells;  // table_cap slots
     uint32_t* caps;       // table_cap: room of each slot's list (read only when lists change)
     uint64_t* occupied;   // table_cap bits
-    cs_wall_sum* sums;    // table_cap: each slot's summary (meaningless where its count is 0)
     uint32_t table_cap;   // a power of two, or 0 before the first wall
     uint32_t table_used;  // keys stored (cells with walls, and emptied cells not yet dropped)
     uint32_t table_empty; // stored cells whose list is empty
@@ -116,7 +115,7 @@ typedef struct cs_walls {
     // every cell with a wall lies in the box. Agents sorted by cell read it in order, one entry
     // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
     cs_wall_ref* dir;
-    cs_wall_sum* dsum; // each entry's summary (a copy of its slot's), read in the index's order
+    cs_wall_sum* dsum; // each entry's summary (meaningless where its count is 0)
     size_t dir_cells;  // entries allocated (of both)
     int32_t dir_x0, dir_y0;
     uint32_t dir_w, dir_h;
@@ -201,7 +200,7 @@ static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t c
 }
 
 // Fetches ahead what cs_walls_list(g, cx, cy) reads first, and the cell's summary: the direct
-// index's entries, or the occupied bit and the home slot's.
+// index's entries, or the occupied bit and the home slot.
 static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t cy) {
     if (g->dir) {
         const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
@@ -215,7 +214,6 @@ static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t
     const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
     __builtin_prefetch(&g->occupied[h >> 6]);
     __builtin_prefetch(&g->cells[h]);
-    __builtin_prefetch(&g->sums[h]);
 }
 
 // How many agents ahead the passes that read agents' wall lists (in sorted order, at scattered
@@ -239,6 +237,11 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 // cs_walls_reach. Computed once per agent and step by the clearance pass (walls_clearance.c, from
 // the cell summaries above), which keeps the list too: every wall query of that step whose reach
 // is below the clearance is skipped, and one within cs_walls_reach reads that one list.
+
+// The summary of cell (cx, cy) from its list of n > 0 segments (walls_grid.c). Cost: the list's
+// length, squared up to a few dozen segments.
+cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
+                            uint32_t n);
 
 void cs_walls_init(cs_walls* g, float cell_size);
 void cs_walls_free(crowd_world* w, cs_walls* g);
