@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "walls/walls_math.h"
 #include "walls/walls_store.h"
 
 enum { MIN_TABLE = 64, MIN_SEGS = 64 };
@@ -33,6 +34,7 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
     free_table(w, g->caps, g->cells, g->occupied, g->table_cap);
     cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
+    cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
     const float cs = g->cell_size;
     cs_walls_init(g, cs);
 }
@@ -123,15 +125,126 @@ static bool is_cell_key(uint64_t k) {
 
 static void dir_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
-    g->dir = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
+    cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
+    g->dir = NULL, g->dsum = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
 }
 
-// Copies cell key k's list into its entry; false when the index exists and k lies outside its box.
+// The distance from segment s to the box [x0, x1] x [y0, y1]: zero when the segment meets the box
+// (clipped to it, something is left), else the least distance from an end point to the box or
+// from a corner to the segment (two disjoint convex sets are nearest at a vertex of one of them).
+static double box_seg_dist(const cs_wall_seg* s, double x0, double y0, double x1, double y1) {
+    const double ax = s->ax, ay = s->ay, ex = (double)s->bx - ax, ey = (double)s->by - ay;
+    double t0 = 0.0, t1 = 1.0;
+    const double p[4] = {-ex, ex, -ey, ey}, q[4] = {ax - x0, x1 - ax, ay - y0, y1 - ay};
+    for (int i = 0; i < 4 && t0 <= t1; ++i) {
+        if (p[i] == 0.0) {
+            if (q[i] < 0.0) t0 = 2.0; // parallel to this side and outside it
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0.0)
+            t0 = t > t0 ? t : t0;
+        else
+            t1 = t < t1 ? t : t1;
+    }
+    if (t0 <= t1) return 0.0;
+    double best = INFINITY;
+    for (int k = 0; k < 2; ++k) {
+        const double px = k ? s->bx : s->ax, py = k ? s->by : s->ay;
+        const double gx = px < x0 ? x0 - px : (px > x1 ? px - x1 : 0.0);
+        const double gy = py < y0 ? y0 - py : (py > y1 ? py - y1 : 0.0);
+        best = fmin(best, gx * gx + gy * gy);
+    }
+    for (int k = 0; k < 4; ++k) {
+        double cx, cy;
+        best = fmin(best, cs_seg_dist2(s, k & 1 ? x1 : x0, k & 2 ? y1 : y0, &cx, &cy));
+    }
+    return sqrt(best);
+}
+
+// Lists longer than this get a sight bound that ignores the convex polygons' nearest edges (their
+// least box distance): the grouping by polygon below is quadratic in the list's length.
+#define SUM_GROUP_MAX 64
+
+// The summary (cs_wall_sum) of cell (cx, cy) from its list of n > 0 segments. Its box is widened
+// for the rounding of an agent's cell coordinate (floor(p / cell_size) in float) and every bound
+// is lowered for the rounding of its own arithmetic and of the float it is stored in.
+//
+// The sight clearance of a point is the least of its distances to the open walls and non-convex
+// polygons' edges and, for each convex polygon, to the polygon's second nearest edge (see
+// block_key in walls_clearance.c; every unlisted segment is beyond the list's reach, where the
+// pass caps the bound). With d0, d1 the agent's distances to the keys and B the box distances of
+// the other segments, a convex polygon's second nearest edge is at least: the second least of its
+// B without a key; min(B) of its others with one key (its key may be the nearest); and
+// min(max(d0, d1), min(B) of its others) with both. So the summary's sight is the least of the
+// other open and non-convex segments' B and those per-polygon terms, and the pass adds d_i for an
+// open key i and max(d0, d1) for a pair. Cost: the list's length, squared up to SUM_GROUP_MAX.
+cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
+                            uint32_t n) {
+    const double c = g->cell_size, ox = (double)cx * c, oy = (double)cy * c;
+    const double m = 1e-4 + (fabs(ox) + fabs(oy) + 2.0 * c) * 4e-6;
+    const double x0 = ox - m, y0 = oy - m, x1 = ox + c + m, y1 = oy + c + m;
+    const double mx = ox + 0.5 * c, my = oy + 0.5 * c;
+    double box[SUM_GROUP_MAX];
+    const bool grouped = n <= SUM_GROUP_MAX;
+    // The keys: least box distance, then least distance to the centre, then lowest id.
+    uint32_t key[2] = {UINT32_MAX, UINT32_MAX};
+    double kb[2] = {INFINITY, INFINITY}, kc[2] = {INFINITY, INFINITY};
+    for (uint32_t i = 0; i < n; ++i) {
+        const double b = box_seg_dist(&list[i], x0, y0, x1, y1);
+        if (grouped) box[i] = b;
+        double px, py;
+        const double d = cs_seg_dist2(&list[i], mx, my, &px, &py);
+        for (int q = 0; q < 2; ++q) {
+            const bool before =
+                b < kb[q] ||
+                (b == kb[q] && (d < kc[q] || (d == kc[q] && list[i].id < list[key[q]].id)));
+            if (!before) continue;
+            if (q == 0) key[1] = key[0], kb[1] = kb[0], kc[1] = kc[0];
+            key[q] = i, kb[q] = b, kc[q] = d;
+            break;
+        }
+    }
+    if (key[1] == UINT32_MAX) key[1] = key[0];
+    const cs_obstacle* ko[2] = {&g->obs[list[key[0]].id >> 16], &g->obs[list[key[1]].id >> 16]};
+    const bool paired = key[1] != key[0] && ko[0] == ko[1] && ko[0]->convex;
+    double rest = INFINITY, sight = INFINITY;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i == key[0] || i == key[1]) continue;
+        const double b = grouped ? box[i] : box_seg_dist(&list[i], x0, y0, x1, y1);
+        rest = b < rest ? b : rest;
+        const cs_obstacle* o = &g->obs[list[i].id >> 16];
+        bool counts =
+            !grouped || !o->convex || (o == ko[0] && o->convex) || (o == ko[1] && o->convex);
+        // A convex polygon without a key: its edge counts when another is at least as near.
+        for (uint32_t j = 0; j < n && !counts; ++j)
+            counts = j != i && list[j].id >> 16 == list[i].id >> 16 &&
+                     (box[j] < b || (box[j] == b && j < i));
+        if (counts) sight = b < sight ? b : sight;
+    }
+    const double cap = 4.0 * c; // beyond every list's reach, and finite
+    rest = rest < cap ? rest : cap;
+    sight = sight < cap ? sight : cap;
+    cs_wall_sum out = {.rest = (float)(rest * (1.0 - 1e-6)),
+                       .sight = (float)(sight * (1.0 - 1e-6)),
+                       .pair = paired ? 0.0f : CS_WALL_NO_TERM};
+    for (int q = 0; q < 2; ++q) {
+        const cs_wall_seg* k = &list[key[q]];
+        out.k[q][0] = k->ax, out.k[q][1] = k->ay, out.k[q][2] = k->bx, out.k[q][3] = k->by;
+        out.open[q] = ko[q]->convex ? CS_WALL_NO_TERM : 0.0f;
+    }
+    return out;
+}
+
+// Copies cell key k's list (table slot c) into its entry, with its summary (computed from the
+// list); false when the index exists and k lies outside its box.
 static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     if (!g->dir) return true;
-    const cs_wall_ref* r = cs_walls_dir_at(g, (int32_t)(uint32_t)(k >> 32), (int32_t)(uint32_t)k);
+    const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
+    const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
     if (!r) return false;
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
+    if (c->count) g->dsum[r - g->dir] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
     return true;
 }
 
@@ -196,22 +309,36 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         return;
     }
     const uint64_t cells = (uint64_t)(wd + 2 * sx) * (uint64_t)(ht + 2 * sy);
-    if (cells > g->dir_cells) {
-        cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
+    // New arrays, so that the summaries of the cells the old index held are copied rather than
+    // computed again (a rebuild then costs its memory traffic, as the lists' layout does).
+    cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
+    cs_wall_sum* dk = cs_alloc(w, sizeof(cs_wall_sum) * cells);
+    if (!d || !dk) {
+        cs_free(w, d, sizeof(cs_wall_ref) * cells);
+        cs_free(w, dk, sizeof(cs_wall_sum) * cells);
         dir_free(w, g);
-        if (!d) {
-            g->dir_off = true;
-            return;
-        }
-        g->dir = d, g->dir_cells = cells;
+        g->dir_off = true;
+        return;
     }
+    const cs_walls old = *g;
+    g->dir = d, g->dsum = dk, g->dir_cells = cells;
     g->dir_x0 = (int32_t)(x0 - sx), g->dir_y0 = (int32_t)(y0 - sy);
     g->dir_w = (uint32_t)(wd + 2 * sx), g->dir_h = (uint32_t)(ht + 2 * sy);
     memset(g->dir, 0, sizeof(cs_wall_ref) * cells);
     for (uint32_t h = 0; h < g->table_cap; ++h) {
         const uint64_t k = g->cells[h].key;
-        if (k != CS_WALL_EMPTY && g->cells[h].count && is_cell_key(k)) dir_set(g, k, &g->cells[h]);
+        const cs_wall_cell* c = &g->cells[h];
+        if (k == CS_WALL_EMPTY || !c->count || !is_cell_key(k)) continue;
+        const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
+        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
+        const cs_wall_ref* o = old.dir ? cs_walls_dir_at(&old, cx, cy) : NULL;
+        *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
+        g->dsum[r - g->dir] = o && o->count
+                                  ? old.dsum[o - old.dir]
+                                  : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
     }
+    cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);
+    cs_free(w, old.dsum, sizeof(cs_wall_sum) * old.dir_cells);
     dir_layout(w, g);
 }
 
@@ -426,7 +553,9 @@ crowd_status cs_walls_grid_insert(crowd_world* w, cs_walls* g, uint32_t oi) {
         for (size_t q = i; q < j; ++q)
             g->segs[cell->start + cell->count++] = entry_of(o, oi, pairs[q].seg);
         g->segs_live += add;
-        if (pairs[i].seg != BOX_ENTRY && !dir_set(g, k, cell)) rebuild = true;
+        if (pairs[i].seg != BOX_ENTRY) {
+            if (!dir_set(g, k, cell)) rebuild = true;
+        }
         i = j;
     }
     cs_free(w, pairs, pair_bytes);
@@ -459,7 +588,8 @@ static void drop_cell(void* ctx, int32_t cx, int32_t cy) {
     drop* d = ctx;
     const uint64_t k = cs_wall_key(cx, cy);
     const cs_wall_cell* cell = drop_key(d, k);
-    if (cell) dir_set(d->g, k, cell);
+    if (!cell) return;
+    dir_set(d->g, k, cell);
 }
 
 static void drop_coarse(void* ctx, int32_t cx, int32_t cy) {

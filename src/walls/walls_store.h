@@ -46,6 +46,31 @@ typedef struct cs_wall_ref {
     uint32_t start, count;
 } cs_wall_ref;
 
+// A cell's summary, kept beside its direct index entry (cs_walls.dsum) and computed from its list
+// where there is no index (see cs_walls_sum_of), from which the clearance pass
+// bounds an agent's clearances with two segments rather than the cell's whole list (see
+// walls_clearance.c). Every consumer of the clearances uses them only to skip work that would
+// find nothing, so any lower bound keeps every result the same; a tight one saves the work.
+//   - k[0], k[1]: the two keys, the list's segments nearest the cell (least box-to-segment
+//     distance, then nearest its centre): beside a block's side its edge, at a corner both its
+//     edges (a list of one segment has it twice);
+//   - rest: a lower bound, over every point of the cell, of the distance to every other segment of
+//     the list (the box-to-segment distance), so that an agent at P has a clearance of at least
+//     min(|P - k0|, |P - k1|, rest), exact when that is not rest;
+//   - sight: a lower bound, over every point of the cell, of what the other segments add to the
+//     sight clearance, and open[i] / pair how the keys add to it (see sum_of in walls_grid.c).
+// Bounds are left uncapped by the list's reach; the pass caps them. 64 bytes: one line.
+#define CS_WALL_NO_TERM 1e30f
+
+typedef struct cs_wall_sum {
+    float k[2][4]; // ax, ay, bx, by
+    float rest, sight;
+    // 0 when key i is an open wall's or a non-convex polygon's edge, else CS_WALL_NO_TERM
+    float open[2];
+    float pair; // 0 when both keys are edges of one convex polygon, else CS_WALL_NO_TERM
+    float pad[3];
+} cs_wall_sum;
+
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
 // segs[start, start + count). 16 bytes, so a lookup touches one cache line.
 typedef struct cs_wall_cell {
@@ -60,8 +85,8 @@ typedef struct cs_obstacle {
     int32_t count;
     uint16_t generation;
     uint8_t kind;
-    // 1: a polygon whose every turn goes the same way (it is simple); 32 bits, so that the
-    // clearance pass's lanes load it with the segments (see wall_sight)
+    // 1: a polygon whose every turn goes the same way (it is simple): the cell summaries' sight
+    // bound counts only its second nearest edge (see cs_wall_sum)
     uint32_t convex;
 } cs_obstacle;
 
@@ -90,7 +115,8 @@ typedef struct cs_walls {
     // every cell with a wall lies in the box. Agents sorted by cell read it in order, one entry
     // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
     cs_wall_ref* dir;
-    size_t dir_cells; // entries allocated
+    cs_wall_sum* dsum; // each entry's summary (meaningless where its count is 0)
+    size_t dir_cells;  // entries allocated (of both)
     int32_t dir_x0, dir_y0;
     uint32_t dir_w, dir_h;
     bool dir_off;          // a box too large for an index: none until the table grows again
@@ -173,12 +199,15 @@ static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t c
     return cs_walls_ref(g, cs_walls_slot(g, cx, cy));
 }
 
-// Fetches ahead what cs_walls_list(g, cx, cy) reads first: the direct index's entry, or the
-// occupied bit and the home slot.
+// Fetches ahead what cs_walls_list(g, cx, cy) reads first, and the cell's summary: the direct
+// index's entries, or the occupied bit and the home slot.
 static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t cy) {
     if (g->dir) {
         const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
-        if (r) __builtin_prefetch(r);
+        if (r) {
+            __builtin_prefetch(r);
+            __builtin_prefetch(&g->dsum[r - g->dir]);
+        }
         return;
     }
     if (g->table_cap == 0) return;
@@ -204,21 +233,15 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
     return g->cell_size * 0.999f - (fabsf(x) + fabsf(y)) * 1e-6f;
 }
 
-// A point's clearance: a lower bound of its distance to every wall segment, exact (less a rounding
-// margin) when below cs_walls_reach, from its cell's list: the reach when the list is empty, else
-// sqrtf of the least of reach * reach and cs_walls_seg_d2 over the list, less a margin for
-// rounding. Computed once per agent and step by the clearance pass
-// (walls_clearance.c), which keeps the list too: every wall query of that step whose reach is
-// below the clearance is skipped, and one within cs_walls_reach reads that one list.
-//
-// The squared float distance from (x, y) to the segment from (ax, ay) to (bx, by).
-static inline float cs_walls_seg_d2(float ax, float ay, float bx, float by, float x, float y) {
-    const float ex = bx - ax, ey = by - ay;
-    float u = ((x - ax) * ex + (y - ay) * ey) / (ex * ex + ey * ey);
-    u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
-    const float dx = x - (ax + u * ex), dy = y - (ay + u * ey);
-    return dx * dx + dy * dy;
-}
+// A point's clearance: a lower bound of its distance to every wall segment, at most
+// cs_walls_reach. Computed once per agent and step by the clearance pass (walls_clearance.c, from
+// the cell summaries above), which keeps the list too: every wall query of that step whose reach
+// is below the clearance is skipped, and one within cs_walls_reach reads that one list.
+
+// The summary of cell (cx, cy) from its list of n > 0 segments (walls_grid.c). Cost: the list's
+// length, squared up to a few dozen segments.
+cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
+                            uint32_t n);
 
 void cs_walls_init(cs_walls* g, float cell_size);
 void cs_walls_free(crowd_world* w, cs_walls* g);

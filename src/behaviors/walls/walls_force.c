@@ -67,8 +67,9 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
 
 // The candidates of the chunk of agents from b (none past hi): every agent, or with probe
 // clearances those whose probe clearance is below `band`; returns how many. The candidates are few
-// and far apart, so each reads lines of its own: where it finds its list and its index is
-// fetched here, a chunk before it is worked on.
+// and far apart, so each reads lines of its own: every column it reads or writes by sorted slot
+// (where it finds its list, its index, position, velocity, clearance, force) is fetched here, a
+// chunk before it is worked on.
 static int candidates(const crowd_world* w, bool probed, float band, int b, int hi, int* cand) {
     const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
     int m = 0;
@@ -82,8 +83,17 @@ static int candidates(const crowd_world* w, bool probed, float band, int b, int 
         m += probe[s] < band;
     }
     for (int i = 0; i < m; ++i) {
-        __builtin_prefetch(&w->wall_list[cand[i]]);
-        __builtin_prefetch(&w->cur.id[cand[i]]);
+        const int s = cand[i];
+        __builtin_prefetch(&w->wall_list[s]);
+        __builtin_prefetch(&w->cur.id[s]);
+        __builtin_prefetch(&w->cur.px[s]);
+        __builtin_prefetch(&w->cur.py[s]);
+        __builtin_prefetch(&w->cur.vx[s]);
+        __builtin_prefetch(&w->cur.vy[s]);
+        __builtin_prefetch(&w->wall_clear[s]);
+        __builtin_prefetch(&w->cur.max_force[s]);
+        __builtin_prefetch(&w->force_x[s], 1);
+        __builtin_prefetch(&w->force_y[s], 1);
     }
     return m;
 }
