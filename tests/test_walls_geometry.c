@@ -170,6 +170,33 @@ static bool ref_blocked(const ref_world* r, double x, double y, double rad) {
     return false;
 }
 
+// Removes obstacle slot o (a random one of the 80) when it is live, else adds a random wall or a
+// convex polygon (a triangle or a quad: points around a circle in order, so simple) centred within
+// `span` of the origin and at most `size` from its centre, recording it in r.
+static void ref_toggle(crowd_world* w, ref_world* r, uint64_t* seed, double span, double size) {
+    const int o = (int)(rng_next(seed) % 80);
+    if (r->live[o]) {
+        cr_assert_eq(crowd_obstacle_remove(w, r->id[o]), CROWD_OK);
+        r->live[o] = false;
+        return;
+    }
+    const double cx = drand(seed, -span, span), cy = drand(seed, -span, span);
+    const double radius = drand(seed, 0.3, size);
+    const bool poly = rng_next(seed) % 2;
+    const int n = poly ? 3 + (int)(rng_next(seed) % 2) : 2 + (int)(rng_next(seed) % 5);
+    for (int k = 0; k < n; ++k) {
+        const double a =
+            poly ? 6.2831853 * (k + drand(seed, 0, 0.8)) / n : drand(seed, 0, 6.2831853);
+        const double rad = poly ? radius : drand(seed, 0.1, radius);
+        r->pts[o][k] = (crowd_vec2){(float)(cx + rad * cos(a)), (float)(cy + rad * sin(a))};
+    }
+    r->n[o] = n;
+    r->kind[o] = poly ? CROWD_OBSTACLE_POLYGON : CROWD_OBSTACLE_WALL;
+    const crowd_status st = crowd_obstacle_add(w, r->kind[o], r->pts[o], n, &r->id[o]);
+    cr_assert(st == CROWD_OK || st == CROWD_ERR_OBSTACLE_REPEATED_POINT);
+    r->live[o] = st == CROWD_OK;
+}
+
 static double cross2(double ax, double ay, double bx, double by) {
     return ax * by - ay * bx;
 }
@@ -204,28 +231,7 @@ Test(walls_geometry, grid_queries_match_brute_force_through_adds_and_removes) {
     memset(&r, 0, sizeof r);
     uint64_t seed = 9;
     for (int round = 0; round < 300; ++round) {
-        const int o = (int)(rng_next(&seed) % 80);
-        if (r.live[o]) {
-            cr_assert_eq(crowd_obstacle_remove(w, r.id[o]), CROWD_OK);
-            r.live[o] = false;
-        } else {
-            const double cx = drand(&seed, -30, 30), cy = drand(&seed, -30, 30);
-            const double size = drand(&seed, 0.3, 12.0);
-            const bool poly = rng_next(&seed) % 2;
-            const int n = poly ? 3 + (int)(rng_next(&seed) % 2) : 2 + (int)(rng_next(&seed) % 5);
-            for (int k = 0; k < n; ++k) {
-                // Points around a circle in order: the polygons are convex, hence simple.
-                const double a =
-                    poly ? 6.2831853 * (k + drand(&seed, 0, 0.8)) / n : drand(&seed, 0, 6.2831853);
-                const double rad = poly ? size : drand(&seed, 0.1, size);
-                r.pts[o][k] = (crowd_vec2){(float)(cx + rad * cos(a)), (float)(cy + rad * sin(a))};
-            }
-            r.n[o] = n;
-            r.kind[o] = poly ? CROWD_OBSTACLE_POLYGON : CROWD_OBSTACLE_WALL;
-            const crowd_status st = crowd_obstacle_add(w, r.kind[o], r.pts[o], n, &r.id[o]);
-            cr_assert(st == CROWD_OK || st == CROWD_ERR_OBSTACLE_REPEATED_POINT);
-            r.live[o] = st == CROWD_OK;
-        }
+        ref_toggle(w, &r, &seed, 30, 12.0);
         for (int q = 0; q < 200; ++q) {
             const double x = drand(&seed, -40, 40), y = drand(&seed, -40, 40);
             const double rad = drand(&seed, 0.05, 3.0);
@@ -479,29 +485,7 @@ Test(walls_geometry, cell_summaries_bound_the_clearances_through_adds_and_remove
             cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, p, 2, &id), CROWD_OK);
         }
         uint64_t seed = 31 + (uint64_t)far;
-        for (int round = 0; round < 240; ++round) {
-            const int o = (int)(rng_next(&seed) % 80);
-            if (r.live[o]) {
-                cr_assert_eq(crowd_obstacle_remove(w, r.id[o]), CROWD_OK);
-                r.live[o] = false;
-                continue;
-            }
-            const double cx = drand(&seed, -14, 14), cy = drand(&seed, -14, 14);
-            const double size = drand(&seed, 0.3, 5.0);
-            const bool poly = rng_next(&seed) % 2;
-            const int n = poly ? 3 + (int)(rng_next(&seed) % 2) : 2 + (int)(rng_next(&seed) % 5);
-            for (int k = 0; k < n; ++k) {
-                const double a =
-                    poly ? 6.2831853 * (k + drand(&seed, 0, 0.8)) / n : drand(&seed, 0, 6.2831853);
-                const double rad = poly ? size : drand(&seed, 0.1, size);
-                r.pts[o][k] = (crowd_vec2){(float)(cx + rad * cos(a)), (float)(cy + rad * sin(a))};
-            }
-            r.n[o] = n;
-            r.kind[o] = poly ? CROWD_OBSTACLE_POLYGON : CROWD_OBSTACLE_WALL;
-            const crowd_status st = crowd_obstacle_add(w, r.kind[o], r.pts[o], n, &r.id[o]);
-            cr_assert(st == CROWD_OK || st == CROWD_ERR_OBSTACLE_REPEATED_POINT);
-            r.live[o] = st == CROWD_OK;
-        }
+        for (int round = 0; round < 240; ++round) ref_toggle(w, &r, &seed, 14, 5.0);
         cr_assert_eq(w->walls.dir == NULL, far == 1);
         uint64_t rng = 57;
         add_random_agents(w, &rng, 1500, 17.0f);
