@@ -229,7 +229,7 @@ static inline uint64_t cs_hash_float(uint64_t h, float f) {
 static inline void cs_prefetch_rec(const cs_columns* c, const int32_t* rec_of, uint32_t flag, int s,
                                    int end) {
     const int far = s + CS_PREFETCH;
-    if (far < end && (c->flags[far] & flag)) __builtin_prefetch(&rec_of[c->id[far]]);
+    if (far < end && (c->flags[far] & flag) && rec_of) __builtin_prefetch(&rec_of[c->id[far]]);
 }
 
 // ---- storage (world.c) --------------------------------------------------------------------------

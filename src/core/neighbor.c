@@ -813,10 +813,10 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         // The record a later agent will read, fetched ahead: one test for the three queries.
         const int far = s + CS_PREFETCH;
         const uint32_t ff = far < end ? c->flags[far] & nb->flags : 0;
-        if (ff)
-            __builtin_prefetch(&(ff & nb->group.flag  ? nb->group.rec_of
-                                 : ff & nb->file.flag ? nb->file.rec_of
-                                                      : nb->cone.rec_of)[c->id[far]]);
+        const int32_t* far_of = ff & nb->group.flag  ? nb->group.rec_of
+                                : ff & nb->file.flag ? nb->file.rec_of
+                                                     : nb->cone.rec_of;
+        if (ff && far_of) __builtin_prefetch(&far_of[c->id[far]]);
         const uint32_t f = c->flags[s] & nb->flags;
         const bool sep = c->sep_weight[s] > 0.0f;
         // A follower without a group (not active) has separation alone, in the general path.

@@ -94,8 +94,10 @@ static inline void* cs_pool_at(const cs_pool* p, int32_t rec) {
     return p->pages[rec >> CS_POOL_PAGE_SHIFT] + (size_t)(rec & (CS_POOL_PAGE - 1)) * p->size;
 }
 
-// The record of an agent index through the behavior's per-index record numbers, or NULL.
+// The record of an agent index through the behavior's per-index record numbers, or NULL. A kind
+// whose pool was never reserved has no record numbers (rec_of NULL): no agent has its record.
 static inline void* cs_pool_find(const cs_pool* p, const int32_t* rec_of, uint32_t idx) {
+    if (!rec_of) return NULL;
     const int32_t r = rec_of[idx];
     return r < 0 ? NULL : cs_pool_at(p, r);
 }
