@@ -195,7 +195,7 @@ static inline int32_t cs_rec_num(const crowd_world* w, int kind, uint32_t idx) {
 
 // The record of kind `kind` of agent index idx, or NULL.
 static inline void* cs_record_of(const crowd_world* w, int kind, uint32_t idx) {
-    return w->rec_of[kind] ? cs_pool_find(&w->pools[kind], w->rec_of[kind], idx) : NULL;
+    return cs_pool_find(&w->pools[kind], w->rec_of[kind], idx); // NULL numbers: no record
 }
 
 // ---- the state hash (state.c; behaviors add theirs through their table entries) ----------------

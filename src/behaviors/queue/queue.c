@@ -227,9 +227,10 @@ static float draw_range(uint64_t bits, float lo, float hi) {
 // with the next draw numbers, at most CROWD_QUEUE_RESPAWN_DRAWS points in all; when every one is
 // blocked the agent stays as it is and tries again on its next arrival (see CROWD_QUEUE_RESPAWN).
 // A start area clear of walls only ever uses the first draw.
-static void respawn(crowd_world* w, uint32_t idx, crowd_agent_id id) {
+static void respawn(crowd_world* w, uint32_t idx) {
     // Earlier removals in the arrivals loop may have moved the agent: its slot is looked up now.
     const int32_t s = w->slot_of[idx];
+    const crowd_agent_id id = cs_agent_handle(w, idx);
     const crowd_queue_def* d = &cs_queue_of(w, idx)->def;
     for (uint32_t k = 0; k < CROWD_QUEUE_RESPAWN_DRAWS; ++k) {
         const float x =
@@ -315,7 +316,7 @@ void cs_pass_arrival(crowd_world* w) {
             cs_agent_remove_now(w, idx);
             break;
         case CROWD_QUEUE_RESPAWN:
-            respawn(w, idx, cs_agent_handle(w, idx));
+            respawn(w, idx);
             break;
         case CROWD_QUEUE_POLICY_COUNT:
             break;
