@@ -468,6 +468,35 @@ static void add_random_agents(crowd_world* w, uint64_t* rng, int n, float span) 
     }
 }
 
+// A world loaded from a snapshot bounds every probe as the saved world did, also when no agent has
+// a wall def of its own (the load stores none): the same probe length and the same bounds, agent
+// by agent.
+Test(walls_geometry, a_loaded_world_bounds_probes_as_the_saved_one) {
+    crowd_world* w = world_with(1);
+    add_shapes(w);
+    uint64_t rng = 17;
+    add_random_agents(w, &rng, 2000, 15.0f);
+    cr_assert_gt(w->count, 1000);
+    cs_pass_clearance(w);
+    cr_assert_float_eq(w->wall_probe_time, 1.0f, 0.0f);
+
+    size_t size = crowd_world_save_size(w), written;
+    void* buf = malloc(size);
+    cr_assert_eq(crowd_world_save(w, buf, size, &written), CROWD_OK);
+    crowd_world* l;
+    cr_assert_eq(crowd_world_load(buf, written, NULL, &l), CROWD_OK);
+    free(buf);
+    cr_assert_eq(l->count, w->count);
+    cs_pass_clearance(l);
+    cr_assert_float_eq(l->wall_probe_time, w->wall_probe_time, 0.0f);
+    for (int s = 0; s < w->count; ++s) {
+        cr_assert_eq(l->cur.id[s], w->cur.id[s]);
+        cr_assert_float_eq(l->wall_probe[s], w->wall_probe[s], 0.0f, "agent %d", s);
+    }
+    crowd_world_destroy(l);
+    crowd_world_destroy(w);
+}
+
 // The clearance pass bounds every agent's clearances from its cell's summary (two key segments, a
 // bound of the rest of the list, a static sight bound), which obstacles added and removed keep up
 // to date: checked by brute force after random adds and removes of walls and convex polygons in a

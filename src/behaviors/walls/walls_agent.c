@@ -35,11 +35,15 @@ void cs_walls_on_remove(crowd_world* w, uint32_t idx) {
     *rec = -1;
 }
 
+void cs_walls_probe_time_update(crowd_world* w) {
+    w->wall_probe_time =
+        fmaxf(cs_walls_world_of(w)->look_ahead_max, crowd_wall_def_default().look_ahead);
+}
+
 void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
     cs_walls_world* ww = cs_walls_world_of(w);
     if (d->look_ahead > ww->look_ahead_max) ww->look_ahead_max = d->look_ahead;
-    // How far the clearance pass bounds every agent's probe (read by the force, walls_force.c).
-    w->wall_probe_time = fmaxf(ww->look_ahead_max, crowd_wall_def_default().look_ahead);
+    cs_walls_probe_time_update(w);
     if (is_default(d)) {
         cs_walls_on_remove(w, idx);
         return;

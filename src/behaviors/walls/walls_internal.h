@@ -24,6 +24,11 @@ crowd_status cs_wall_def_check(const crowd_wall_def* d);
 crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
 void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
 
+// How far the clearance pass bounds every agent's probe (read by the force, walls_force.c): the
+// longest look-ahead any agent has had, at least the default's. Set with every stored def, and by
+// a snapshot load, whose agents with the default def store none.
+void cs_walls_probe_time_update(crowd_world* w);
+
 // Passes: the force in CROWD_PHASE_WALLS (walls_force.c), the clamp in CROWD_PHASE_CLAMP
 // (walls_clamp.c).
 void cs_pass_walls(crowd_world* w);

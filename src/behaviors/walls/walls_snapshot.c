@@ -137,5 +137,6 @@ crowd_status cs_snap_load_walls(crowd_world* w, cs_snap_reader* in) {
         if (st != CROWD_OK) return st;
         cs_wall_def_store(w, idx, &d);
     }
+    cs_walls_probe_time_update(w);
     return CROWD_OK;
 }
