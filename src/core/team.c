@@ -29,6 +29,54 @@ void cs_team_range(int n, int align, int t, int nt, int* lo, int* hi) {
     *hi = (int)(b < n ? b : n);
 }
 
+// Chunks per thread: enough that the chunks taken from the back even out the threads' ends, few
+// enough that a chunk keeps the passes' fetch-ahead pipelines long.
+enum { CHUNKS_PER_THREAD = 16, MIN_CHUNK = 256 };
+
+void cs_team_work_init(cs_team_work* q, int n, int threads, int align) {
+    int64_t chunk = n > 0 ? n : 1;
+    if (threads > 1) {
+        chunk = (int64_t)n / ((int64_t)threads * CHUNKS_PER_THREAD);
+        chunk = chunk < MIN_CHUNK ? MIN_CHUNK : chunk;
+        chunk = (chunk + align - 1) / align * align;
+    }
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    q->n = n;
+    q->chunk = (int)chunk;
+    q->shares = threads > 1 ? threads : 1;
+    for (int t = 0; t < q->shares; ++t) {
+        const uint64_t first = (uint64_t)(chunks * t / q->shares),
+                       end = (uint64_t)(chunks * (t + 1) / q->shares);
+        atomic_init(&q->share[t], first << 32 | end);
+    }
+}
+
+// Chunk index from the front (the owner) or the back (another thread) of share s; -1 when empty.
+static int64_t pop(cs_team_work* q, int s, bool front) {
+    uint64_t v = atomic_load_explicit(&q->share[s], memory_order_relaxed), next;
+    uint32_t first, end;
+    do {
+        first = (uint32_t)(v >> 32), end = (uint32_t)v;
+        if (first >= end) return -1;
+        next = front ? (uint64_t)(first + 1) << 32 | end : (uint64_t)first << 32 | (end - 1);
+    } while (!atomic_compare_exchange_weak_explicit(&q->share[s], &v, next, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return front ? first : end - 1;
+}
+
+bool cs_team_work_take(cs_team_work* q, int t, int* lo, int* hi) {
+    for (int k = 0; k < q->shares; ++k) {
+        const int s = (t + k) % q->shares;
+        const int64_t c = pop(q, s, k == 0 && t < q->shares);
+        if (c < 0) continue;
+        const int64_t a = c * q->chunk, b = a + q->chunk;
+        *lo = (int)a;
+        *hi = (int)(b < q->n ? b : q->n);
+        return true;
+    }
+    return false;
+}
+
 void cs_team_barrier(int nt) {
     if (nt > 1) barrier();
 }

@@ -13,6 +13,10 @@
 #ifndef CS_TEAM_H
 #define CS_TEAM_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "crowd/base.h"
 
 // Most threads a world uses (a larger crowd_world_def.threads is refused, and 0 = all cores is
@@ -26,6 +30,26 @@ void cs_team_run(int threads, cs_team_fn* fn, void* ctx);
 // Thread t's share [lo, hi) of n items out of nt: contiguous ranges in thread order, aligned to
 // `align` items (so vector loops start on whole chunks).
 void cs_team_range(int n, int align, int t, int nt, int* lo, int* hi);
+
+// Items shared out in chunks for a pass whose cost per item varies across the items (agents in a
+// crowded corner or with costly behaviors cost several times those of an empty street) or whose
+// threads run at different speeds (a core shared with another process): each thread works
+// through its own contiguous share from the front, and a thread done with its share takes chunks
+// from the back of the others', so neither thread idles while the other finishes. Threads keep
+// their own shares when the work is even, and with them the cache contents the next pass reads.
+// Only for a pass whose result for an item depends neither on the thread that computes it nor on
+// where its chunk starts or ends.
+typedef struct cs_team_work {
+    _Atomic uint64_t share[CS_MAX_THREADS]; // thread t's chunks not yet taken: first << 32 | end
+    int n, chunk, shares;
+} cs_team_work;
+
+// n items for a team of `threads`, in chunks aligned to `align` items.
+void cs_team_work_init(cs_team_work* q, int n, int threads, int align);
+
+// Thread t's next chunk [lo, hi); false once every item is taken. A team smaller than the
+// `threads` it was made for still takes every chunk.
+bool cs_team_work_take(cs_team_work* q, int t, int* lo, int* hi);
 
 // A barrier of the team running fn; nothing when nt == 1.
 void cs_team_barrier(int nt);

@@ -97,15 +97,12 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
     w->force_y[s] += f.y * d->weight;
 }
 
-// Static contiguous ranges, one per thread, so that the look-ahead reads stay inside the thread's
-// own range (other threads write their followers' cursors and flags). The records are in slot
-// order; their numbers (by agent index) and the paths' geometry are not: the numbers are fetched
-// CS_PREFETCH slots ahead, the geometry half as far.
-static void path_team(void* arg, int t, int nt) {
-    crowd_world* w = arg;
+// Contiguous chunks of slots, the look-ahead reads staying inside the chunk (other threads write
+// their followers' cursors and flags). The records are in slot order; their numbers (by agent
+// index) and the paths' geometry are not: the numbers are fetched CS_PREFETCH slots ahead, the
+// geometry half as far.
+static __attribute__((noinline)) void path_chunk(crowd_world* w, int lo, int hi) {
     const cs_columns* c = &w->cur;
-    int lo, hi;
-    cs_team_range(w->count, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
         // Fetched ahead from every slot, not only from followers: a follower's lookups are then
         // ahead of it whatever the slots before it hold.
@@ -115,7 +112,23 @@ static void path_team(void* arg, int t, int nt) {
     }
 }
 
+// Only followers cost anything, and a tube follower several times a waypoint follower, so a
+// thread done with its share helps with the others' (cs_team_work).
+typedef struct path_ctx {
+    crowd_world* w;
+    cs_team_work work;
+} path_ctx;
+
+static void path_team(void* arg, int t, int nt) {
+    (void)nt;
+    path_ctx* x = arg;
+    int lo, hi;
+    while (cs_team_work_take(&x->work, t, &lo, &hi)) path_chunk(x->w, lo, hi);
+}
+
 void cs_pass_path(crowd_world* w) {
     if (!cs_paths(w)) return;
-    cs_team_run(w->threads, path_team, w);
+    path_ctx x = {.w = w};
+    cs_team_work_init(&x.work, w->count, w->threads, 1);
+    cs_team_run(w->threads, path_team, &x);
 }
