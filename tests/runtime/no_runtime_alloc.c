@@ -138,11 +138,14 @@ int main(void) {
     // A fresh pthread never seen by the OpenMP runtime, one thread, from its first step.
     check("one thread, new pthread, first steps", (job){.threads = 1, .ticks = 30}, true);
     check("one thread, main thread, first steps", (job){.threads = 1, .ticks = 30}, false);
+    check("one thread, leader with 600 slot followers, first steps",
+          (job){.threads = 1, .ticks = 5, .slot_followers = 600}, false);
+    // Teams last: the counter sees every thread of the process, and the OpenMP workers of a team
+    // whose pthread has ended may still be freeing and allocating while they wind down (seen as
+    // 2 calls during a later one-thread check on a loaded machine).
     check("team of 2, after one step", (job){.threads = 2, .warmup = 1, .ticks = 30}, false);
     check("team of 2 on a pthread, after one step", (job){.threads = 2, .warmup = 1, .ticks = 30},
           true);
-    check("one thread, leader with 600 slot followers, first steps",
-          (job){.threads = 1, .ticks = 5, .slot_followers = 600}, false);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
