@@ -989,26 +989,15 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
 typedef struct neighbor_ctx {
     crowd_world* w;
     nb_subs nb;
-    cs_team_work work;
-    uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } neighbor_ctx;
 
 // The pass's cost per agent varies several times over a world (a queue's crowded end, a block of
-// cone agents), so a thread done with its share helps with the others' (cs_team_work): an
+// cone agents), so a thread done with its share helps with the others' (cs_team_run_chunks): an
 // agent's result does not depend on the chunk it is in.
-static __attribute__((noinline)) uint64_t neighbor_chunk(crowd_world* w, const nb_subs* nb, int lo,
-                                                         int hi) {
-    return w->grid.dense ? neighbor_range(w, nb, lo, hi, false)
-                         : neighbor_range(w, nb, lo, hi, true);
-}
-
-static void neighbor_team(void* arg, int t, int nt) {
-    (void)nt;
-    neighbor_ctx* c = arg;
-    uint64_t found = 0;
-    int lo, hi;
-    while (cs_team_work_take(&c->work, t, &lo, &hi)) found += neighbor_chunk(c->w, &c->nb, lo, hi);
-    c->candidates[t] = found;
+static uint64_t neighbor_chunk(void* arg, int lo, int hi) {
+    const neighbor_ctx* c = arg;
+    return c->w->grid.dense ? neighbor_range(c->w, &c->nb, lo, hi, false)
+                            : neighbor_range(c->w, &c->nb, lo, hi, true);
 }
 
 void cs_pass_neighbor(crowd_world* w) {
@@ -1017,9 +1006,6 @@ void cs_pass_neighbor(crowd_world* w) {
     c.nb.group = cs_nb_resolve(w, CS_NB_GROUP);
     c.nb.file = cs_nb_resolve(w, CS_NB_FILE);
     c.nb.flags = c.nb.cone.flag | c.nb.group.flag | c.nb.file.flag;
-    cs_team_work_init(&c.work, w->count, w->threads, CS_NB_BLOCK);
-    cs_team_run(w->threads, neighbor_team, &c);
-    uint64_t total = 0;
-    for (int t = 0; t < CS_MAX_THREADS; ++t) total += c.candidates[t];
-    w->profile.candidates = total;
+    w->profile.candidates =
+        cs_team_run_chunks(w->threads, w->count, CS_NB_BLOCK, neighbor_chunk, &c);
 }

@@ -77,6 +77,32 @@ bool cs_team_work_take(cs_team_work* q, int t, int* lo, int* hi) {
     return false;
 }
 
+typedef struct chunks_ctx {
+    cs_team_work work;
+    cs_chunk_fn* fn;
+    void* ctx;
+    uint64_t sum[CS_MAX_THREADS];
+} chunks_ctx;
+
+static void chunks_team(void* arg, int t, int nt) {
+    (void)nt;
+    chunks_ctx* x = arg;
+    uint64_t sum = 0;
+    int lo, hi;
+    while (cs_team_work_take(&x->work, t, &lo, &hi)) sum += x->fn(x->ctx, lo, hi);
+    x->sum[t] = sum;
+}
+
+uint64_t cs_team_run_chunks(int threads, int n, int align, cs_chunk_fn* fn, void* ctx) {
+    if (threads <= 1) return n > 0 ? fn(ctx, 0, n) : 0;
+    chunks_ctx x = {.fn = fn, .ctx = ctx};
+    cs_team_work_init(&x.work, n, threads, align);
+    cs_team_run(threads, chunks_team, &x);
+    uint64_t total = 0;
+    for (int t = 0; t < threads && t < CS_MAX_THREADS; ++t) total += x.sum[t];
+    return total;
+}
+
 void cs_team_barrier(int nt) {
     if (nt > 1) barrier();
 }

@@ -51,6 +51,12 @@ void cs_team_work_init(cs_team_work* q, int n, int threads, int align);
 // `threads` it was made for still takes every chunk.
 bool cs_team_work_take(cs_team_work* q, int t, int* lo, int* hi);
 
+// Runs fn(ctx, lo, hi) over [0, n) on a team of up to `threads`, in chunks shared out as above
+// (aligned to `align` items), and returns the sum of what fn returned: integers, so the sum is the
+// same in any order.
+typedef uint64_t cs_chunk_fn(void* ctx, int lo, int hi);
+uint64_t cs_team_run_chunks(int threads, int n, int align, cs_chunk_fn* fn, void* ctx);
+
 // A barrier of the team running fn; nothing when nt == 1.
 void cs_team_barrier(int nt);
 

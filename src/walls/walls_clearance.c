@@ -159,7 +159,8 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
 // as a pipeline over blocks of agents, a block apart: while a block's clearances are computed,
 // the next block's lists and the one after's table slots are on their way from memory, so the
 // loads overlap rather than each waiting on memory.
-static __attribute__((noinline)) void clearance_chunk(crowd_world* w, int lo, int hi) {
+static uint64_t clearance_chunk(void* arg, int lo, int hi) {
+    crowd_world* w = arg;
     const cs_walls* g = &w->walls;
     const float* restrict px = w->cur.px;
     const float* restrict py = w->cur.py;
@@ -182,24 +183,11 @@ static __attribute__((noinline)) void clearance_chunk(crowd_world* w, int lo, in
                           key[k % 3], w->wall_clear + s, w->wall_sight + s, w->wall_probe + s, n);
         }
     }
+    return 0;
 }
 
 // Agents beside walls cost more than those in open cells, so a thread done with its share helps
-// with the others' (cs_team_work). Chunks hold whole blocks.
-typedef struct clearance_ctx {
-    crowd_world* w;
-    cs_team_work work;
-} clearance_ctx;
-
-static void clearance_team(void* arg, int t, int nt) {
-    (void)nt;
-    clearance_ctx* x = arg;
-    int lo, hi;
-    while (cs_team_work_take(&x->work, t, &lo, &hi)) clearance_chunk(x->w, lo, hi);
-}
-
+// with the others' (cs_team_run_chunks). Chunks hold whole blocks.
 void cs_pass_clearance(crowd_world* w) {
-    clearance_ctx x = {.w = w};
-    cs_team_work_init(&x.work, w->count, w->threads, CS_WALL_BLOCK);
-    cs_team_run(w->threads, clearance_team, &x);
+    cs_team_run_chunks(w->threads, w->count, CS_WALL_BLOCK, clearance_chunk, w);
 }

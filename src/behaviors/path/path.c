@@ -101,7 +101,8 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
 // their followers' cursors and flags). The records are in slot order; their numbers (by agent
 // index) and the paths' geometry are not: the numbers are fetched CS_PREFETCH slots ahead, the
 // geometry half as far.
-static __attribute__((noinline)) void path_chunk(crowd_world* w, int lo, int hi) {
+static uint64_t path_chunk(void* arg, int lo, int hi) {
+    crowd_world* w = arg;
     const cs_columns* c = &w->cur;
     for (int s = lo; s < hi; ++s) {
         // Fetched ahead from every slot, not only from followers: a follower's lookups are then
@@ -110,25 +111,12 @@ static __attribute__((noinline)) void path_chunk(crowd_world* w, int lo, int hi)
         if (s + CS_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CS_PREFETCH / 2);
         if (c->flags[s] & CS_FLAG_PATH) follow_one(w, c, s);
     }
+    return 0;
 }
 
-// Only followers cost anything, and a tube follower several times a waypoint follower, so a
-// thread done with its share helps with the others' (cs_team_work).
-typedef struct path_ctx {
-    crowd_world* w;
-    cs_team_work work;
-} path_ctx;
-
-static void path_team(void* arg, int t, int nt) {
-    (void)nt;
-    path_ctx* x = arg;
-    int lo, hi;
-    while (cs_team_work_take(&x->work, t, &lo, &hi)) path_chunk(x->w, lo, hi);
-}
-
+// Only followers cost anything, and a tube follower several times a waypoint follower, so a thread
+// done with its share helps with the others' (cs_team_run_chunks).
 void cs_pass_path(crowd_world* w) {
     if (!cs_paths(w)) return;
-    path_ctx x = {.w = w};
-    cs_team_work_init(&x.work, w->count, w->threads, 1);
-    cs_team_run(w->threads, path_team, &x);
+    cs_team_run_chunks(w->threads, w->count, 1, path_chunk, w);
 }
