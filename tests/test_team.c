@@ -94,35 +94,26 @@ Test(team, a_thread_done_early_helps_from_the_back) {
     cr_assert_gt(take_all(100000, 2, 64, 2, 3) + take_all(10000, 8, 64, 8, 4), 0);
 }
 
-typedef struct mark_ctx {
-    cs_team_work work;
-    atomic_int* hits;
-    atomic_int chunks_by[CS_MAX_THREADS];
-} mark_ctx;
-
-static void mark_team(void* arg, int t, int nt) {
-    (void)nt;
-    mark_ctx* x = arg;
-    int lo, hi;
-    while (cs_team_work_take(&x->work, t, &lo, &hi)) {
-        atomic_fetch_add(&x->chunks_by[t], 1);
-        for (int i = lo; i < hi; ++i) atomic_fetch_add(&x->hits[i], 1);
-    }
+// Marks its chunk's items and returns how many it marked.
+static uint64_t mark_chunk(void* arg, int lo, int hi) {
+    atomic_int* hits = arg;
+    for (int i = lo; i < hi; ++i) atomic_fetch_add(&hits[i], 1);
+    return (uint64_t)(hi - lo);
 }
 
-// Real OpenMP teams, also of more threads than the machine has cores.
+// Real OpenMP teams through cs_team_run_chunks, also of more threads than the machine has cores:
+// every item once, and the returned sum counts each item once.
 Test(team, teams_take_every_item_once) {
     enum { N = 200003 };
     atomic_int* hits = malloc(sizeof(atomic_int) * N);
-    const int teams[] = {2, 3, 8};
-    for (int k = 0; k < 3; ++k)
+    const int teams[] = {1, 2, 3, 8};
+    for (int k = 0; k < 4; ++k)
         for (int rep = 0; rep < 20; ++rep) {
             for (int i = 0; i < N; ++i) atomic_init(&hits[i], 0);
-            mark_ctx x = {.hits = hits};
-            cs_team_work_init(&x.work, N, teams[k], 8);
-            cs_team_run(teams[k], mark_team, &x);
+            cr_assert_eq(cs_team_run_chunks(teams[k], N, 8, mark_chunk, hits), (uint64_t)N);
             for (int i = 0; i < N; ++i)
                 cr_assert_eq(atomic_load(&hits[i]), 1, "team %d: item %d", teams[k], i);
         }
+    cr_assert_eq(cs_team_run_chunks(2, 0, 8, mark_chunk, hits), 0u);
     free(hits);
 }

@@ -4,8 +4,9 @@
 // threads, or, with one thread, as a plain call fn(ctx, 0, 1) on the calling thread. A bare
 // `#pragma omp parallel if (threads > 1)` is not that: libgomp still builds (mallocs) and frees a
 // one-thread team for every region and libomp a serialized team, and both register the calling
-// thread with the runtime. Inside fn, work is split with cs_team_range, never with worksharing
-// constructs (libomp's `omp for` allocates per region), and threads meet at cs_team_barrier.
+// thread with the runtime. Inside fn, work is split with cs_team_range or cs_team_work (or the
+// whole pass run through cs_team_run_chunks), never with worksharing constructs (libomp's
+// `omp for` allocates per region), and threads meet at cs_team_barrier.
 // With these rules a step on one thread makes no OpenMP call at all and a step on a team
 // allocates nothing once the team exists. One caveat is the runtime's: a thread that alternately
 // steps worlds with different thread counts makes it rebuild its team (libomp allocates then), so
