@@ -67,7 +67,7 @@ static int64_t pop(cs_team_work* q, int s, bool front) {
 bool cs_team_work_take(cs_team_work* q, int t, int* lo, int* hi) {
     for (int k = 0; k < q->shares; ++k) {
         const int s = (t + k) % q->shares;
-        const int64_t c = pop(q, s, k == 0 && t < q->shares);
+        const int64_t c = pop(q, s, k == 0);
         if (c < 0) continue;
         const int64_t a = c * q->chunk, b = a + q->chunk;
         *lo = (int)a;
@@ -95,7 +95,12 @@ static void chunks_team(void* arg, int t, int nt) {
 
 uint64_t cs_team_run_chunks(int threads, int n, int align, cs_chunk_fn* fn, void* ctx) {
     if (threads <= 1) return n > 0 ? fn(ctx, 0, n) : 0;
-    chunks_ctx x = {.fn = fn, .ctx = ctx};
+    // Not zero-initialized as a whole: the work's shares and the sums are 4 KiB, set here only
+    // for the threads the team can have (the runtime may start fewer; their sums stay 0).
+    chunks_ctx x;
+    x.fn = fn;
+    x.ctx = ctx;
+    for (int t = 0; t < threads && t < CS_MAX_THREADS; ++t) x.sum[t] = 0;
     cs_team_work_init(&x.work, n, threads, align);
     cs_team_run(threads, chunks_team, &x);
     uint64_t total = 0;
