@@ -108,6 +108,36 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
     }
 }
 
+// The same for an agent with walls near enough to hide a candidate (`sight`, its gathered walls):
+// a candidate that counts is dropped when a wall stands between the two. The sight tests run on
+// their own, between two lane loops, so that both stay vector loops.
+static inline __attribute__((always_inline)) void
+sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end,
+              float px, float py, float r, float inv_r, const cs_sight* sight, float* restrict ax,
+              float* restrict ay, float* restrict an) {
+    for (uint32_t j = b; j < end; j += CS_LANES) {
+        const float* restrict xc = xs + j;
+        const float* restrict yc = ys + j;
+        const int live = (int)(end - j);
+        int32_t seen[CS_LANES]; // 32-bit flags, as in chunk_all
+#pragma omp simd
+        for (int l = 0; l < CS_LANES; ++l) {
+            float ux, uy;
+            seen[l] = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+        }
+        for (int l = 0; l < CS_LANES; ++l)
+            seen[l] = seen[l] && !cs_sight_blocked(sight, px, py, xc[l], yc[l]);
+#pragma omp simd
+        for (int l = 0; l < CS_LANES; ++l) {
+            float ux, uy;
+            const bool in = sep_lane(px, py, xc[l], yc[l], seen[l] != 0, r, inv_r, &ux, &uy);
+            ax[l] += ux;
+            ay[l] += uy;
+            an[l] += in ? 1.0f : 0.0f;
+        }
+    }
+}
+
 // The same, with the sums of the candidates of the agent's group besides (a separate loop: the
 // group sums inside the one above, even under a constant flag, keep gcc from vectorizing it).
 static inline __attribute__((always_inline)) void
@@ -563,11 +593,13 @@ static inline void sep_force(float ms, float weight, bool drag, float vx, float 
 
 // Separation-only agent in the dense layout: the hot path of a plain crowd, with every accumulator
 // a local the compiler keeps in vector registers. When the disc fits in the 3x3 cells, their rows
-// come straight from the agent's sorted key: three ranges, no cell arithmetic.
+// come straight from the agent's sorted key: three ranges, no cell arithmetic. With `sight` (walls
+// that may hide a candidate, see sep_range_los) each candidate is tested for line of sight; the
+// plain instance, with a constant NULL, has no trace of it.
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
-         bool drag, float* restrict out_x, float* restrict out_y) {
+         bool drag, const cs_sight* sight, float* restrict out_x, float* restrict out_y) {
     const float inv_r = 1.0f / r, m = margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
@@ -577,7 +609,10 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
         cs_grid_stencil(g, key, b, e);
         for (int k = 0; k < 3; ++k) {
             candidates += e[k] - b[k];
-            sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an);
+            if (sight)
+                sep_range_los(xs, ys, b[k], e[k], px, py, r, inv_r, sight, ax, ay, an);
+            else
+                sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an);
         }
     } else {
         cs_cell_box box = sep_cells(g, px, py, r, m);
@@ -586,7 +621,10 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
                 uint32_t b[2], e[2];
                 cs_grid_row_ranges(g, &box, cy, b, e); // one range: dense
                 candidates += e[0] - b[0];
-                sep_range(xs, ys, b[0], e[0], px, py, r, inv_r, ax, ay, an);
+                if (sight)
+                    sep_range_los(xs, ys, b[0], e[0], px, py, r, inv_r, sight, ax, ay, an);
+                else
+                    sep_range(xs, ys, b[0], e[0], px, py, r, inv_r, ax, ay, an);
             }
     }
     sep_force(ms, weight, drag, vx, vy, ax, ay, an, out_x, out_y);
@@ -899,6 +937,22 @@ typedef struct range_view {
     const cs_walls* walls; // NULL: no walls
 } range_view;
 
+// A separation-only agent in the dense layout with a wall near enough to hide a neighbor: the walls
+// its separation disc reaches, from its cell's list, and the separation loop with line of sight
+// (or without, when none of them is that near). A disc too large for one list takes the general
+// path.
+static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_subs* nb,
+                                                    const range_view* v, int s, uint32_t key) {
+    const cs_columns c = v->c;
+    const float px = c.px[s], py = c.py[s], r = c.sep_radius[s], m = margin(px, py, r);
+    if (r + m > cs_walls_reach(v->walls, px, py)) return agent_neighbors_dense(w, nb, s);
+    cs_sight sight;
+    cs_sight_whole(v->walls, w->wall_list[s], &sight);
+    return sep_only(&v->g, c.px, c.py, key, px, py, c.vx[s], c.vy[s], r, c.max_speed[s],
+                    c.sep_weight[s], !(c.flags[s] & CS_FLAG_SEP_PUSH), &sight, &v->fx[s],
+                    &v->fy[s]);
+}
+
 // Agent s, unless it is a prepared cone agent: the general path for subscribed agents and agents
 // near a wall, else the separation loop.
 static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, const nb_subs* nb,
@@ -918,13 +972,14 @@ static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, 
         v->fx[s] = v->fy[s] = 0.0f;
         return 0;
     }
-    // An agent with a wall that could hide a neighbor closer than its separation radius takes the
-    // general path, which tests line of sight.
+    // An agent with a wall that could hide a neighbor closer than its separation radius tests line
+    // of sight.
     if (v->walls && w->wall_sight[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
-        return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
+        return sparse ? agent_neighbors_sparse(w, nb, s) : sep_walls(w, nb, v, s, key);
     if (sparse) return sep_only_sparse(w, s);
     return sep_only(&v->g, c.px, c.py, key, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                    c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), &v->fx[s], &v->fy[s]);
+                    c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), NULL, &v->fx[s],
+                    &v->fy[s]);
 }
 
 // The cell keys of n agents from slot s0 in the dense layout, as the sort computed them (one_agent

@@ -123,6 +123,16 @@ static inline bool cs_sight_list(const cs_walls* g, cs_wall_ref ref, float px, f
     return s->n > 0;
 }
 
+// The whole of a cell's list as the walls to test, for a query within cs_walls_reach of a point of
+// the cell that tests few sight lines: each line is tested against every segment of the list
+// rather than the list sifted by distance first (the segments a line cannot reach answer no).
+static inline void cs_sight_whole(const cs_walls* g, cs_wall_ref ref, cs_sight* s) {
+    s->g = g;
+    s->segs = g->segs + ref.start;
+    s->n = ref.count;
+    s->overflow = false;
+}
+
 // Whether the sight line from (x0, y0) to (x1, y1) meets a wall of the gathered list.
 static inline bool cs_sight_blocked(const cs_sight* s, float x0, float y0, float x1, float y1) {
     if (s->overflow) return cs_walls_crossed(s->g, x0, y0, x1, y1);
