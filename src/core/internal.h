@@ -8,6 +8,7 @@
 
 #include "behaviors/registry.h"
 #include "core/behavior.h"
+#include "core/fetch.h"
 #include "core/grid.h"
 #include "core/pool.h"
 #include "core/team.h"
@@ -226,8 +227,8 @@ static inline uint64_t cs_hash_float(uint64_t h, float f) {
 // ahead. Reads flags only below `end`.
 #define CS_PREFETCH 32
 
-static inline void cs_prefetch_rec(const cs_columns* c, const int32_t* rec_of, uint32_t flag, int s,
-                                   int end) {
+CS_FETCH_HELPER void cs_prefetch_rec(const cs_columns* c, const int32_t* rec_of, uint32_t flag,
+                                     int s, int end) {
     const int far = s + CS_PREFETCH;
     if (far < end && (c->flags[far] & flag) && rec_of) __builtin_prefetch(&rec_of[c->id[far]]);
 }

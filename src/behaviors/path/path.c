@@ -40,7 +40,7 @@ static int choose_segment(const cs_path_entry* e, const crowd_path_follow_def* d
 
 // Addresses are formed as integers: a stale cursor may point past the geometry, and a prefetch
 // of any address is harmless where forming an out-of-range pointer is not.
-static inline void prefetch_geometry(const crowd_world* w, const cs_columns* c, int s) {
+CS_FETCH_HELPER void prefetch_geometry(const crowd_world* w, const cs_columns* c, int s) {
     if (!(c->flags[s] & CS_FLAG_PATH)) return;
     const cs_path_rec* r = cs_path_of(w, c->id[s]);
     const crowd_path_follow_def* d = &r->def;
