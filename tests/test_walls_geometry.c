@@ -552,3 +552,47 @@ Test(walls_geometry, cell_summaries_bound_the_clearances_through_adds_and_remove
     cr_assert_gt(exact, w->count * 9 / 10, "%d of %d exact", exact, w->count);
     crowd_world_destroy(w);
 }
+
+// Agents in the middle of a street walking along it get their bounds from their cells' box
+// clearances alone (block_box in walls_clearance.c): still lower bounds, checked by brute force
+// for every agent of a street between two long walls (some walking along it at a walk and faster,
+// some across it, some at rest), and tight enough that the consumers pass them by: no line of
+// sight to test within the separation radius, a probe farther than two radii from every wall.
+Test(walls_geometry, box_bounds_of_a_street_are_bounds_and_let_its_middle_pass) {
+    crowd_world* w = world_with(1);
+    static ref_world r;
+    memset(&r, 0, sizeof r);
+    for (int o = 0; o < 2; ++o) {
+        r.live[o] = true, r.n[o] = 2, r.kind[o] = CROWD_OBSTACLE_WALL;
+        r.pts[o][0] = (crowd_vec2){-60.0f, o ? 4.2f : -4.2f};
+        r.pts[o][1] = (crowd_vec2){60.0f, o ? 4.2f : -4.2f};
+        cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, r.pts[o], 2, &r.id[o]), CROWD_OK);
+    }
+    uint64_t rng = 77;
+    crowd_agent_def a = crowd_agent_def_default();
+    const int n = 2000;
+    for (int i = 0; i < n; ++i) {
+        crowd_agent_id id;
+        a.position = (crowd_vec2){frand(&rng, -55.0f, 55.0f), frand(&rng, -3.6f, 3.6f)};
+        const float speed = i % 7 == 0 ? 0.0f : (i % 5 == 0 ? 3.0f : 1.4f);
+        const float side = i % 2 ? 1.0f : -1.0f;
+        a.velocity = i % 11 == 0 ? (crowd_vec2){0.0f, side * speed}
+                                 : (crowd_vec2){side * speed, frand(&rng, -0.1f, 0.1f)};
+        cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    }
+    check_clearances(w, &r, "the street");
+    const cs_columns c = w->cur;
+    const float band = 2.0f * w->radius_max;
+    int middle = 0;
+    for (int s = 0; s < w->count; ++s) {
+        // A cell of the street's middle two rows (2.5 m cells: y in [-2.5, 2.5)), more than a
+        // probe and two radii inside both walls, walking along the street at a walk.
+        const bool along = fabsf(c.vx[s]) == 1.4f && fabsf(c.vy[s]) <= 0.1f;
+        if (!along || fabsf(c.py[s]) > 1.25f) continue;
+        ++middle;
+        cr_assert_geq(w->wall_sight[s], c.sep_radius[s], "agent at (%g, %g)", c.px[s], c.py[s]);
+        cr_assert_geq(w->wall_probe[s], band, "agent at (%g, %g)", c.px[s], c.py[s]);
+    }
+    cr_assert_gt(middle, n / 8);
+    crowd_world_destroy(w);
+}

@@ -1,25 +1,28 @@
 // The clearance pass, in the neighbor phase before the neighbor pass (step.c): every agent's wall
-// clearance, sight clearance, probe clearance and cell list (see block_key) into w->wall_clear /
-// w->wall_sight / w->wall_probe / w->wall_list, read by the neighbor pass (which agents test line
-// of sight, and against what) and by the walls behavior's passes of the same step (the force and
-// the clamp skip agents whose clearance exceeds their reach). It reads the agents' sorted positions
-// and velocities and the static segment grid, and writes only its own agents' slots, so the result
-// does not depend on the thread count.
+// clearance, sight clearance, probe clearance and cell list into w->wall_clear / w->wall_sight /
+// w->wall_probe / w->wall_list, read by the neighbor pass (which agents test line of sight, and
+// against what) and by the walls behavior's passes of the same step (the force and the clamp skip
+// agents whose clearance exceeds their reach). Every consumer uses the bounds only to skip work
+// that would find nothing, so a lower bound changes no result, only the work done; two kinds are
+// computed. The box bounds (block_box) come from the box clearances of the agent's cell and the
+// next one along its velocity, 4 bytes a cell: an agent in the middle of a street, walking along
+// it, is done with them. The others get the full bounds (block_keys, block_key) from their cell's
+// summary, 64 bytes a cell: tight beside one wall or at a corner. It reads the agents' sorted
+// positions and velocities and the static segment grid, and writes only its own agents' slots, so
+// the result does not depend on the thread count.
 #include "core/internal.h"
 
-// Agents whose wall lists are looked up together (see clearance_team).
+// Agents whose bounds are worked out together (see clearance_chunk).
 #define CS_WALL_BLOCK 32
 // Pieces of the probe (see block_key).
 #define CS_WALL_PROBE 2
 
-// Stage one of a block: its agents' cells, and a fetch of where each new cell's list is found.
-static void block_cells(const cs_walls* g, const float* px, const float* py, int s, int n,
-                        int32_t* cx, int32_t* cy) {
+// The agents' cells.
+static void block_cells(const cs_walls* g, const float* px, const float* py, int n, int32_t* cx,
+                        int32_t* cy) {
     for (int k = 0; k < n; ++k) {
-        cx[k] = cs_cell_coord(px[s + k], g->inv_cell);
-        cy[k] = cs_cell_coord(py[s + k], g->inv_cell);
-        if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1])
-            cs_walls_prefetch_cell(g, cx[k], cy[k]);
+        cx[k] = cs_cell_coord(px[k], g->inv_cell);
+        cy[k] = cs_cell_coord(py[k], g->inv_cell);
     }
 }
 
@@ -29,12 +32,56 @@ enum { SUM_FIELDS = 13 };
 // A summary for agents without a list (its values are not used; they only keep the lanes finite).
 static const cs_wall_sum NO_SUM = {.k = {{0.0f, 0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f, 0.0f}}};
 
-// Stage two: the lookups (once per run of agents in one cell: agents are sorted by cell), from
-// the direct index when there is one, else from the table, and each cell's summary
-// (cs_wall_sum), as columns for stage three's lanes. Both hold the same summaries, so the
-// clearances do not depend on which one answers.
+// The full bounds' lookups: each agent's list and its cell's summary (cs_wall_sum) as columns for
+// block_key's lanes, from the direct index (gathers) when there is one, else from the table, where
+// the summary is computed from the list, the same as the index would hold it; so the bounds do
+// not depend on which one answers.
+static void block_keys_dir(const cs_walls* g, cs_wall_ref* restrict out,
+                           float (*restrict key)[CS_WALL_BLOCK], int n, const int32_t* restrict cx,
+                           const int32_t* restrict cy) {
+    int32_t idx[CS_WALL_BLOCK];
+    uint32_t cnt[CS_WALL_BLOCK], st[CS_WALL_BLOCK];
+    const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
+    // Cell coordinates less the box's corner in unsigned arithmetic: one test per axis (the
+    // coordinates are clamped to +-2^30, so a cell left of the box never wraps into it).
+#pragma omp simd
+    for (int k = 0; k < n; ++k) {
+        const uint32_t x = (uint32_t)cx[k] - x0, y = (uint32_t)cy[k] - y0;
+        idx[k] = x < dw && y < dh ? (int32_t)(y * dw + x) : -1;
+    }
+    const uint32_t* d = (const uint32_t*)g->dir;
+#pragma omp simd
+    for (int k = 0; k < n; ++k) {
+        const int32_t i = idx[k] < 0 ? 0 : idx[k];
+        const uint32_t s0 = d[2 * i], c = d[2 * i + 1];
+        cnt[k] = idx[k] < 0 ? 0u : c;
+        st[k] = idx[k] < 0 ? 0u : s0;
+    }
+    for (int k = 0; k < n; ++k) out[k] = (cs_wall_ref){st[k], cnt[k]};
+    // Field by field, so that each is one gather; a cell without a list gets NO_SUM's.
+    const float* f = (const float*)g->dsum;
+    float none[SUM_FIELDS];
+    for (int q = 0; q < 8; ++q) none[q] = NO_SUM.k[q >> 2][q & 3];
+    none[8] = NO_SUM.rest, none[9] = NO_SUM.sight;
+    none[10] = NO_SUM.open[0], none[11] = NO_SUM.open[1], none[12] = NO_SUM.pair;
+    enum { STRIDE = sizeof(cs_wall_sum) / sizeof(float) };
+    for (int q = 0; q < SUM_FIELDS; ++q) {
+        const float z = none[q];
+#pragma omp simd
+        for (int k = 0; k < n; ++k) {
+            const int32_t i = idx[k] < 0 ? 0 : idx[k];
+            const float v = f[i * STRIDE + q];
+            key[q][k] = cnt[k] ? v : z;
+        }
+    }
+}
+
 static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL_BLOCK], int n,
                        const int32_t* cx, const int32_t* cy) {
+    if (g->dir) {
+        block_keys_dir(g, out, key, n, cx, cy);
+        return;
+    }
     // The current cell's list and fields, kept in registers across its run of agents.
     cs_wall_ref ref = {0, 0};
     cs_wall_sum sum;
@@ -42,20 +89,11 @@ static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL
     for (int k = 0; k < n; ++k) {
         if (k == 0 || cx[k] != cx[k - 1] || cy[k] != cy[k - 1]) {
             const cs_wall_sum* e = &NO_SUM;
-            if (g->dir) {
-                const cs_wall_ref* r = cs_walls_dir_at(g, cx[k], cy[k]);
-                ref = r ? *r : (cs_wall_ref){0, 0};
-                if (ref.count) e = &g->dsum[r - g->dir];
-            } else if (g->table_cap) {
-                // Without the index (walls spread over too large a box) the summary is computed
-                // from the list, the same as the index would hold.
-                ref = cs_walls_ref(g, cs_walls_slot(g, cx[k], cy[k]));
-                if (ref.count) {
-                    sum = cs_walls_sum_of(g, cx[k], cy[k], g->segs + ref.start, ref.count);
-                    e = &sum;
-                }
-            } else {
-                ref = (cs_wall_ref){0, 0};
+            ref = g->table_cap ? cs_walls_ref(g, cs_walls_slot(g, cx[k], cy[k]))
+                               : (cs_wall_ref){0, 0};
+            if (ref.count) {
+                sum = cs_walls_sum_of(g, cx[k], cy[k], g->segs + ref.start, ref.count);
+                e = &sum;
             }
             for (int q = 0; q < 8; ++q) f[q] = e->k[q >> 2][q & 3];
             f[8] = e->rest, f[9] = e->sight;
@@ -154,35 +192,153 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
     }
 }
 
-// In a pass of its own, so that the neighbor pass's loop reads one float per agent and keeps its
-// accumulators in registers. The two stages of the lookups and the clearances (stage three) run
-// as a pipeline over blocks of agents, a block apart: while a block's clearances are computed,
-// the next block's lists and the one after's table slots are on their way from memory, so the
-// loads overlap rather than each waiting on memory.
+// The box bounds of a block of agents, from the direct index: every agent's list, and bounds from
+// its cell's box clearance (cs_walls.dbox: a lower bound of the distance from every point of the
+// cell to every wall) with no segment read:
+//   - clearance and sight clearance: the cell's box clearance b0 (the sight clearance is never
+//     below the clearance);
+//   - probe clearance: the probe runs along the velocity's larger component for at most its
+//     length, so when that is at most a cell edge, the probe lies in the cell and the next one
+//     that way, widened across by the smaller component's length; the walls are then at least
+//     min(b0, b1) away, less that width (b1 the next cell's box clearance). A longer probe gets
+//     b0 less its length.
+// Each is capped at the list's reach like the full bounds, and lowered for rounding. Agents in
+// the middle of a street, walking along it, are done with these: they let every consumer skip
+// (clearance and sight clearance above the separation radius, probe clearance above the wall
+// force's band). The others are listed in `full` (returns how many), for the full bounds.
+static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
+                     const int32_t* restrict cy, int* restrict full, int32_t* restrict entry) {
+    const cs_walls* g = &w->walls;
+    const float* restrict px = w->cur.px + s;
+    const float* restrict py = w->cur.py + s;
+    const float* restrict vx = w->cur.vx + s;
+    const float* restrict vy = w->cur.vy + s;
+    const float* restrict sep = w->cur.sep_radius + s;
+    float* restrict clear = w->wall_clear + s;
+    float* restrict sight = w->wall_sight + s;
+    float* restrict probe = w->wall_probe + s;
+    const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
+    const uint32_t* restrict d = (const uint32_t*)g->dir;
+    const float* restrict box = g->dbox;
+    const float t = w->wall_probe_time, band = 2.0f * w->radius_max;
+    const float edge = g->cell_size * 0.999f; // the cell edge of cs_walls_reach
+    int32_t i0[CS_WALL_BLOCK], i1[CS_WALL_BLOCK], more[CS_WALL_BLOCK];
+    uint32_t st[CS_WALL_BLOCK], cnt[CS_WALL_BLOCK];
+    float b0[CS_WALL_BLOCK], b1[CS_WALL_BLOCK];
+    // The entries of the agent's cell and of the next one along its velocity's larger component
+    // (-1 for none), then their values, then the bounds: three loops, each a vector loop.
+#pragma omp simd
+    for (int k = 0; k < n; ++k) {
+        // See block_keys_dir for the unsigned box test.
+        const uint32_t x = (uint32_t)cx[k] - x0, y = (uint32_t)cy[k] - y0;
+        const bool along_x = fabsf(vx[k]) >= fabsf(vy[k]);
+        const uint32_t sx = vx[k] < 0.0f ? UINT32_MAX : 1u, sy = vy[k] < 0.0f ? UINT32_MAX : 1u;
+        const uint32_t x1 = x + (along_x ? sx : 0u), y1 = y + (along_x ? 0u : sy);
+        i0[k] = x < dw && y < dh ? (int32_t)(y * dw + x) : -1;
+        i1[k] = x1 < dw && y1 < dh ? (int32_t)(y1 * dw + x1) : -1;
+    }
+#pragma omp simd
+    for (int k = 0; k < n; ++k) {
+        const int32_t a = i0[k] < 0 ? 0 : i0[k], b = i1[k] < 0 ? 0 : i1[k];
+        const uint32_t s0 = d[2 * a], c0 = d[2 * a + 1];
+        const float e0 = box[a], e1 = box[b];
+        st[k] = i0[k] < 0 ? 0u : s0;
+        cnt[k] = i0[k] < 0 ? 0u : c0;
+        b0[k] = i0[k] < 0 ? CS_WALL_NO_TERM : e0;
+        b1[k] = i1[k] < 0 ? CS_WALL_NO_TERM : e1;
+    }
+#pragma omp simd
+    for (int k = 0; k < n; ++k) {
+        const float ax = fabsf(vx[k]), ay = fabsf(vy[k]);
+        const bool along_x = ax >= ay;
+        // cs_walls_reach, with its cell edge read before the loop (the call inside keeps gcc
+        // from vectorizing it).
+        const float reach = edge - (fabsf(px[k]) + fabsf(py[k])) * 1e-6f;
+        const float margin = (fabsf(px[k]) + fabsf(py[k])) * 1e-6f + 1e-4f;
+        const float c = (b0[k] < reach ? b0[k] : reach) - margin;
+        float along = (along_x ? ax : ay) * t, across = (along_x ? ay : ax) * t;
+        along += along * 1e-5f, across += across * 1e-5f;
+        float b = b0[k] < b1[k] ? b0[k] : b1[k];
+        b = b < reach ? b : reach;
+        float p = along <= edge ? b - across - margin : c - along - across;
+        p = p < c ? p : c;
+        clear[k] = c;
+        sight[k] = c;
+        probe[k] = p;
+        more[k] = !((c >= sep[k] * 1.001f + 1e-3f) & (p >= band));
+    }
+    for (int k = 0; k < n; ++k) w->wall_list[s + k] = (cs_wall_ref){st[k], cnt[k]};
+    int m = 0;
+    for (int k = 0; k < n; ++k) {
+        full[m] = k, entry[m] = i0[k];
+        m += more[k];
+    }
+    return m;
+}
+
+// The agents waiting for their full bounds (see clearance_chunk): their slots and cells.
+typedef struct full_queue {
+    int n;
+    int slot[2 * CS_WALL_BLOCK];
+    int32_t cx[2 * CS_WALL_BLOCK], cy[2 * CS_WALL_BLOCK];
+} full_queue;
+
+// The full bounds of the first n agents of the queue (block_keys, block_key), written to their
+// slots; the rest move to the front.
+static void full_bounds(crowd_world* w, full_queue* q, int n) {
+    const cs_walls* g = &w->walls;
+    float px[CS_WALL_BLOCK], py[CS_WALL_BLOCK], vx[CS_WALL_BLOCK], vy[CS_WALL_BLOCK];
+    float clear[CS_WALL_BLOCK], sight[CS_WALL_BLOCK], probe[CS_WALL_BLOCK];
+    cs_wall_ref ref[CS_WALL_BLOCK];
+    float key[SUM_FIELDS][CS_WALL_BLOCK]; // the summaries' fields as columns (see block_keys)
+    for (int i = 0; i < n; ++i) {
+        const int at = q->slot[i];
+        px[i] = w->cur.px[at], py[i] = w->cur.py[at];
+        vx[i] = w->cur.vx[at], vy[i] = w->cur.vy[at];
+    }
+    block_keys(g, ref, key, n, q->cx, q->cy);
+    block_key(g, px, py, vx, vy, w->wall_probe_time, ref, key, clear, sight, probe, n);
+    for (int i = 0; i < n; ++i) {
+        const int at = q->slot[i];
+        w->wall_list[at] = ref[i];
+        w->wall_clear[at] = clear[i];
+        w->wall_sight[at] = sight[i];
+        w->wall_probe[at] = probe[i];
+    }
+    q->n -= n;
+    for (int i = 0; i < q->n; ++i)
+        q->slot[i] = q->slot[n + i], q->cx[i] = q->cx[n + i], q->cy[i] = q->cy[n + i];
+}
+
+// The pass runs on blocks of agents: their cells and box bounds (block_box, with the direct
+// index); those the box bounds leave with work to do wait in a queue for their full bounds
+// (full_bounds), a block of them at a time, so that its vector loops run full; their cells'
+// summaries are fetched as they join it, well before they are read. Without the index every
+// agent gets the full bounds. Each agent's bounds depend only on its own position and velocity
+// and the walls, never on its block or its place in the queue.
 static uint64_t clearance_chunk(void* arg, int lo, int hi) {
     crowd_world* w = arg;
     const cs_walls* g = &w->walls;
-    const float* restrict px = w->cur.px;
-    const float* restrict py = w->cur.py;
-    const float* restrict vx = w->cur.vx;
-    const float* restrict vy = w->cur.vy;
-    int32_t cx[3][CS_WALL_BLOCK], cy[3][CS_WALL_BLOCK];
-    // The summaries' fields as columns (see block_keys).
-    float key[3][SUM_FIELDS][CS_WALL_BLOCK];
-    const int blocks = (hi - lo + CS_WALL_BLOCK - 1) / CS_WALL_BLOCK;
-    for (int b = 0; b < blocks + 2; ++b) {
-        // Stage one for block b, two for block b - 1, three for block b - 2.
-        for (int stage = 0; stage < 3; ++stage) {
-            const int k = b - stage, s = lo + k * CS_WALL_BLOCK;
-            if (k < 0 || k >= blocks) continue;
-            const int n = s + CS_WALL_BLOCK < hi ? CS_WALL_BLOCK : hi - s;
-            if (stage == 0) block_cells(g, px, py, s, n, cx[k % 3], cy[k % 3]);
-            if (stage == 1) block_keys(g, w->wall_list + s, key[k % 3], n, cx[k % 3], cy[k % 3]);
-            if (stage == 2)
-                block_key(g, px + s, py + s, vx + s, vy + s, w->wall_probe_time, w->wall_list + s,
-                          key[k % 3], w->wall_clear + s, w->wall_sight + s, w->wall_probe + s, n);
+    int32_t cx[CS_WALL_BLOCK], cy[CS_WALL_BLOCK], entry[CS_WALL_BLOCK];
+    int full[CS_WALL_BLOCK];
+    full_queue q = {.n = 0};
+    for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
+        const int n = s + CS_WALL_BLOCK < hi ? CS_WALL_BLOCK : hi - s;
+        block_cells(g, w->cur.px + s, w->cur.py + s, n, cx, cy);
+        int m = n;
+        if (g->dir)
+            m = block_box(w, s, n, cx, cy, full, entry);
+        else
+            for (int k = 0; k < n; ++k) full[k] = k, entry[k] = -1;
+        for (int i = 0; i < m; ++i) {
+            const int k = full[i];
+            if (entry[i] >= 0) __builtin_prefetch(&g->dsum[entry[i]]);
+            q.slot[q.n] = s + k, q.cx[q.n] = cx[k], q.cy[q.n] = cy[k];
+            ++q.n;
         }
+        if (q.n >= CS_WALL_BLOCK) full_bounds(w, &q, CS_WALL_BLOCK);
     }
+    if (q.n) full_bounds(w, &q, q.n);
     return 0;
 }
 

@@ -35,6 +35,7 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->segs, sizeof(cs_wall_seg) * g->segs_cap);
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
+    cs_free(w, g->dbox, sizeof(float) * g->dir_cells);
     const float cs = g->cell_size;
     cs_walls_init(g, cs);
 }
@@ -126,7 +127,8 @@ static bool is_cell_key(uint64_t k) {
 static void dir_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
-    g->dir = NULL, g->dsum = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
+    cs_free(w, g->dbox, sizeof(float) * g->dir_cells);
+    g->dir = NULL, g->dsum = NULL, g->dbox = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
 }
 
 // The distance from segment s to the box [x0, x1] x [y0, y1]: zero when the segment meets the box
@@ -225,7 +227,9 @@ cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_
     const double cap = 4.0 * c; // beyond every list's reach, and finite
     rest = rest < cap ? rest : cap;
     sight = sight < cap ? sight : cap;
-    cs_wall_sum out = {.rest = (float)(rest * (1.0 - 1e-6)),
+    const double near = kb[0] < cap ? kb[0] : cap; // key 0 has the least box distance
+    cs_wall_sum out = {.box = (float)(near * (1.0 - 1e-6)),
+                       .rest = (float)(rest * (1.0 - 1e-6)),
                        .sight = (float)(sight * (1.0 - 1e-6)),
                        .pair = paired ? 0.0f : CS_WALL_NO_TERM};
     for (int q = 0; q < 2; ++q) {
@@ -244,7 +248,9 @@ static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
     if (!r) return false;
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
-    if (c->count) g->dsum[r - g->dir] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
+    const size_t i = (size_t)(r - g->dir);
+    if (c->count) g->dsum[i] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
+    g->dbox[i] = c->count ? g->dsum[i].box : CS_WALL_NO_TERM;
     return true;
 }
 
@@ -313,18 +319,22 @@ static void dir_build(crowd_world* w, cs_walls* g) {
     // computed again (a rebuild then costs its memory traffic, as the lists' layout does).
     cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
     cs_wall_sum* dk = cs_alloc(w, sizeof(cs_wall_sum) * cells);
-    if (!d || !dk) {
+    float* db = cs_alloc(w, sizeof(float) * cells);
+    if (!d || !dk || !db) {
         cs_free(w, d, sizeof(cs_wall_ref) * cells);
         cs_free(w, dk, sizeof(cs_wall_sum) * cells);
+        cs_free(w, db, sizeof(float) * cells);
         dir_free(w, g);
         g->dir_off = true;
         return;
     }
     const cs_walls old = *g;
-    g->dir = d, g->dsum = dk, g->dir_cells = cells;
+    g->dir = d, g->dsum = dk, g->dbox = db, g->dir_cells = cells;
     g->dir_x0 = (int32_t)(x0 - sx), g->dir_y0 = (int32_t)(y0 - sy);
     g->dir_w = (uint32_t)(wd + 2 * sx), g->dir_h = (uint32_t)(ht + 2 * sy);
     memset(g->dir, 0, sizeof(cs_wall_ref) * cells);
+    memset(g->dsum, 0, sizeof(cs_wall_sum) * cells);
+    for (uint64_t i = 0; i < cells; ++i) g->dbox[i] = CS_WALL_NO_TERM;
     for (uint32_t h = 0; h < g->table_cap; ++h) {
         const uint64_t k = g->cells[h].key;
         const cs_wall_cell* c = &g->cells[h];
@@ -336,9 +346,11 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         g->dsum[r - g->dir] = o && o->count
                                   ? old.dsum[o - old.dir]
                                   : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
+        g->dbox[r - g->dir] = g->dsum[r - g->dir].box;
     }
     cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);
     cs_free(w, old.dsum, sizeof(cs_wall_sum) * old.dir_cells);
+    cs_free(w, old.dbox, sizeof(float) * old.dir_cells);
     dir_layout(w, g);
 }
 

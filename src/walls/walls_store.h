@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/fetch.h"
 #include "core/grid.h"
 #include "crowd/obstacle.h"
 
@@ -68,7 +69,8 @@ typedef struct cs_wall_sum {
     // 0 when key i is an open wall's or a non-convex polygon's edge, else CS_WALL_NO_TERM
     float open[2];
     float pair; // 0 when both keys are edges of one convex polygon, else CS_WALL_NO_TERM
-    float pad[3];
+    float box;  // the cell's box clearance: a lower bound of the distance from the cell to the list
+    float pad[2];
 } cs_wall_sum;
 
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
@@ -116,7 +118,11 @@ typedef struct cs_walls {
     // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
     cs_wall_ref* dir;
     cs_wall_sum* dsum; // each entry's summary (meaningless where its count is 0)
-    size_t dir_cells;  // entries allocated (of both)
+    // Each entry's box clearance apart (its summary's box, or CS_WALL_NO_TERM where its count is
+    // 0: every wall is then beyond the list's reach), 4 bytes a cell: the clearance pass reads it
+    // for every agent and the summary only for those near a wall (see block_box).
+    float* dbox;
+    size_t dir_cells; // entries allocated (of each)
     int32_t dir_x0, dir_y0;
     uint32_t dir_w, dir_h;
     bool dir_off;          // a box too large for an index: none until the table grows again
@@ -199,31 +205,14 @@ static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t c
     return cs_walls_ref(g, cs_walls_slot(g, cx, cy));
 }
 
-// Fetches ahead what cs_walls_list(g, cx, cy) reads first, and the cell's summary: the direct
-// index's entries, or the occupied bit and the home slot.
-static inline void cs_walls_prefetch_cell(const cs_walls* g, int32_t cx, int32_t cy) {
-    if (g->dir) {
-        const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
-        if (r) {
-            __builtin_prefetch(r);
-            __builtin_prefetch(&g->dsum[r - g->dir]);
-        }
-        return;
-    }
-    if (g->table_cap == 0) return;
-    const uint32_t h = cs_wall_home(cs_wall_key(cx, cy), g->table_cap - 1);
-    __builtin_prefetch(&g->occupied[h >> 6]);
-    __builtin_prefetch(&g->cells[h]);
-}
-
 // How many agents ahead the passes that read agents' wall lists (in sorted order, at scattered
 // places of the pool) fetch them.
 #define CS_WALL_FETCH_AHEAD 8
 
 // Fetches the wall list of sorted slot s (when s < hi) if its clearance is below `below`: the
 // passes call it for the agent CS_WALL_FETCH_AHEAD slots ahead.
-static inline void cs_walls_prefetch_list(const cs_walls* g, const float* clear,
-                                          const cs_wall_ref* list, int s, int hi, float below) {
+CS_FETCH_HELPER void cs_walls_prefetch_list(const cs_walls* g, const float* clear,
+                                            const cs_wall_ref* list, int s, int hi, float below) {
     if (s < hi && clear[s] < below) __builtin_prefetch(g->segs + list[s].start);
 }
 
@@ -235,8 +224,9 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 
 // A point's clearance: a lower bound of its distance to every wall segment, at most
 // cs_walls_reach. Computed once per agent and step by the clearance pass (walls_clearance.c, from
-// the cell summaries above), which keeps the list too: every wall query of that step whose reach
-// is below the clearance is skipped, and one within cs_walls_reach reads that one list.
+// the cells' box clearances or summaries above), which keeps the list too: every wall query of that
+// step whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
+// list.
 
 // The summary of cell (cx, cy) from its list of n > 0 segments (walls_grid.c). Cost: the list's
 // length, squared up to a few dozen segments.
