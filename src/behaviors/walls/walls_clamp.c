@@ -124,7 +124,7 @@ static void clamp_agent(crowd_world* w, int s) {
 // Agents whose moves are checked together: a vectorized loop finds those with a wall within their
 // move's reach (few: most agents are farther from every wall than one step), and only these are
 // worked on.
-#define CS_CLAMP_CHUNK 64
+#define CS_CLAMP_CHUNK 512
 
 // Which of n agents have a wall within their move's reach (1) or certainly none (0).
 static void may_hit(const float* restrict x0, const float* restrict y0, const float* restrict x1,
@@ -134,14 +134,52 @@ static void may_hit(const float* restrict x0, const float* restrict y0, const fl
     for (int k = 0; k < n; ++k) hit[k] = clear[k] < move_reach(x0[k], y0[k], x1[k], y1[k], rmax);
 }
 
+// The slots of the chunk from b (none past hi) with a wall within reach; returns how many. Each
+// is far from the others, so the lines of its columns are fetched here, a chunk before it is
+// worked on.
+static int hits(crowd_world* w, int b, int hi, int* slot) {
+    const int n = hi - b < CS_CLAMP_CHUNK ? hi - b : CS_CLAMP_CHUNK;
+    if (n <= 0) return 0;
+    uint8_t hit[CS_CLAMP_CHUNK];
+    may_hit(w->alt.px + b, w->alt.py + b, w->cur.px + b, w->cur.py + b, w->wall_clear + b,
+            w->radius_max, hit, n);
+    int m = 0;
+    for (int k = 0; k < n; ++k) {
+        slot[m] = b + k;
+        m += hit[k];
+    }
+    for (int i = 0; i < m; ++i) {
+        const int s = slot[i];
+        __builtin_prefetch(&w->cur.id[s]);
+        __builtin_prefetch(&w->wall_list[s]);
+        __builtin_prefetch(&w->alt.px[s]);
+        __builtin_prefetch(&w->alt.py[s]);
+        __builtin_prefetch(&w->alt.hx[s]);
+        __builtin_prefetch(&w->alt.hy[s]);
+        __builtin_prefetch(&w->cur.px[s], 1);
+        __builtin_prefetch(&w->cur.py[s], 1);
+        __builtin_prefetch(&w->cur.vx[s], 1);
+        __builtin_prefetch(&w->cur.vy[s], 1);
+    }
+    return m;
+}
+
+// A chunk at a time: its hits were found (and their columns fetched) a chunk before; what they
+// read at random places (the radius, by agent index, and the cell's list) is fetched for all of
+// them before the first is worked on.
 static void clamp_range(crowd_world* w, int lo, int hi) {
-    for (int b = lo; b < hi; b += CS_CLAMP_CHUNK) {
-        const int n = hi - b < CS_CLAMP_CHUNK ? hi - b : CS_CLAMP_CHUNK;
-        uint8_t hit[CS_CLAMP_CHUNK];
-        may_hit(w->alt.px + b, w->alt.py + b, w->cur.px + b, w->cur.py + b, w->wall_clear + b,
-                w->radius_max, hit, n);
-        for (int k = 0; k < n; ++k)
-            if (hit[k]) clamp_agent(w, b + k);
+    const cs_walls* g = &w->walls;
+    int slot[2][CS_CLAMP_CHUNK];
+    int next = hits(w, lo, hi, slot[0]);
+    for (int b = lo, t = 0; b < hi; b += CS_CLAMP_CHUNK, t ^= 1) {
+        const int m = next;
+        next = hits(w, b + CS_CLAMP_CHUNK, hi, slot[t ^ 1]);
+        const int* restrict sl = slot[t];
+        for (int i = 0; i < m; ++i) {
+            __builtin_prefetch(&w->radius[w->cur.id[sl[i]]]);
+            __builtin_prefetch(g->segs + w->wall_list[sl[i]].start);
+        }
+        for (int i = 0; i < m; ++i) clamp_agent(w, sl[i]);
     }
 }
 

@@ -21,9 +21,8 @@
 #include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
 
-// Agents a force pass sorts into candidates at a time, and how many candidates ahead it fetches.
+// Agents a force pass sorts into candidates at a time.
 #define CS_FORCE_CHUNK 256
-#define CS_FORCE_AHEAD 4
 
 typedef struct probe {
     double px, py, qx, qy;
@@ -116,21 +115,24 @@ static void force_range(crowd_world* w, int lo, int hi) {
     // A chunk of agents at a time: its candidates (those whose probe clearance is below 2 radii;
     // with no probe clearance, every agent) were found a chunk before, then only those are worked
     // on, with what a candidate near a wall will read at random places (its radius, by agent
-    // index, and its cell's list) fetched a few candidates ahead.
+    // index, and its cell's list) fetched before the first of them.
     int cand[2][CS_FORCE_CHUNK];
     int next = candidates(w, probed, band, lo, hi, cand[0]);
     for (int b = lo, t = 0; b < hi; b += CS_FORCE_CHUNK, t ^= 1) {
         const int m = next;
         next = candidates(w, probed, band, b + CS_FORCE_CHUNK, hi, cand[t ^ 1]);
         const int* restrict cd = cand[t];
+        // Their lines fetched a chunk ago, the candidates' radii and lists are fetched all at once
+        // before the first is worked on: fetched one by one a few candidates ahead, each came
+        // too late (a fifth of the pass waited on the radius).
         for (int i = 0; i < m; ++i) {
-            if (i + CS_FORCE_AHEAD < m) {
-                const int a = cd[i + CS_FORCE_AHEAD];
-                if (probed || w->wall_clear[a] < near) {
-                    __builtin_prefetch(g->segs + w->wall_list[a].start);
-                    __builtin_prefetch(&w->radius[c.id[a]]);
-                }
+            const int a = cd[i];
+            if (probed || w->wall_clear[a] < near) {
+                __builtin_prefetch(g->segs + w->wall_list[a].start);
+                __builtin_prefetch(&w->radius[c.id[a]]);
             }
+        }
+        for (int i = 0; i < m; ++i) {
             const int s = cd[i];
             const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
             // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
