@@ -183,14 +183,14 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
     }
 }
 
-static void clamp_team(void* arg, int t, int nt) {
-    crowd_world* w = arg;
-    int lo, hi;
-    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    clamp_range(w, lo, hi);
+static uint64_t clamp_chunk(void* arg, int lo, int hi) {
+    clamp_range(arg, lo, hi);
+    return 0;
 }
 
+// Hits gather beside walls, so a thread done with its share helps with the others'
+// (cs_team_run_chunks): an agent's move does not depend on its chunk.
 void cs_pass_clamp(crowd_world* w) {
     if (w->walls.live == 0) return;
-    cs_team_run(w->threads, clamp_team, w);
+    cs_team_run_chunks(w->threads, w->count, CS_LANES, clamp_chunk, w);
 }

@@ -191,14 +191,14 @@ static void force_range(crowd_world* w, int lo, int hi) {
     }
 }
 
-static void force_team(void* arg, int t, int nt) {
-    crowd_world* w = arg;
-    int lo, hi;
-    cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    force_range(w, lo, hi);
+static uint64_t force_chunk(void* arg, int lo, int hi) {
+    force_range(arg, lo, hi);
+    return 0;
 }
 
+// Candidates gather beside walls, so a thread done with its share helps with the others'
+// (cs_team_run_chunks): an agent's force does not depend on its chunk.
 void cs_pass_walls(crowd_world* w) {
     if (w->walls.live == 0) return;
-    cs_team_run(w->threads, force_team, w);
+    cs_team_run_chunks(w->threads, w->count, CS_LANES, force_chunk, w);
 }
