@@ -101,13 +101,13 @@ struct crowd_world {
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.
     float *force_x, *force_y; // weighted behavior forces, summed in pass order
-    // With obstacles, each agent's clearance, sight clearance and its cell's wall list, written by
-    // the clearance pass (src/walls/walls_clearance.c) and read by the neighbor pass (the sight
-    // clearance) and the walls behavior's passes of the same step. NULL until the world's first
-    // obstacle (cs_world_wall_arrays): every reader runs only while the world has obstacles.
+    // With obstacles, each agent's clearance and sight clearance, written by the clearance pass
+    // (src/walls/walls_clearance.c) and read by the neighbor pass (the sight clearance) and the
+    // walls behavior's passes of the same step; an agent they leave with work reads its cell's
+    // list (cs_walls_list_at). NULL until the world's first obstacle (cs_world_wall_arrays): every
+    // reader runs only while the world has obstacles.
     float* wall_clear;
     float* wall_sight;
-    cs_wall_ref* wall_list;
     // With obstacles, each agent's probe clearance: a lower bound of the distance from the walls
     // to the segment from its centre to centre + velocity * wall_probe_time (the walls behavior's
     // longest look-ahead, which it keeps here; 0 until it sets one), also from the clearance
@@ -242,7 +242,7 @@ void cs_free(crowd_world* w, void* p, size_t bytes);
 // to leave unobservable, as the behaviors' reserve hooks do).
 typedef crowd_status cs_grow_then(crowd_world* w, void* ctx);
 crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx);
-// Allocates the clearance arrays (wall_clear, wall_sight, wall_probe, wall_list) if the world has
+// Allocates the clearance arrays (wall_clear, wall_sight, wall_probe) if the world has
 // none yet; they grow with the storage from then on. Called before the world gets an obstacle. On
 // failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
 crowd_status cs_world_wall_arrays(crowd_world* w);
@@ -323,8 +323,8 @@ void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 
 // ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
 void cs_pass_sort(crowd_world* w);
-void cs_pass_neighbor(crowd_world* w);  // sets profile.candidates
-void cs_pass_clearance(crowd_world* w); // with obstacles: wall_clear and wall_list of every agent
+void cs_pass_neighbor(crowd_world* w);        // sets profile.candidates
+void cs_pass_clearance(crowd_world* w);       // with obstacles: the wall clearances of every agent
 void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
 

@@ -516,7 +516,8 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     bool los = false;
     if (w->walls.live > 0 && w->wall_sight[s] < reach + m) {
         if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py))
-            los = cs_sight_list(&w->walls, w->wall_list[s], q.px, q.py, reach + m, &sight);
+            los = cs_sight_list(&w->walls, cs_walls_list_at(&w->walls, q.px, q.py), q.px, q.py,
+                                reach + m, &sight);
         else
             los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), q.px, q.py,
                                   reach + m, &sight);
@@ -947,7 +948,7 @@ static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_sub
     const float px = c.px[s], py = c.py[s], r = c.sep_radius[s], m = margin(px, py, r);
     if (r + m > cs_walls_reach(v->walls, px, py)) return agent_neighbors_dense(w, nb, s);
     cs_sight sight;
-    cs_sight_whole(v->walls, w->wall_list[s], &sight);
+    cs_sight_whole(v->walls, cs_walls_list_at(v->walls, px, py), &sight);
     return sep_only(&v->g, c.px, c.py, key, px, py, c.vx[s], c.vy[s], r, c.max_speed[s],
                     c.sep_weight[s], !(c.flags[s] & CS_FLAG_SEP_PUSH), &sight, &v->fx[s],
                     &v->fy[s]);
@@ -962,7 +963,7 @@ static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, 
     // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
     const int ahead = s + CS_WALL_FETCH_AHEAD;
     if (v->walls && ahead < hi)
-        cs_walls_prefetch_list(v->walls, w->wall_sight, w->wall_list, ahead, hi,
+        cs_walls_prefetch_list(v->walls, w->wall_sight, c.px, c.py, ahead, hi,
                                c.sep_radius[ahead] + 0.01f);
     // Subscribed agents write their records besides the force.
     if (c.flags[s] & nb->flags)

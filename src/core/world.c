@@ -73,7 +73,6 @@ static int world_arrays(crowd_world* w, array_ref* out) {
         out[n++] = (array_ref){&w->wall_clear, sizeof(float), true};
         out[n++] = (array_ref){&w->wall_sight, sizeof(float), true};
         out[n++] = (array_ref){&w->wall_probe, sizeof(float), true};
-        out[n++] = (array_ref){&w->wall_list, sizeof(cs_wall_ref), true};
     }
     out[n++] = (array_ref){&w->generation, sizeof(uint16_t), false};
     out[n++] = (array_ref){&w->slot_of, sizeof(int32_t), false};
@@ -220,11 +219,10 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
 
 crowd_status cs_world_wall_arrays(crowd_world* w) {
     if (w->wall_clear) return CROWD_OK;
-    enum { N = 4 };
+    enum { N = 3 };
     const array_ref refs[N] = {{&w->wall_clear, sizeof(float), true},
                                {&w->wall_sight, sizeof(float), true},
-                               {&w->wall_probe, sizeof(float), true},
-                               {&w->wall_list, sizeof(cs_wall_ref), true}};
+                               {&w->wall_probe, sizeof(float), true}};
     void* mem[N] = {0};
     for (int i = 0; i < N; ++i) {
         const size_t bytes = ref_bytes(&refs[i], w->capacity);

@@ -1,15 +1,16 @@
 // The clearance pass, in the neighbor phase before the neighbor pass (step.c): every agent's wall
-// clearance, sight clearance, probe clearance and cell list into w->wall_clear / w->wall_sight /
-// w->wall_probe / w->wall_list, read by the neighbor pass (which agents test line of sight, and
-// against what) and by the walls behavior's passes of the same step (the force and the clamp skip
-// agents whose clearance exceeds their reach). Every consumer uses the bounds only to skip work
-// that would find nothing, so a lower bound changes no result, only the work done; two kinds are
-// computed. The box bounds (block_box) come from the box clearances of the agent's cell and the
-// next one along its velocity, 4 bytes a cell: an agent in the middle of a street, walking along
-// it, is done with them. The others get the full bounds (block_keys, block_key) from their cell's
-// summary, 64 bytes a cell: tight beside one wall or at a corner. It reads the agents' sorted
-// positions and velocities and the static segment grid, and writes only its own agents' slots, so
-// the result does not depend on the thread count.
+// clearance, sight clearance and probe clearance into w->wall_clear / w->wall_sight /
+// w->wall_probe, read by the neighbor pass (which agents test line of sight) and by the walls
+// behavior's passes of the same step (the force and the clamp skip agents whose clearance exceeds
+// their reach). Every consumer uses the bounds only to skip work that would find nothing, so a
+// lower bound changes no result, only the work done; two kinds are computed. The box bounds
+// (block_box) come from the box clearances of the agent's cell and the next one along its
+// velocity, 4 bytes a cell: an agent in the middle of a street, walking along it, is done with
+// them. The others get the full bounds (block_keys, block_key) from their cell's summary, 64 bytes
+// a cell: tight beside one wall or at a corner. An agent the bounds leave with work reads its
+// cell's list itself (cs_walls_list_at). The pass reads the agents' sorted positions and
+// velocities and the static segment grid, and writes only its own agents' slots, so the result
+// does not depend on the thread count.
 #include "core/internal.h"
 
 // Agents whose bounds are worked out together (see clearance_chunk).
@@ -32,15 +33,14 @@ enum { SUM_FIELDS = 13 };
 // A summary for agents without a list (its values are not used; they only keep the lanes finite).
 static const cs_wall_sum NO_SUM = {.k = {{0.0f, 0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f, 0.0f}}};
 
-// The full bounds' lookups: each agent's list and its cell's summary (cs_wall_sum) as columns for
-// block_key's lanes, from the direct index (gathers) when there is one, else from the table, where
-// the summary is computed from the list, the same as the index would hold it; so the bounds do
-// not depend on which one answers.
-static void block_keys_dir(const cs_walls* g, cs_wall_ref* restrict out,
+// The full bounds' lookups: the length of each agent's list and its cell's summary (cs_wall_sum)
+// as columns for block_key's lanes, from the direct index (gathers) when there is one, else from
+// the table, where the summary is computed from the list, the same as the index would hold it; so
+// the bounds do not depend on which one answers.
+static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt,
                            float (*restrict key)[CS_WALL_BLOCK], int n, const int32_t* restrict cx,
                            const int32_t* restrict cy) {
     int32_t idx[CS_WALL_BLOCK];
-    uint32_t cnt[CS_WALL_BLOCK], st[CS_WALL_BLOCK];
     const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
     // Cell coordinates less the box's corner in unsigned arithmetic: one test per axis (the
     // coordinates are clamped to +-2^30, so a cell left of the box never wraps into it).
@@ -53,11 +53,9 @@ static void block_keys_dir(const cs_walls* g, cs_wall_ref* restrict out,
 #pragma omp simd
     for (int k = 0; k < n; ++k) {
         const int32_t i = idx[k] < 0 ? 0 : idx[k];
-        const uint32_t s0 = d[2 * i], c = d[2 * i + 1];
+        const uint32_t c = d[2 * i + 1];
         cnt[k] = idx[k] < 0 ? 0u : c;
-        st[k] = idx[k] < 0 ? 0u : s0;
     }
-    for (int k = 0; k < n; ++k) out[k] = (cs_wall_ref){st[k], cnt[k]};
     // Field by field, so that each is one gather; a cell without a list gets NO_SUM's.
     const float* f = (const float*)g->dsum;
     float none[SUM_FIELDS];
@@ -76,10 +74,10 @@ static void block_keys_dir(const cs_walls* g, cs_wall_ref* restrict out,
     }
 }
 
-static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL_BLOCK], int n,
+static void block_keys(const cs_walls* g, uint32_t* cnt, float (*key)[CS_WALL_BLOCK], int n,
                        const int32_t* cx, const int32_t* cy) {
     if (g->dir) {
-        block_keys_dir(g, out, key, n, cx, cy);
+        block_keys_dir(g, cnt, key, n, cx, cy);
         return;
     }
     // The current cell's list and fields, kept in registers across its run of agents.
@@ -99,7 +97,7 @@ static void block_keys(const cs_walls* g, cs_wall_ref* out, float (*key)[CS_WALL
             f[8] = e->rest, f[9] = e->sight;
             f[10] = e->open[0], f[11] = e->open[1], f[12] = e->pair;
         }
-        out[k] = ref;
+        cnt[k] = ref.count;
         for (int q = 0; q < SUM_FIELDS; ++q) key[q][k] = f[q];
     }
 }
@@ -139,11 +137,8 @@ static inline float seg_d2_inv(float ax, float ay, float ex, float ey, float inv
 //     along a wall has its probe as far from the wall as itself, less h / 2.
 static void block_key(const cs_walls* g, const float* restrict px, const float* restrict py,
                       const float* restrict vx, const float* restrict vy, float probe_time,
-                      const cs_wall_ref* restrict ref, float (*restrict key)[CS_WALL_BLOCK],
+                      const uint32_t* restrict cnt, float (*restrict key)[CS_WALL_BLOCK],
                       float* restrict out, float* restrict sight, float* restrict probe, int n) {
-    // The counts as a column of their own: a strided load from ref keeps gcc from vectorizing.
-    uint32_t cnt[CS_WALL_BLOCK];
-    for (int k = 0; k < n; ++k) cnt[k] = ref[k].count;
 #pragma omp simd
     for (int k = 0; k < n; ++k) {
         const float x = px[k], y = py[k];
@@ -192,9 +187,9 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
     }
 }
 
-// The box bounds of a block of agents, from the direct index: every agent's list, and bounds from
-// its cell's box clearance (cs_walls.dbox: a lower bound of the distance from every point of the
-// cell to every wall) with no segment read:
+// The box bounds of a block of agents, from the direct index: bounds from its cell's box clearance
+// (cs_walls.dbox: a lower bound of the distance from every point of the cell to every wall) with no
+// segment read:
 //   - clearance and sight clearance: the cell's box clearance b0 (the sight clearance is never
 //     below the clearance);
 //   - probe clearance: the probe runs along the velocity's larger component for at most its
@@ -205,7 +200,8 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
 // Each is capped at the list's reach like the full bounds, and lowered for rounding. Agents in
 // the middle of a street, walking along it, are done with these: they let every consumer skip
 // (clearance and sight clearance above the separation radius, probe clearance above the wall
-// force's band). The others are listed in `full` (returns how many), for the full bounds.
+// force's band). The others are listed in `full` (returns how many) with their cells' entries
+// (`entry`, -1 for none), for the full bounds.
 static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
                      const int32_t* restrict cy, int* restrict full, int32_t* restrict entry) {
     const cs_walls* g = &w->walls;
@@ -218,12 +214,10 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
     float* restrict sight = w->wall_sight + s;
     float* restrict probe = w->wall_probe + s;
     const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
-    const uint32_t* restrict d = (const uint32_t*)g->dir;
     const float* restrict box = g->dbox;
     const float t = w->wall_probe_time, band = 2.0f * w->radius_max;
     const float edge = g->cell_size * 0.999f; // the cell edge of cs_walls_reach
     int32_t i0[CS_WALL_BLOCK], i1[CS_WALL_BLOCK], more[CS_WALL_BLOCK];
-    uint32_t st[CS_WALL_BLOCK], cnt[CS_WALL_BLOCK];
     float b0[CS_WALL_BLOCK], b1[CS_WALL_BLOCK];
     // The entries of the agent's cell and of the next one along its velocity's larger component
     // (-1 for none), then their values, then the bounds: three loops, each a vector loop.
@@ -240,10 +234,7 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
 #pragma omp simd
     for (int k = 0; k < n; ++k) {
         const int32_t a = i0[k] < 0 ? 0 : i0[k], b = i1[k] < 0 ? 0 : i1[k];
-        const uint32_t s0 = d[2 * a], c0 = d[2 * a + 1];
         const float e0 = box[a], e1 = box[b];
-        st[k] = i0[k] < 0 ? 0u : s0;
-        cnt[k] = i0[k] < 0 ? 0u : c0;
         b0[k] = i0[k] < 0 ? CS_WALL_NO_TERM : e0;
         b1[k] = i1[k] < 0 ? CS_WALL_NO_TERM : e1;
     }
@@ -267,7 +258,6 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
         probe[k] = p;
         more[k] = !((c >= sep[k] * 1.001f + 1e-3f) & (p >= band));
     }
-    for (int k = 0; k < n; ++k) w->wall_list[s + k] = (cs_wall_ref){st[k], cnt[k]};
     int m = 0;
     for (int k = 0; k < n; ++k) {
         full[m] = k, entry[m] = i0[k];
@@ -289,18 +279,17 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
     const cs_walls* g = &w->walls;
     float px[CS_WALL_BLOCK], py[CS_WALL_BLOCK], vx[CS_WALL_BLOCK], vy[CS_WALL_BLOCK];
     float clear[CS_WALL_BLOCK], sight[CS_WALL_BLOCK], probe[CS_WALL_BLOCK];
-    cs_wall_ref ref[CS_WALL_BLOCK];
+    uint32_t cnt[CS_WALL_BLOCK];
     float key[SUM_FIELDS][CS_WALL_BLOCK]; // the summaries' fields as columns (see block_keys)
     for (int i = 0; i < n; ++i) {
         const int at = q->slot[i];
         px[i] = w->cur.px[at], py[i] = w->cur.py[at];
         vx[i] = w->cur.vx[at], vy[i] = w->cur.vy[at];
     }
-    block_keys(g, ref, key, n, q->cx, q->cy);
-    block_key(g, px, py, vx, vy, w->wall_probe_time, ref, key, clear, sight, probe, n);
+    block_keys(g, cnt, key, n, q->cx, q->cy);
+    block_key(g, px, py, vx, vy, w->wall_probe_time, cnt, key, clear, sight, probe, n);
     for (int i = 0; i < n; ++i) {
         const int at = q->slot[i];
-        w->wall_list[at] = ref[i];
         w->wall_clear[at] = clear[i];
         w->wall_sight[at] = sight[i];
         w->wall_probe[at] = probe[i];

@@ -90,7 +90,8 @@ static void clamp_agent(crowd_world* w, int s) {
     const float reach = move_reach(x0, y0, c.px[s], c.py[s], rmax);
     sweep_ctx ctx = {.g = g};
     if (reach <= cs_walls_reach(g, x0, y0)) {
-        ctx.list = g->segs + w->wall_list[s].start, ctx.n = w->wall_list[s].count;
+        const cs_wall_ref list = cs_walls_list_at(g, x0, y0);
+        ctx.list = g->segs + list.start, ctx.n = list.count;
     } else {
         ctx.box = cs_walls_box(g, x0 - reach, y0 - reach, x0 + reach, y0 + reach);
     }
@@ -151,7 +152,6 @@ static int hits(crowd_world* w, int b, int hi, int* slot) {
     for (int i = 0; i < m; ++i) {
         const int s = slot[i];
         __builtin_prefetch(&w->cur.id[s]);
-        __builtin_prefetch(&w->wall_list[s]);
         __builtin_prefetch(&w->alt.px[s]);
         __builtin_prefetch(&w->alt.py[s]);
         __builtin_prefetch(&w->alt.hx[s]);
@@ -177,7 +177,8 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
         const int* restrict sl = slot[t];
         for (int i = 0; i < m; ++i) {
             __builtin_prefetch(&w->radius[w->cur.id[sl[i]]]);
-            __builtin_prefetch(g->segs + w->wall_list[sl[i]].start);
+            __builtin_prefetch(g->segs +
+                               cs_walls_list_at(g, w->alt.px[sl[i]], w->alt.py[sl[i]]).start);
         }
         for (int i = 0; i < m; ++i) clamp_agent(w, sl[i]);
     }

@@ -83,7 +83,6 @@ static int candidates(const crowd_world* w, bool probed, float band, int b, int 
     }
     for (int i = 0; i < m; ++i) {
         const int s = cand[i];
-        __builtin_prefetch(&w->wall_list[s]);
         __builtin_prefetch(&w->cur.id[s]);
         __builtin_prefetch(&w->cur.px[s]);
         __builtin_prefetch(&w->cur.py[s]);
@@ -128,7 +127,7 @@ static void force_range(crowd_world* w, int lo, int hi) {
         for (int i = 0; i < m; ++i) {
             const int a = cd[i];
             if (probed || w->wall_clear[a] < near) {
-                __builtin_prefetch(g->segs + w->wall_list[a].start);
+                __builtin_prefetch(g->segs + cs_walls_list_at(g, c.px[a], c.py[a]).start);
                 __builtin_prefetch(&w->radius[c.id[a]]);
             }
         }
@@ -156,7 +155,8 @@ static void force_range(crowd_world* w, int lo, int hi) {
             // which pushes nothing either way) and lets nearest() skip the far segments.
             probe p = {.px = x, .py = y, .qx = qx, .qy = qy, .best = 4.0 * r * r, .id = UINT32_MAX};
             if (reach <= cs_walls_reach(g, x, y)) {
-                nearest(&p, g->segs + w->wall_list[s].start, w->wall_list[s].count);
+                const cs_wall_ref list = cs_walls_list_at(g, x, y);
+                nearest(&p, g->segs + list.start, list.count);
             } else {
                 const float lx = x + vx * lmax, ly = y + vy * lmax;
                 cs_walls_visit(g,
