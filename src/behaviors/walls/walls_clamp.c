@@ -127,12 +127,19 @@ static void clamp_agent(crowd_world* w, int s) {
 // worked on.
 #define CS_CLAMP_CHUNK 512
 
-// Which of n agents have a wall within their move's reach (1) or certainly none (0).
+// Which of n agents have a wall within their move's reach (1) or certainly none (0): against a
+// bound of move_reach in float, above it by a relative 1e-5 (the float length and skin differ
+// from the double ones by a few units in the last place), so a hit is never missed.
 static void may_hit(const float* restrict x0, const float* restrict y0, const float* restrict x1,
                     const float* restrict y1, const float* restrict clear, float rmax,
                     uint8_t* restrict hit, int n) {
 #pragma omp simd
-    for (int k = 0; k < n; ++k) hit[k] = clear[k] < move_reach(x0[k], y0[k], x1[k], y1[k], rmax);
+    for (int k = 0; k < n; ++k) {
+        const float dx = x1[k] - x0[k], dy = y1[k] - y0[k];
+        const float len = sqrtf(dx * dx + dy * dy);
+        const float skin = 1e-4f + (fabsf(x0[k]) + fabsf(y0[k]) + fabsf(dx) + fabsf(dy)) * 0x1p-21f;
+        hit[k] = clear[k] < (len + skin + rmax) * 1.00001f + 1e-6f;
+    }
 }
 
 // The slots of the chunk from b (none past hi) with a wall within reach; returns how many. Each
