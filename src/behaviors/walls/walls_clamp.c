@@ -151,11 +151,7 @@ static int hits(crowd_world* w, int b, int hi, int* slot) {
     uint8_t hit[CS_CLAMP_CHUNK];
     may_hit(w->alt.px + b, w->alt.py + b, w->cur.px + b, w->cur.py + b, w->wall_clear + b,
             w->radius_max, hit, n);
-    int m = 0;
-    for (int k = 0; k < n; ++k) {
-        slot[m] = b + k;
-        m += hit[k];
-    }
+    const int m = cs_walls_flagged(hit, n, b, slot);
     for (int i = 0; i < m; ++i) {
         const int s = slot[i];
         __builtin_prefetch(&w->cur.id[s]);

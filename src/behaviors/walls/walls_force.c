@@ -76,14 +76,12 @@ static int candidates(const crowd_world* w, bool probed, float band, int b, int 
         for (int s = b; s < e; ++s) cand[m++] = s;
         return m;
     }
-    // 64 agents at a time: their tests as the bits of a word (a vector loop), then the set bits.
-    const float* restrict probe = w->wall_probe;
-    for (int s0 = b; s0 < e; s0 += 64) {
-        const int n = e - s0 < 64 ? e - s0 : 64;
-        uint64_t bits = 0;
-        for (int k = 0; k < n; ++k) bits |= (uint64_t)(probe[s0 + k] < band) << k;
-        for (; bits; bits &= bits - 1) cand[m++] = s0 + __builtin_ctzll(bits);
-    }
+    // The tests in a vector loop, then the few set flags.
+    const float* restrict probe = w->wall_probe + b;
+    uint8_t flag[CS_FORCE_CHUNK];
+#pragma omp simd
+    for (int k = 0; k < e - b; ++k) flag[k] = probe[k] < band;
+    m = cs_walls_flagged(flag, e - b, b, cand);
     for (int i = 0; i < m; ++i) {
         const int s = cand[i];
         __builtin_prefetch(&w->cur.id[s]);

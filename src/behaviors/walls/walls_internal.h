@@ -29,6 +29,27 @@ void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
 // a snapshot load, whose agents with the default def store none.
 void cs_walls_probe_time_update(crowd_world* w);
 
+// The slots base + k of the n flags that are set (flags of 0 or 1), in order, into `slot`; returns
+// how many. For the few agents a pass works on (beside a wall): 8 flags are read as one word and
+// skipped together when none is set.
+static inline int cs_walls_flagged(const uint8_t* flag, int n, int base, int* slot) {
+    int m = 0, k = 0;
+    for (; k + 8 <= n; k += 8) {
+        uint64_t word;
+        memcpy(&word, flag + k, sizeof word);
+        if (!word) continue;
+        for (int j = 0; j < 8; ++j) {
+            slot[m] = base + k + j;
+            m += flag[k + j];
+        }
+    }
+    for (; k < n; ++k) {
+        slot[m] = base + k;
+        m += flag[k];
+    }
+    return m;
+}
+
 // Passes: the force in CROWD_PHASE_WALLS (walls_force.c), the clamp in CROWD_PHASE_CLAMP
 // (walls_clamp.c).
 void cs_pass_walls(crowd_world* w);
