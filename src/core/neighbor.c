@@ -957,14 +957,9 @@ static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_sub
 // Agent s, unless it is a prepared cone agent: the general path for subscribed agents and agents
 // near a wall, else the separation loop.
 static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, const nb_subs* nb,
-                                                                const range_view* v, int s, int hi,
+                                                                const range_view* v, int s,
                                                                 bool sparse, uint32_t key) {
     const cs_columns c = v->c;
-    // The wall list a later agent within its separation radius of a wall reads, fetched ahead.
-    const int ahead = s + CS_WALL_FETCH_AHEAD;
-    if (v->walls && ahead < hi)
-        cs_walls_prefetch_list(v->walls, w->wall_sight, c.px, c.py, ahead, hi,
-                               c.sep_radius[ahead] + 0.01f);
     // Subscribed agents write their records besides the force.
     if (c.flags[s] & nb->flags)
         return sparse ? agent_neighbors_sparse(w, nb, s) : agent_neighbors_dense(w, nb, s);
@@ -1006,7 +1001,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const bool groups = nb->group.flag && nb->group.pool->live > 0;
     uint32_t key[CS_NB_BLOCK] = {0};
     if (sparse) {
-        for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, hi, true, 0);
+        for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, true, 0);
         return candidates;
     }
     if (!(cones || files || groups)) {
@@ -1014,7 +1009,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
             const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
             dense_keys(&v.g, v.c.px, v.c.py, s0, n, key);
             uint64_t found = 0; // per block: a sum carried across the call would live in memory
-            for (int i = 0; i < n; ++i) found += one_agent(w, nb, &v, s0 + i, hi, false, key[i]);
+            for (int i = 0; i < n; ++i) found += one_agent(w, nb, &v, s0 + i, false, key[i]);
             candidates += found;
         }
         return candidates;
@@ -1031,7 +1026,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
             const int kind =
                 found && !(v.walls && w->wall_sight[s] < blk.reach[i]) ? blk.kind[i] : BLOCK_OTHER;
             if (kind == BLOCK_OTHER) {
-                candidates += one_agent(w, nb, &v, s, hi, false, key[i]);
+                candidates += one_agent(w, nb, &v, s, false, key[i]);
                 continue;
             }
             candidates += kind == BLOCK_CONE   ? cone_only(w, nb, s, &blk, i)

@@ -29,7 +29,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/fetch.h"
 #include "core/grid.h"
 #include "crowd/obstacle.h"
 
@@ -205,22 +204,10 @@ static inline cs_wall_ref cs_walls_list(const cs_walls* g, int32_t cx, int32_t c
     return cs_walls_ref(g, cs_walls_slot(g, cx, cy));
 }
 
-// How many agents ahead the passes that read agents' wall lists (in sorted order, at scattered
-// places of the pool) fetch them.
-#define CS_WALL_FETCH_AHEAD 8
-
 // The list of the cell of point (x, y): what the clearance pass bounded an agent there with, and
 // what the passes of the step read for an agent its bounds leave with work.
 static inline cs_wall_ref cs_walls_list_at(const cs_walls* g, float x, float y) {
     return cs_walls_list(g, cs_cell_coord(x, g->inv_cell), cs_cell_coord(y, g->inv_cell));
-}
-
-// Fetches the wall list of the agent at sorted slot s (when s < hi) if its clearance is below
-// `below`: the passes call it for the agent CS_WALL_FETCH_AHEAD slots ahead.
-CS_FETCH_HELPER void cs_walls_prefetch_list(const cs_walls* g, const float* clear, const float* px,
-                                            const float* py, int s, int hi, float below) {
-    if (s < hi && clear[s] < below)
-        __builtin_prefetch(g->segs + cs_walls_list_at(g, px[s], py[s]).start);
 }
 
 // How far the lists of one cell reach: every segment within this distance of a point of the cell
