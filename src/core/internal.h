@@ -323,8 +323,11 @@ void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 
 // ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
 void cs_pass_sort(crowd_world* w);
-void cs_pass_neighbor(crowd_world* w);        // sets profile.candidates
-void cs_pass_clearance(crowd_world* w);       // with obstacles: the wall clearances of every agent
+void cs_pass_neighbor(crowd_world* w);  // sets profile.candidates
+void cs_pass_clearance(crowd_world* w); // with obstacles: the wall clearances of every agent
+// The same for the agents of [lo, hi), lo a multiple of 32: the uncapped neighbor pass calls it
+// for each of its chunks.
+void cs_walls_clearance_range(crowd_world* w, int lo, int hi);
 void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profile.candidates
 void cs_pass_integrate(crowd_world* w);
 

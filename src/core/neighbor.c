@@ -1047,6 +1047,9 @@ typedef struct neighbor_ctx {
 // agent's result does not depend on the chunk it is in.
 static uint64_t neighbor_chunk(void* arg, int lo, int hi) {
     const neighbor_ctx* c = arg;
+    // With obstacles, the chunk's wall clearances first, while its agents' columns are in cache
+    // for the neighbor loop after it (an agent's line of sight reads its own).
+    if (c->w->walls.live > 0) cs_walls_clearance_range(c->w, lo, hi);
     return c->w->grid.dense ? neighbor_range(c->w, &c->nb, lo, hi, false)
                             : neighbor_range(c->w, &c->nb, lo, hi, true);
 }

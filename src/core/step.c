@@ -20,14 +20,16 @@ typedef struct phase_entry {
 // In tick order. The follow-leader forces come after the neighbor pass because they consume the
 // group separation it computes.
 // The neighbor phase: the capped pass when the world has a neighbor cap.
-// With obstacles, the agents' wall clearances first (line of sight in the neighbor pass, the walls
-// behavior's passes).
+// With obstacles, the agents' wall clearances come first (line of sight in the neighbor pass, the
+// walls behavior's passes): the uncapped pass works them out chunk by chunk itself, the capped one
+// after a pass of their own.
 static void pass_neighbor(crowd_world* w) {
-    if (w->walls.live > 0) cs_pass_clearance(w);
-    if (w->max_neighbors > 0)
+    if (w->max_neighbors > 0) {
+        if (w->walls.live > 0) cs_pass_clearance(w);
         cs_pass_neighbor_capped(w);
-    else
+    } else {
         cs_pass_neighbor(w);
+    }
 }
 
 static const phase_entry phases[CROWD_PHASE_COUNT] = {

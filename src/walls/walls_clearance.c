@@ -305,8 +305,7 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
 // summaries are fetched as they join it, well before they are read. Without the index every
 // agent gets the full bounds. Each agent's bounds depend only on its own position and velocity
 // and the walls, never on its block or its place in the queue.
-static uint64_t clearance_chunk(void* arg, int lo, int hi) {
-    crowd_world* w = arg;
+void cs_walls_clearance_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     int32_t cx[CS_WALL_BLOCK], cy[CS_WALL_BLOCK], entry[CS_WALL_BLOCK];
     int full[CS_WALL_BLOCK];
@@ -328,6 +327,10 @@ static uint64_t clearance_chunk(void* arg, int lo, int hi) {
         if (q.n >= CS_WALL_BLOCK) full_bounds(w, &q, CS_WALL_BLOCK);
     }
     if (q.n) full_bounds(w, &q, q.n);
+}
+
+static uint64_t clearance_chunk(void* arg, int lo, int hi) {
+    cs_walls_clearance_range(arg, lo, hi);
     return 0;
 }
 
