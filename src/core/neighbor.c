@@ -938,10 +938,10 @@ typedef struct range_view {
     const cs_walls* walls; // NULL: no walls
 } range_view;
 
-// A separation-only agent in the dense layout with a wall near enough to hide a neighbor: the walls
-// its separation disc reaches, from its cell's list, and the separation loop with line of sight
-// (or without, when none of them is that near). A disc too large for one list takes the general
-// path.
+// A separation-only agent in the dense layout with a wall near enough to hide a neighbor: the
+// separation loop with each counted candidate's line of sight tested against its cell's list
+// (which holds every wall its separation disc reaches). A disc too large for one list takes the
+// general path.
 static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_subs* nb,
                                                     const range_view* v, int s, uint32_t key) {
     const cs_columns c = v->c;

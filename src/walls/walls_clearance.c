@@ -13,7 +13,7 @@
 // does not depend on the thread count.
 #include "core/internal.h"
 
-// Agents whose bounds are worked out together (see clearance_chunk).
+// Agents whose bounds are worked out together (see cs_walls_clearance_range).
 #define CS_WALL_BLOCK 32
 // Pieces of the probe (see block_key).
 #define CS_WALL_PROBE 2
@@ -266,7 +266,7 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
     return m;
 }
 
-// The agents waiting for their full bounds (see clearance_chunk): their slots and cells.
+// The agents waiting for their full bounds (see cs_walls_clearance_range): their slots and cells.
 typedef struct full_queue {
     int n;
     int slot[2 * CS_WALL_BLOCK];
