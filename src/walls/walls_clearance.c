@@ -15,8 +15,10 @@
 
 // Agents whose bounds are worked out together (see cs_walls_clearance_range).
 #define CS_WALL_BLOCK 32
-// Pieces of the probe (see block_key).
-#define CS_WALL_PROBE 2
+// Pieces of the probe (see block_key): with 8 rather than 2 the bound of a probe along a wall is
+// 3/16 of the probe's length tighter, and the wall force looks at 2.5% of the town's agents
+// rather than 4% (2% have a wall within two radii of their probe).
+#define CS_WALL_PROBE 8
 
 // The agents' cells.
 static void block_cells(const cs_walls* g, const float* px, const float* py, int n, int32_t* cx,
@@ -169,6 +171,8 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
         float h = sqrtf(vx[k] * vx[k] + vy[k] * vy[k]) * probe_time / (float)CS_WALL_PROBE;
         h += h * 1e-5f;
         float prev = out[k], bound = out[k];
+        // Unrolled, so that the agents' loop around it stays a vector loop.
+#pragma GCC unroll 8
         for (int i = 0; i < CS_WALL_PROBE; ++i) {
             const float t = probe_time * (float)(i + 1) / (float)CS_WALL_PROBE;
             const float qx = x + vx[k] * t, qy = y + vy[k] * t;
