@@ -292,11 +292,16 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
     }
     block_keys(g, cnt, key, n, q->cx, q->cy);
     block_key(g, px, py, vx, vy, w->wall_probe_time, cnt, key, clear, sight, probe, n);
+    const float band = 2.0f * w->radius_max;
     for (int i = 0; i < n; ++i) {
         const int at = q->slot[i];
         w->wall_clear[at] = clear[i];
         w->wall_sight[at] = sight[i];
         w->wall_probe[at] = probe[i];
+        // An agent that will test line of sight (the neighbor loop runs on the chunk next) or look
+        // for the wall force reads its cell's list: fetched now, its entry just read.
+        if (cnt[i] && (sight[i] < w->cur.sep_radius[at] * 1.001f + 1e-3f || probe[i] < band))
+            __builtin_prefetch(g->segs + cs_walls_list(g, q->cx[i], q->cy[i]).start);
     }
     q->n -= n;
     for (int i = 0; i < q->n; ++i)
