@@ -51,11 +51,17 @@ static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt,
         const uint32_t x = (uint32_t)cx[k] - x0, y = (uint32_t)cy[k] - y0;
         idx[k] = x < dw && y < dh ? (int32_t)(y * dw + x) : -1;
     }
-    const uint32_t* d = (const uint32_t*)g->dir;
+    // The lists' lengths from the summaries (cs_wall_sum.count), whose lines were fetched as the
+    // agents joined the queue: the index's entries would be lines of their own.
+    enum {
+        STRIDE = sizeof(cs_wall_sum) / sizeof(uint32_t),
+        COUNT = offsetof(cs_wall_sum, count) / sizeof(uint32_t)
+    };
+    const uint32_t* d = (const uint32_t*)g->dsum;
 #pragma omp simd
     for (int k = 0; k < n; ++k) {
         const int32_t i = idx[k] < 0 ? 0 : idx[k];
-        const uint32_t c = d[2 * i + 1];
+        const uint32_t c = d[i * STRIDE + COUNT];
         cnt[k] = idx[k] < 0 ? 0u : c;
     }
     // Field by field, so that each is one gather; a cell without a list gets NO_SUM's.
@@ -64,7 +70,6 @@ static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt,
     for (int q = 0; q < 8; ++q) none[q] = NO_SUM.k[q >> 2][q & 3];
     none[8] = NO_SUM.rest, none[9] = NO_SUM.sight;
     none[10] = NO_SUM.open[0], none[11] = NO_SUM.open[1], none[12] = NO_SUM.pair;
-    enum { STRIDE = sizeof(cs_wall_sum) / sizeof(float) };
     for (int q = 0; q < SUM_FIELDS; ++q) {
         const float z = none[q];
 #pragma omp simd

@@ -250,6 +250,7 @@ static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
     const size_t i = (size_t)(r - g->dir);
     if (c->count) g->dsum[i] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
+    g->dsum[i].count = c->count;
     g->dbox[i] = c->count ? g->dsum[i].box : CS_WALL_NO_TERM;
     return true;
 }
@@ -346,6 +347,7 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         g->dsum[r - g->dir] = o && o->count
                                   ? old.dsum[o - old.dir]
                                   : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
+        g->dsum[r - g->dir].count = c->count;
         g->dbox[r - g->dir] = g->dsum[r - g->dir].box;
     }
     cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);

@@ -69,7 +69,10 @@ typedef struct cs_wall_sum {
     float open[2];
     float pair; // 0 when both keys are edges of one convex polygon, else CS_WALL_NO_TERM
     float box;  // the cell's box clearance: a lower bound of the distance from the cell to the list
-    float pad[2];
+    // In the direct index: the length of the cell's list, also where it is 0 (the entry's count,
+    // kept here too so that the clearance pass reads one line per cell)
+    uint32_t count;
+    float pad;
 } cs_wall_sum;
 
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
