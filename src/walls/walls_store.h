@@ -119,7 +119,7 @@ typedef struct cs_walls {
     // every cell with a wall lies in the box. Agents sorted by cell read it in order, one entry
     // per cell, where the table costs a hashed probe. Its upkeep is in walls_grid.c.
     cs_wall_ref* dir;
-    cs_wall_sum* dsum; // each entry's summary (meaningless where its count is 0)
+    cs_wall_sum* dsum; // each entry's summary (only its count means anything where that is 0)
     // Each entry's box clearance apart (its summary's box, or CS_WALL_NO_TERM where its count is
     // 0: every wall is then beyond the list's reach), 4 bytes a cell: the clearance pass reads it
     // for every agent and the summary only for those near a wall (see block_box).
