@@ -334,7 +334,10 @@ void cs_walls_clearance_range(crowd_world* w, int lo, int hi) {
             for (int k = 0; k < n; ++k) full[k] = k, entry[k] = -1;
         for (int i = 0; i < m; ++i) {
             const int k = full[i];
-            if (entry[i] >= 0) __builtin_prefetch(&g->dsum[entry[i]]);
+            if (entry[i] >= 0) { // its summary, and its index entry for the list's fetch
+                __builtin_prefetch(&g->dsum[entry[i]]);
+                __builtin_prefetch(&g->dir[entry[i]]);
+            }
             q.slot[q.n] = s + k, q.cx[q.n] = cx[k], q.cy[q.n] = cy[k];
             ++q.n;
         }
