@@ -304,9 +304,13 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
         w->wall_sight[at] = sight[i];
         w->wall_probe[at] = probe[i];
         // An agent that will test line of sight (the neighbor loop runs on the chunk next) or look
-        // for the wall force reads its cell's list: fetched now, its entry just read.
-        if (cnt[i] && (sight[i] < w->cur.sep_radius[at] * 1.001f + 1e-3f || probe[i] < band))
-            __builtin_prefetch(g->segs + cs_walls_list(g, q->cx[i], q->cy[i]).start);
+        // for the wall force reads its cell's list: its first three lines (three segments and a
+        // bit a line) fetched now, its index entry fetched as it joined the queue.
+        if (cnt[i] && (sight[i] < w->cur.sep_radius[at] * 1.001f + 1e-3f || probe[i] < band)) {
+            const cs_wall_ref r = cs_walls_list(g, q->cx[i], q->cy[i]);
+            for (uint32_t k = 0; k < r.count && k < 9; k += 3)
+                __builtin_prefetch(g->segs + r.start + k);
+        }
     }
     q->n -= n;
     for (int i = 0; i < q->n; ++i)
