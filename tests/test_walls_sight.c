@@ -7,6 +7,9 @@
 typedef struct scene {
     bool wall, other;
     bool queue;
+    // Two short walls by the centre of A's cell and within its separation disc, hiding no one:
+    // they are the cell's key segments (cs_wall_sum), the wall that hides B is not.
+    bool decoys;
 } scene;
 
 // Agent A at the origin; B behind the wall y = 0.35 (or where the wall would be); C on A's side.
@@ -16,6 +19,12 @@ static crowd_vec2 step_a(scene sc, int threads) {
     if (sc.wall) {
         const crowd_vec2 wall[2] = {{-6, 0.35f}, {6, 0.35f}};
         wall_add(w, CROWD_OBSTACLE_WALL, wall, 2);
+        if (sc.decoys) {
+            const crowd_vec2 d0[2] = {{1.1f, 1.2f}, {1.4f, 1.2f}},
+                             d1[2] = {{1.1f, 1.3f}, {1.4f, 1.3f}};
+            wall_add(w, CROWD_OBSTACLE_WALL, d0, 2);
+            wall_add(w, CROWD_OBSTACLE_WALL, d1, 2);
+        }
     }
     crowd_agent_def a = crowd_agent_def_default();
     a.velocity = (crowd_vec2){1.0f, 0.0f};
@@ -43,12 +52,12 @@ static crowd_vec2 step_a(scene sc, int threads) {
     return v;
 }
 
-static void check(bool queue) {
+static void check(bool queue, bool decoys) {
     for (int threads = 1; threads <= 2; ++threads) {
-        const crowd_vec2 hidden = step_a((scene){true, true, queue}, threads);
-        const crowd_vec2 alone = step_a((scene){true, false, queue}, threads);
-        const crowd_vec2 seen = step_a((scene){false, true, queue}, threads);
-        const crowd_vec2 open = step_a((scene){false, false, queue}, threads);
+        const crowd_vec2 hidden = step_a((scene){true, true, queue, decoys}, threads);
+        const crowd_vec2 alone = step_a((scene){true, false, queue, decoys}, threads);
+        const crowd_vec2 seen = step_a((scene){false, true, queue, false}, threads);
+        const crowd_vec2 open = step_a((scene){false, false, queue, false}, threads);
         cr_assert(hidden.x == alone.x && hidden.y == alone.y, "the hidden neighbor counted");
         // Without the wall the neighbor counts, and the wall itself changes nothing else.
         cr_assert(seen.x != open.x || seen.y != open.y, "the visible neighbor did not count");
@@ -57,9 +66,16 @@ static void check(bool queue) {
 }
 
 Test(walls_sight, separation_ignores_an_agent_behind_a_wall) {
-    check(false);
+    check(false, false);
+}
+
+// The same behind a wall that is not one of its cell's two key segments: a separation agent near
+// a wall tests line of sight against the keys alone only when no other wall is within its
+// separation disc (cs_sight_keys), else against the whole list.
+Test(walls_sight, separation_ignores_an_agent_behind_a_wall_that_is_not_a_key) {
+    check(false, true);
 }
 
 Test(walls_sight, the_queue_does_not_brake_for_an_agent_behind_a_wall) {
-    check(true);
+    check(true, false);
 }
