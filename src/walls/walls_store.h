@@ -221,9 +221,9 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 
 // A point's clearance: a lower bound of its distance to every wall segment, at most
 // cs_walls_reach. Computed once per agent and step by the clearance pass (walls_clearance.c, from
-// the cells' box clearances or summaries above), which keeps the list too: every wall query of that
-// step whose reach is below the clearance is skipped, and one within cs_walls_reach reads that one
-// list.
+// the cells' box clearances or summaries above): every wall query of that step whose reach is
+// below the clearance is skipped, and one within cs_walls_reach reads the one list of the agent's
+// cell (cs_walls_list_at).
 
 // The summary of cell (cx, cy) from its list of n > 0 segments (walls_grid.c). Cost: the list's
 // length, squared up to a few dozen segments.
