@@ -71,7 +71,7 @@ Test(walls_sight, separation_ignores_an_agent_behind_a_wall) {
 
 // The same behind a wall that is not one of its cell's two key segments: a separation agent near
 // a wall tests line of sight against the keys alone only when no other wall is within its
-// separation disc (cs_sight_keys), else against the whole list.
+// separation disc (cs_sight_cell), else against the whole list.
 Test(walls_sight, separation_ignores_an_agent_behind_a_wall_that_is_not_a_key) {
     check(false, true);
 }

@@ -940,7 +940,7 @@ typedef struct range_view {
 
 // A separation-only agent in the dense layout with a wall near enough to hide a neighbor: the
 // separation loop with each counted candidate's line of sight tested against its cell's two key
-// segments when no other wall is within its separation disc (cs_sight_keys), else against its
+// segments when no other wall is within its separation disc, else against its
 // cell's list (which holds every wall the disc reaches). A disc too large for one list takes the
 // general path.
 static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_subs* nb,
@@ -949,8 +949,7 @@ static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_sub
     const float px = c.px[s], py = c.py[s], r = c.sep_radius[s], m = margin(px, py, r);
     if (r + m > cs_walls_reach(v->walls, px, py)) return agent_neighbors_dense(w, nb, s);
     cs_sight sight;
-    if (!cs_sight_keys(v->walls, px, py, r + m, &sight))
-        cs_sight_whole(v->walls, cs_walls_list_at(v->walls, px, py), &sight);
+    cs_sight_cell(v->walls, px, py, r + m, &sight);
     return sep_only(&v->g, c.px, c.py, key, px, py, c.vx[s], c.vy[s], r, c.max_speed[s],
                     c.sep_weight[s], !(c.flags[s] & CS_FLAG_SEP_PUSH), &sight, &v->fx[s],
                     &v->fy[s]);

@@ -8,9 +8,9 @@
 // velocity, 4 bytes a cell: an agent in the middle of a street, walking along it, is done with
 // them. The others get the full bounds (block_keys, block_key) from their cell's summary, 64 bytes
 // a cell: tight beside one wall or at a corner. An agent the bounds leave with work reads its
-// cell's list itself (cs_walls_list_at). The pass reads the agents' sorted positions and
-// velocities and the static segment grid, and writes only its own agents' slots, so the result
-// does not depend on the thread count.
+// cell's list itself (cs_walls_list_at, or from the summary for line of sight: cs_sight_cell). The
+// pass reads the agents' sorted positions and velocities and the static segment grid, and writes
+// only its own agents' slots, so the result does not depend on the thread count.
 #include "core/internal.h"
 
 // Agents whose bounds are worked out together (see cs_walls_clearance_range).
@@ -35,11 +35,11 @@ enum { SUM_FIELDS = 13 };
 // A summary for agents without a list (its values are not used; they only keep the lanes finite).
 static const cs_wall_sum NO_SUM = {.k = {{0.0f, 0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f, 0.0f}}};
 
-// The full bounds' lookups: the length of each agent's list and its cell's summary (cs_wall_sum)
-// as columns for block_key's lanes, from the direct index (gathers) when there is one, else from
-// the table, where the summary is computed from the list, the same as the index would hold it; so
-// the bounds do not depend on which one answers.
-static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt,
+// The full bounds' lookups: each agent's list (start and length) and its cell's summary
+// (cs_wall_sum) as columns for block_key's lanes, from the direct index (gathers) when there is
+// one, else from the table, where the summary is computed from the list, the same as the index
+// would hold it; so the bounds do not depend on which one answers.
+static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt, uint32_t* restrict start,
                            float (*restrict key)[CS_WALL_BLOCK], int n, const int32_t* restrict cx,
                            const int32_t* restrict cy) {
     int32_t idx[CS_WALL_BLOCK];
@@ -51,18 +51,20 @@ static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt,
         const uint32_t x = (uint32_t)cx[k] - x0, y = (uint32_t)cy[k] - y0;
         idx[k] = x < dw && y < dh ? (int32_t)(y * dw + x) : -1;
     }
-    // The lists' lengths from the summaries (cs_wall_sum.count), whose lines were fetched as the
+    // The lists from the summaries (cs_wall_sum.count, .start), whose lines were fetched as the
     // agents joined the queue: the index's entries would be lines of their own.
     enum {
         STRIDE = sizeof(cs_wall_sum) / sizeof(uint32_t),
-        COUNT = offsetof(cs_wall_sum, count) / sizeof(uint32_t)
+        COUNT = offsetof(cs_wall_sum, count) / sizeof(uint32_t),
+        START = offsetof(cs_wall_sum, start) / sizeof(uint32_t)
     };
     const uint32_t* d = (const uint32_t*)g->dsum;
 #pragma omp simd
     for (int k = 0; k < n; ++k) {
         const int32_t i = idx[k] < 0 ? 0 : idx[k];
-        const uint32_t c = d[i * STRIDE + COUNT];
+        const uint32_t c = d[i * STRIDE + COUNT], a = d[i * STRIDE + START];
         cnt[k] = idx[k] < 0 ? 0u : c;
+        start[k] = idx[k] < 0 ? 0u : a;
     }
     // Field by field, so that each is one gather; a cell without a list gets NO_SUM's.
     const float* f = (const float*)g->dsum;
@@ -81,10 +83,10 @@ static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt,
     }
 }
 
-static void block_keys(const cs_walls* g, uint32_t* cnt, float (*key)[CS_WALL_BLOCK], int n,
-                       const int32_t* cx, const int32_t* cy) {
+static void block_keys(const cs_walls* g, uint32_t* cnt, uint32_t* start,
+                       float (*key)[CS_WALL_BLOCK], int n, const int32_t* cx, const int32_t* cy) {
     if (g->dir) {
-        block_keys_dir(g, cnt, key, n, cx, cy);
+        block_keys_dir(g, cnt, start, key, n, cx, cy);
         return;
     }
     // The current cell's list and fields, kept in registers across its run of agents.
@@ -104,7 +106,7 @@ static void block_keys(const cs_walls* g, uint32_t* cnt, float (*key)[CS_WALL_BL
             f[8] = e->rest, f[9] = e->sight;
             f[10] = e->open[0], f[11] = e->open[1], f[12] = e->pair;
         }
-        cnt[k] = ref.count;
+        cnt[k] = ref.count, start[k] = ref.start;
         for (int q = 0; q < SUM_FIELDS; ++q) key[q][k] = f[q];
     }
 }
@@ -288,14 +290,14 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
     const cs_walls* g = &w->walls;
     float px[CS_WALL_BLOCK], py[CS_WALL_BLOCK], vx[CS_WALL_BLOCK], vy[CS_WALL_BLOCK];
     float clear[CS_WALL_BLOCK], sight[CS_WALL_BLOCK], probe[CS_WALL_BLOCK];
-    uint32_t cnt[CS_WALL_BLOCK];
+    uint32_t cnt[CS_WALL_BLOCK], start[CS_WALL_BLOCK]; // the lists
     float key[SUM_FIELDS][CS_WALL_BLOCK]; // the summaries' fields as columns (see block_keys)
     for (int i = 0; i < n; ++i) {
         const int at = q->slot[i];
         px[i] = w->cur.px[at], py[i] = w->cur.py[at];
         vx[i] = w->cur.vx[at], vy[i] = w->cur.vy[at];
     }
-    block_keys(g, cnt, key, n, q->cx, q->cy);
+    block_keys(g, cnt, start, key, n, q->cx, q->cy);
     block_key(g, px, py, vx, vy, w->wall_probe_time, cnt, key, clear, sight, probe, n);
     const float band = 2.0f * w->radius_max;
     for (int i = 0; i < n; ++i) {
@@ -305,12 +307,10 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
         w->wall_probe[at] = probe[i];
         // An agent that will test line of sight (the neighbor loop runs on the chunk next) or look
         // for the wall force reads its cell's list: its first three lines (three segments and a
-        // bit a line) fetched now, its index entry fetched as it joined the queue.
-        if (cnt[i] && (sight[i] < w->cur.sep_radius[at] * 1.001f + 1e-3f || probe[i] < band)) {
-            const cs_wall_ref r = cs_walls_list(g, q->cx[i], q->cy[i]);
-            for (uint32_t k = 0; k < r.count && k < 9; k += 3)
-                __builtin_prefetch(g->segs + r.start + k);
-        }
+        // bit a line) fetched now.
+        if (cnt[i] && (sight[i] < w->cur.sep_radius[at] * 1.001f + 1e-3f || probe[i] < band))
+            for (uint32_t k = 0; k < cnt[i] && k < 9; k += 3)
+                __builtin_prefetch(g->segs + start[i] + k);
     }
     q->n -= n;
     for (int i = 0; i < q->n; ++i)
@@ -338,10 +338,7 @@ void cs_walls_clearance_range(crowd_world* w, int lo, int hi) {
             for (int k = 0; k < n; ++k) full[k] = k, entry[k] = -1;
         for (int i = 0; i < m; ++i) {
             const int k = full[i];
-            if (entry[i] >= 0) { // its summary, and its index entry for the list's fetch
-                __builtin_prefetch(&g->dsum[entry[i]]);
-                __builtin_prefetch(&g->dir[entry[i]]);
-            }
+            if (entry[i] >= 0) __builtin_prefetch(&g->dsum[entry[i]]); // its summary
             q.slot[q.n] = s + k, q.cx[q.n] = cx[k], q.cy[q.n] = cy[k];
             ++q.n;
         }

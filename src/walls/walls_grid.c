@@ -250,7 +250,7 @@ static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
     const size_t i = (size_t)(r - g->dir);
     if (c->count) g->dsum[i] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
-    g->dsum[i].count = c->count;
+    g->dsum[i].count = c->count, g->dsum[i].start = c->start;
     g->dbox[i] = c->count ? g->dsum[i].box : CS_WALL_NO_TERM;
     return true;
 }
@@ -275,7 +275,7 @@ static void dir_layout(crowd_world* w, cs_walls* g) {
         if (g->dir[i].count == 0) continue;
         cs_wall_cell* c = &g->cells[g->dir[i].start];
         memcpy(segs + at, g->segs + c->start, sizeof(cs_wall_seg) * c->count);
-        c->start = g->dir[i].start = at;
+        c->start = g->dir[i].start = g->dsum[i].start = at;
         at += g->caps[c - g->cells];
     }
     for (uint32_t h = 0; h < g->table_cap; ++h) {
@@ -347,7 +347,7 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         g->dsum[r - g->dir] = o && o->count
                                   ? old.dsum[o - old.dir]
                                   : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
-        g->dsum[r - g->dir].count = c->count;
+        g->dsum[r - g->dir].count = c->count, g->dsum[r - g->dir].start = c->start;
         g->dbox[r - g->dir] = g->dsum[r - g->dir].box;
     }
     cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);

@@ -133,23 +133,32 @@ static inline void cs_sight_whole(const cs_walls* g, cs_wall_ref ref, cs_sight* 
     s->overflow = false;
 }
 
-// The two key segments of the summary of the cell of (px, py) as the walls to test, when every
-// other segment of the cell's list (and every unlisted one) is beyond `reach` of every point of the
-// cell: a sight line no longer than that can only meet a key. Reads the summary's line, which the
-// clearance pass has just read for an agent near a wall, rather than the index entry and the list.
-// False (s untouched) without the direct index, or when the other segments are nearer.
-static inline bool cs_sight_keys(const cs_walls* g, float px, float py, float reach, cs_sight* s) {
-    if (!g->dir) return false;
-    const cs_wall_ref* e =
-        cs_walls_dir_at(g, cs_cell_coord(px, g->inv_cell), cs_cell_coord(py, g->inv_cell));
-    if (!e) return false;
-    const cs_wall_sum* sum = &g->dsum[e - g->dir];
-    if (sum->count == 0 || !(sum->rest > reach * 1.0001f + 1e-4f)) return false;
+// The walls to test for the sight lines of an agent at (px, py) no longer than `reach`, which
+// its cell's list covers: the two key segments of the cell's summary when every other segment of
+// the list (and every unlisted one) is beyond `reach` of every point of the cell, so that such a
+// line can only meet a key; else the whole list. Both come from the summary's line, which the
+// clearance pass has just read for an agent near a wall, rather than from the index entry; without
+// the direct index the list comes from the table.
+static inline void cs_sight_cell(const cs_walls* g, float px, float py, float reach, cs_sight* s) {
+    const int32_t cx = cs_cell_coord(px, g->inv_cell), cy = cs_cell_coord(py, g->inv_cell);
+    if (!g->dir) {
+        cs_sight_whole(g, cs_walls_list(g, cx, cy), s);
+        return;
+    }
+    const cs_wall_ref* e = cs_walls_dir_at(g, cx, cy);
+    const cs_wall_sum* sum = e ? &g->dsum[e - g->dir] : NULL;
+    if (!sum || sum->count == 0) {
+        cs_sight_whole(g, (cs_wall_ref){0, 0}, s);
+        return;
+    }
+    if (!(sum->rest > reach * 1.0001f + 1e-4f)) {
+        cs_sight_whole(g, (cs_wall_ref){sum->start, sum->count}, s);
+        return;
+    }
     cs_sight_init(g, px, py, reach, s);
     for (int q = 0; q < 2; ++q)
         s->local[q] = (cs_wall_seg){sum->k[q][0], sum->k[q][1], sum->k[q][2], sum->k[q][3], 0};
     s->n = 2;
-    return true;
 }
 
 // Whether the sight line from (x0, y0) to (x1, y1) meets a wall of the gathered list.

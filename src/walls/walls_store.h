@@ -41,7 +41,7 @@ typedef struct cs_wall_seg {
 } cs_wall_seg;
 
 // One cell's list as the passes of a step use it: segs[start, start + count) (count 0: no wall in
-// the cell or its eight neighbors). Kept per agent, so that no pass reads the table again.
+// the cell or its eight neighbors).
 typedef struct cs_wall_ref {
     uint32_t start, count;
 } cs_wall_ref;
@@ -69,10 +69,10 @@ typedef struct cs_wall_sum {
     float open[2];
     float pair; // 0 when both keys are edges of one convex polygon, else CS_WALL_NO_TERM
     float box;  // the cell's box clearance: a lower bound of the distance from the cell to the list
-    // In the direct index: the length of the cell's list, also where it is 0 (the entry's count,
-    // kept here too so that the clearance pass reads one line per cell)
-    uint32_t count;
-    float pad;
+    // In the direct index: the cell's list, segs[start, start + count), count 0 where it has none
+    // (the entry's, kept here too so that the clearance pass and the line-of-sight test read one
+    // line per cell)
+    uint32_t count, start;
 } cs_wall_sum;
 
 // A slot of the cell table: the cell's key (CS_WALL_EMPTY in a free slot) and its list,
