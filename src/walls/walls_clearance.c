@@ -269,10 +269,15 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
         probe[k] = p;
         more[k] = !((c >= sep[k] * 1.001f + 1e-3f) & (p >= band));
     }
+    // The few left with work, from a mask built in a vector loop: a scalar loop over every agent
+    // that stored each one and counted the set flags took a quarter of block_box's time.
+    _Static_assert(CS_WALL_BLOCK <= 32, "one mask bit an agent");
+    uint32_t mask = 0;
+    for (int k = 0; k < n; ++k) mask |= (uint32_t)more[k] << k;
     int m = 0;
-    for (int k = 0; k < n; ++k) {
+    for (; mask; mask &= mask - 1, ++m) {
+        const int k = __builtin_ctz(mask);
         full[m] = k, entry[m] = i0[k];
-        m += more[k];
     }
     return m;
 }
