@@ -10,7 +10,9 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -98,7 +100,92 @@ void BM_Town(benchmark::State& state) {
     crowd_world_destroy(w);
 }
 
+// The ratio itself, as steadily as a shared host allows: two walled and two open towns built in
+// one process (open, walled, walled, open: where a world's memory lands moves its tick by a
+// percent or two, and this order evens that out), each iteration a round that steps every town
+// kRoundTicks ticks, in an order that changes from round to round. The ratio of each round's
+// walled and open tick times (the means of the pair) is taken, and x_no_walls is the median of
+// those ratios, q1 / q3 its quartiles: the host changes speed within seconds, and a round is
+// short enough to run in one speed. The iteration time is the round's; walled_ms / open_ms are
+// the medians of the per-round ticks. After each round every town runs the block check of BM_Town,
+// untimed; the walled towns' results count.
+constexpr int kRoundTicks = 5;
+
+double median_of(std::vector<double> v, double q) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[(size_t)(q * (double)(v.size() - 1) + 0.5)];
+}
+
+void BM_TownPair(benchmark::State& state) {
+    const bool open_of[4] = {true, false, false, true};
+    crowd_world* w[4] = {};
+    scene_def def = scene_def_default();
+    def.kind = SCENE_TOWN;
+    def.agents = (int)state.range(0);
+    def.threads = (int)state.range(1);
+    for (int i = 0; i < 4; ++i) {
+        def.open_town = open_of[i];
+        if (scene_create(&def, &w[i]) != CROWD_OK) {
+            state.SkipWithError("cannot build the town");
+            for (crowd_world* x : w) crowd_world_destroy(x);
+            return;
+        }
+    }
+    const int m = std::max(1, (int)std::floor(scene_side(&def) * 0.5f / kPitch));
+    for (int t = 0; t < kWarmupTicks; ++t)
+        for (crowd_world* x : w) crowd_world_step(x);
+    std::vector<crowd_agent_id> ids;
+    std::vector<crowd_vec2> pos;
+    std::vector<double> ratio, walled, open;
+    double deepest = 0.0;
+    long overlaps = 0;
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (auto _ : state) {
+        int order[4] = {0, 1, 2, 3};
+        for (int i = 3; i > 0; --i) { // a shuffle, from a fixed seed
+            seed = seed * 6364136223846793005u + 1442695040888963407u;
+            std::swap(order[i], order[(int)((seed >> 33) % (uint64_t)(i + 1))]);
+        }
+        double ms[2] = {0.0, 0.0}; // walled, open: summed over the pair
+        for (int i : order) {
+            const auto t0 = std::chrono::steady_clock::now();
+            for (int t = 0; t < kRoundTicks; ++t) crowd_world_step(w[i]);
+            const std::chrono::duration<double, std::milli> d =
+                std::chrono::steady_clock::now() - t0;
+            ms[open_of[i] ? 1 : 0] += d.count() / kRoundTicks;
+        }
+        state.PauseTiming();
+        for (int i = 0; i < 4; ++i) { // every town, as in BM_Town; only the walled ones count
+            double d = 0.0;
+            long o = 0;
+            measure(w[i], m, ids, pos, &d, &o);
+            if (!open_of[i]) deepest = std::max(deepest, d), overlaps += o;
+        }
+        state.ResumeTiming();
+        ratio.push_back(ms[0] / ms[1]);
+        walled.push_back(ms[0] / 2.0);
+        open.push_back(ms[1] / 2.0);
+    }
+    state.counters["x_no_walls"] = median_of(ratio, 0.5);
+    state.counters["q1"] = median_of(ratio, 0.25);
+    state.counters["q3"] = median_of(ratio, 0.75);
+    state.counters["walled_ms"] = median_of(walled, 0.5);
+    state.counters["open_ms"] = median_of(open, 0.5);
+    state.counters["max_penetration_mm"] = std::max(deepest, 0.0) * 1e3;
+    state.counters["overlaps"] = (double)overlaps;
+    if (overlaps > 0) state.SkipWithError("an agent's disc overlapped a block");
+    for (crowd_world* x : w) crowd_world_destroy(x);
+}
+
 } // namespace
+
+BENCHMARK(BM_TownPair)
+    ->ArgNames({"agents", "threads"})
+    ->ArgsProduct({{10000, 100000, 1000000}, {1, 2}})
+    ->MinTime(10.0)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_Town)
     ->ArgNames({"agents", "walls", "threads"})
