@@ -19,6 +19,8 @@ from collections import defaultdict
 NAME = re.compile(r"^(?P<scenario>[^/]+)/(?P<impl>[^/]+)/agents:(?P<agents>\d+)/threads:(?P<threads>\d+)")
 # The walled family (bench/bench_town.cc): the town with (walls:1) and without (walls:0) its blocks.
 TOWN = re.compile(r"^BM_Town/agents:(?P<agents>\d+)/walls:(?P<walls>[01])/threads:(?P<threads>\d+)")
+# Its ratio measured directly: two walled and two open towns stepped in alternation in one process.
+PAIR = re.compile(r"^BM_TownPair/agents:(?P<agents>\d+)/threads:(?P<threads>\d+)")
 
 ENGINE = "crowdstep"
 # Display order and descriptions of the implementations.
@@ -51,8 +53,16 @@ def load(path):
         data = json.load(f)
     runs = {}
     town = {}
+    pair = {}
     repeated = any(b.get("run_type") == "aggregate" for b in data.get("benchmarks", []))
     for b in data.get("benchmarks", []):
+        p = PAIR.match(b.get("run_name", b["name"]))
+        if p:
+            if b.get("error_occurred") or not repeated or b.get("aggregate_name") == "median":
+                key = (int(p["agents"]), int(p["threads"]))
+                if b.get("error_occurred") or key not in pair:
+                    pair[key] = b
+            continue
         t = TOWN.match(b.get("run_name", b["name"]))
         if t and (b.get("error_occurred") or not repeated or b.get("aggregate_name") == "median"):
             key = (int(t["agents"]), int(t["walls"]), int(t["threads"]))
@@ -68,13 +78,40 @@ def load(path):
             continue
         key = (m["scenario"], m["impl"], int(m["agents"]), int(m["threads"]))
         runs[key] = b
-    return data.get("context", {}), runs, town
+    return data.get("context", {}), runs, town, pair
 
 
-def walls_section(town):
-    """BM_Town: the cost of walls, and the check that no disc reached into a block."""
-    if not town:
+def pair_section(pair):
+    """BM_TownPair: the walled/open tick ratio, and the target judged from it."""
+    rows = []
+    for (n, t), b in sorted(pair.items()):
+        if b.get("error_occurred"):
+            rows.append([size_label(n), t, "–", "–", "–", "–", "FAILED: " + str(b.get("error_message", ""))])
+            continue
+        rows.append([size_label(n), t, num(b.get("open_ms"), 2), num(b.get("walled_ms"), 2),
+                     fmt_ratio(b.get("x_no_walls")), f"{b.get('q1', 0):.2f}–{b.get('q3', 0):.2f}",
+                     f"{b.get('overlaps', 0):.0f}"])
+    out = ["", "BM_TownPair (bench/bench_town.cc): the ratio itself, from two walled and two open towns "
+           "built in one process and stepped in rounds of 5 ticks in a shuffled order; \"× no walls\" "
+           "is the median of the per-round walled/open ratios, with its quartiles, and the tick times "
+           "are the medians of the rounds' (ms).", "",
+           table(["agents", "threads", "no walls (ms)", "walls (ms)", "× no walls", "quartiles",
+                  "overlaps"], rows)]
+    b = pair.get((100000, 2))
+    if b and not b.get("error_occurred"):
+        slow = b.get("x_no_walls")
+        out += ["", f"Target: walls add at most 25% to the tick at 100k on 2 threads: × {slow:.2f} "
+                    f"(BM_TownPair), {'met' if slow <= 1.25 else 'missed'}."]
+    return out
+
+
+def walls_section(town, pair=None):
+    """BM_Town: the cost of walls, and the check that no disc reached into a block; BM_TownPair:
+    the ratio, which judges the target when the run has it."""
+    if not town and not pair:
         return ""
+    if not town:
+        return "\n".join(["## Walls: the town"] + pair_section(pair)) + "\n"
     out = ["## Walls: the town", "",
            "BM_Town (bench/bench_town.cc): solid square blocks over a third of the square, agents on "
            "looping waypoint paths along the streets; the same crowd on the same paths without the "
@@ -96,6 +133,8 @@ def walls_section(town):
                      f"{w1.get('overlaps', 0):.0f}" if w1 else "–"])
     out.append(table(["agents", "threads", "no walls", "walls", "× no walls", "walls phase ns/agent",
                       "deepest reach into a block (mm)", "overlaps"], rows))
+    if pair:
+        return "\n".join(out + pair_section(pair)) + "\n"
     w0, w1 = town.get((100000, 0, 2)), town.get((100000, 1, 2))
     if w0 and w1 and not w1.get("error_occurred"):
         slow = ratio(w0.get("agent_steps/s"), w1.get("agent_steps/s"))
@@ -560,13 +599,14 @@ def main():
     ap.add_argument("--out", default="bench/RESULTS.md")
     ap.add_argument("--svg", default="bench/scaling.svg")
     a = ap.parse_args()
-    ctx, runs, town = load(a.json)
-    if not runs and not town:
+    ctx, runs, town, pair = load(a.json)
+    if not runs and not town and not pair:
         print(f"bench_report: no benchmark results in {a.json}", file=sys.stderr)
         return 1
     if not runs:  # a run of the walled family alone (--filter BM_Town)
         with open(a.out, "w") as f:
-            f.write("# crowdstep benchmark results\n\n" + machine_section(ctx) + "\n\n" + walls_section(town))
+            f.write("# crowdstep benchmark results\n\n" + machine_section(ctx) + "\n\n" +
+                    walls_section(town, pair))
         return 0
     R = Results(runs)
     svg_chart(R, a.svg)
@@ -583,7 +623,7 @@ def main():
     doc += [f"- **{s}**: {describe(SCENARIOS, s)}" for s in R.scenarios]
     doc += ["", targets_section(R), f"![scaling with agents and threads]({svg_rel})", "",
             throughput_section(R), ratios_section(R), flatness_section(R), memory_section(R), phases_section(R),
-            walls_section(town)]
+            walls_section(town, pair)]
     with open(a.out, "w") as f:
         f.write("\n".join(doc).rstrip() + "\n")
     return 0
