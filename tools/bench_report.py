@@ -55,19 +55,21 @@ def load(path):
     town = {}
     pair = {}
     repeated = any(b.get("run_type") == "aggregate" for b in data.get("benchmarks", []))
+
+    def keep(store, key, b):
+        """A walled-family row: its median over repetitions, or its error, which wins."""
+        if b.get("error_occurred") or not repeated or b.get("aggregate_name") == "median":
+            if b.get("error_occurred") or key not in store:
+                store[key] = b
+
     for b in data.get("benchmarks", []):
         p = PAIR.match(b.get("run_name", b["name"]))
         if p:
-            if b.get("error_occurred") or not repeated or b.get("aggregate_name") == "median":
-                key = (int(p["agents"]), int(p["threads"]))
-                if b.get("error_occurred") or key not in pair:
-                    pair[key] = b
+            keep(pair, (int(p["agents"]), int(p["threads"])), b)
             continue
         t = TOWN.match(b.get("run_name", b["name"]))
-        if t and (b.get("error_occurred") or not repeated or b.get("aggregate_name") == "median"):
-            key = (int(t["agents"]), int(t["walls"]), int(t["threads"]))
-            if b.get("error_occurred") or key not in town:
-                town[key] = b
+        if t:
+            keep(town, (int(t["agents"]), int(t["walls"]), int(t["threads"])), b)
             continue
         if b.get("error_occurred"):
             continue

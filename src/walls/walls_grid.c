@@ -240,6 +240,13 @@ cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_
     return out;
 }
 
+// Points entry i of the direct index at segs[start, start + count): the entry and its summary's
+// copy (cs_wall_sum.count, .start), which must always agree.
+static void dir_put(cs_walls* g, size_t i, uint32_t start, uint32_t count) {
+    g->dir[i] = (cs_wall_ref){start, count};
+    g->dsum[i].start = start, g->dsum[i].count = count;
+}
+
 // Copies cell key k's list (table slot c) into its entry, with its summary (computed from the
 // list); false when the index exists and k lies outside its box.
 static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
@@ -247,10 +254,9 @@ static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
     const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
     if (!r) return false;
-    *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
     const size_t i = (size_t)(r - g->dir);
     if (c->count) g->dsum[i] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
-    g->dsum[i].count = c->count, g->dsum[i].start = c->start;
+    dir_put(g, i, c->start, c->count);
     g->dbox[i] = c->count ? g->dsum[i].box : CS_WALL_NO_TERM;
     return true;
 }
@@ -275,7 +281,8 @@ static void dir_layout(crowd_world* w, cs_walls* g) {
         if (g->dir[i].count == 0) continue;
         cs_wall_cell* c = &g->cells[g->dir[i].start];
         memcpy(segs + at, g->segs + c->start, sizeof(cs_wall_seg) * c->count);
-        c->start = g->dir[i].start = g->dsum[i].start = at;
+        c->start = at;
+        dir_put(g, i, at, c->count);
         at += g->caps[c - g->cells];
     }
     for (uint32_t h = 0; h < g->table_cap; ++h) {
@@ -343,12 +350,11 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         const int32_t cx = (int32_t)(uint32_t)(k >> 32), cy = (int32_t)(uint32_t)k;
         const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
         const cs_wall_ref* o = old.dir ? cs_walls_dir_at(&old, cx, cy) : NULL;
-        *(cs_wall_ref*)r = (cs_wall_ref){c->start, c->count};
-        g->dsum[r - g->dir] = o && o->count
-                                  ? old.dsum[o - old.dir]
-                                  : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
-        g->dsum[r - g->dir].count = c->count, g->dsum[r - g->dir].start = c->start;
-        g->dbox[r - g->dir] = g->dsum[r - g->dir].box;
+        const size_t i = (size_t)(r - g->dir);
+        g->dsum[i] = o && o->count ? old.dsum[o - old.dir]
+                                   : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
+        dir_put(g, i, c->start, c->count);
+        g->dbox[i] = g->dsum[i].box;
     }
     cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);
     cs_free(w, old.dsum, sizeof(cs_wall_sum) * old.dir_cells);
