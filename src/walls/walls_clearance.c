@@ -110,8 +110,8 @@ static void block_keys(const cs_walls* g, uint32_t* cnt, uint32_t* start,
 // The squared distance from (x, y) to the segment from (ax, ay) along (ex, ey), inv = 1 / |e|^2.
 // A closest point off by a rounding of u is still on the segment, so the distance only grows by
 // its square; the passes' margins cover that.
-static inline float seg_d2_inv(float ax, float ay, float ex, float ey, float inv, float x,
-                               float y) {
+static inline __attribute__((always_inline)) float
+seg_d2_inv(float ax, float ay, float ex, float ey, float inv, float x, float y) {
     float u = ((x - ax) * ex + (y - ay) * ey) * inv;
     u = u < 0.0f ? 0.0f : (u > 1.0f ? 1.0f : u);
     const float dx = x - (ax + u * ex), dy = y - (ay + u * ey);
@@ -122,8 +122,10 @@ static inline float seg_d2_inv(float ax, float ay, float ex, float ey, float inv
 // segment-segment distance, the least of the four end points' distances to the other segment,
 // unless the two may cross (neither lies on one side of the other's line by more than the
 // margin m), when it is 0. dp2 is the agent's own squared distance to the key.
-static inline float probe_key(float x, float y, float lx, float ly, float linv, float ax, float ay,
-                              float ex, float ey, float inv, float dp2, float m) {
+static inline __attribute__((always_inline)) float probe_key(float x, float y, float lx, float ly,
+                                                             float linv, float ax, float ay,
+                                                             float ex, float ey, float inv,
+                                                             float dp2, float m) {
     const float qx = x + lx, qy = y + ly, bx = ax + ex, by = ay + ey;
     const float dq2 = seg_d2_inv(ax, ay, ex, ey, inv, qx, qy);
     const float da2 = seg_d2_inv(x, y, lx, ly, linv, ax, ay);
