@@ -107,7 +107,9 @@ void BM_Town(benchmark::State& state) {
 // walled and open tick times (the means of the pair) is taken, and x_no_walls is the median of
 // those ratios, q1 / q3 its quartiles: the host changes speed within seconds, and a round is
 // short enough to run in one speed. The iteration time is the round's; walled_ms / open_ms are
-// the medians of the per-round ticks. After each round every town runs the block check of BM_Town,
+// the medians of the per-round ticks. ns/agent_walls, ns/agent_clamp and ns/agent_neighbor_added
+// are the walls' phases in the walled towns and what they add to the neighbor phase, means over
+// every tick of the rounds. After each round every town runs the block check of BM_Town,
 // untimed; the walled towns' results count.
 constexpr int kRoundTicks = 5;
 
@@ -138,7 +140,7 @@ void BM_TownPair(benchmark::State& state) {
     std::vector<crowd_agent_id> ids;
     std::vector<crowd_vec2> pos;
     std::vector<double> ratio, walled, open;
-    double deepest = 0.0;
+    double deepest = 0.0, phase[2][CROWD_PHASE_COUNT] = {}; // walled, open: summed over ticks
     long overlaps = 0;
     uint64_t seed = 0x9e3779b97f4a7c15u;
     for (auto _ : state) {
@@ -150,7 +152,11 @@ void BM_TownPair(benchmark::State& state) {
         double ms[2] = {0.0, 0.0}; // walled, open: summed over the pair
         for (int i : order) {
             const auto t0 = std::chrono::steady_clock::now();
-            for (int t = 0; t < kRoundTicks; ++t) crowd_world_step(w[i]);
+            for (int t = 0; t < kRoundTicks; ++t) {
+                crowd_world_step(w[i]);
+                const crowd_profile p = crowd_world_get_profile(w[i]);
+                for (int k = 0; k < CROWD_PHASE_COUNT; ++k) phase[open_of[i]][k] += p.phase_ms[k];
+            }
             const std::chrono::duration<double, std::milli> d =
                 std::chrono::steady_clock::now() - t0;
             ms[open_of[i] ? 1 : 0] += d.count() / kRoundTicks;
@@ -172,6 +178,14 @@ void BM_TownPair(benchmark::State& state) {
     state.counters["q3"] = median_of(ratio, 0.75);
     state.counters["walled_ms"] = median_of(walled, 0.5);
     state.counters["open_ms"] = median_of(open, 0.5);
+    // The walls' share by phase, per agent and tick over all rounds: the wall force and the move
+    // clamp (phases of their own) and what they add to the neighbor phase (each agent's wall
+    // clearances, line of sight).
+    const double per = 1e6 / (2.0 * def.agents * kRoundTicks * (double)state.iterations());
+    state.counters["ns/agent_walls"] = phase[0][CROWD_PHASE_WALLS] * per;
+    state.counters["ns/agent_clamp"] = phase[0][CROWD_PHASE_CLAMP] * per;
+    state.counters["ns/agent_neighbor_added"] =
+        (phase[0][CROWD_PHASE_NEIGHBOR] - phase[1][CROWD_PHASE_NEIGHBOR]) * per;
     state.counters["max_penetration_mm"] = std::max(deepest, 0.0) * 1e3;
     state.counters["overlaps"] = (double)overlaps;
     if (overlaps > 0) state.SkipWithError("an agent's disc overlapped a block");

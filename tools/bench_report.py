@@ -88,17 +88,20 @@ def pair_section(pair):
     rows = []
     for (n, t), b in sorted(pair.items()):
         if b.get("error_occurred"):
-            rows.append([size_label(n), t, "–", "–", "–", "–", "FAILED: " + str(b.get("error_message", ""))])
+            rows.append([size_label(n), t, "–", "–", "–", "–", "–", "–", "–", "FAILED: " + str(b.get("error_message", ""))])
             continue
         rows.append([size_label(n), t, num(b.get("open_ms"), 2), num(b.get("walled_ms"), 2),
                      fmt_ratio(b.get("x_no_walls")), f"{b.get('q1', 0):.2f}–{b.get('q3', 0):.2f}",
-                     f"{b.get('overlaps', 0):.0f}"])
+                     num(b.get("ns/agent_neighbor_added"), 1), num(b.get("ns/agent_walls"), 1),
+                     num(b.get("ns/agent_clamp"), 1), f"{b.get('overlaps', 0):.0f}"])
     out = ["", "BM_TownPair (bench/bench_town.cc): the ratio itself, from two walled and two open towns "
            "built in one process and stepped in rounds of 5 ticks in a shuffled order; \"× no walls\" "
            "is the median of the per-round walled/open ratios, with its quartiles, and the tick times "
-           "are the medians of the rounds' (ms).", "",
+           "are the medians of the rounds' (ms). The walls' costs (ns/agent, means over the rounds' "
+           "ticks): what they add to the neighbor phase (each agent's wall clearances, line of sight), "
+           "the wall force and the move clamp.", "",
            table(["agents", "threads", "no walls (ms)", "walls (ms)", "× no walls", "quartiles",
-                  "overlaps"], rows)]
+                  "neighbor +", "wall force", "clamp", "overlaps"], rows)]
     b = pair.get((100000, 2))
     if b and not b.get("error_occurred"):
         slow = b.get("x_no_walls")

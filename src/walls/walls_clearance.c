@@ -186,6 +186,8 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
         const float clear = near - margin - 1e-4f;
         out[k] = some ? clear : reach;
         float sg = key[9][k] < reach ? key[9][k] : reach;
+        // The keys' terms come with 0 (they count) or a huge number (they do not) added, which
+        // keeps the loop free of branches.
         const float t0 = d0 + key[10][k], t1 = d1 + key[11][k];
         const float t2 = (d0 > d1 ? d0 : d1) + key[12][k];
         sg = t0 < sg ? t0 : sg;
