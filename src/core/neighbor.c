@@ -110,7 +110,9 @@ sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32
 
 // The same for an agent with walls near enough to hide a candidate (`sight`, its gathered walls):
 // a candidate that counts is dropped when a wall stands between the two. The sight tests run on
-// their own, between two lane loops, so that both stay vector loops.
+// their own, between two lane loops, so that both stay vector loops, and only for the lanes that
+// count. Most lane blocks have none (few candidates are within the separation radius): they add
+// nothing, so the second loop, whose sum would add zeros, is skipped.
 static inline __attribute__((always_inline)) void
 sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end,
               float px, float py, float r, float inv_r, const cs_sight* sight, float* restrict ax,
@@ -125,8 +127,13 @@ sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, ui
             float ux, uy;
             seen[l] = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
         }
-        for (int l = 0; l < CS_LANES; ++l)
-            seen[l] = seen[l] && !cs_sight_blocked(sight, px, py, xc[l], yc[l]);
+        uint32_t count = 0;
+        for (int l = 0; l < CS_LANES; ++l) count |= (uint32_t)(seen[l] != 0) << l;
+        if (!count) continue;
+        for (; count; count &= count - 1) {
+            const int l = __builtin_ctz(count);
+            seen[l] = !cs_sight_blocked(sight, px, py, xc[l], yc[l]);
+        }
 #pragma omp simd
         for (int l = 0; l < CS_LANES; ++l) {
             float ux, uy;
