@@ -6,7 +6,8 @@
 // against its block: a disc that reaches into a block by more than kTolerance fails the run, and
 // max_penetration_mm reports the deepest reach of all (0 when no disc touched a block). The open
 // town runs the same check, untimed and unreported, so that both variants' steps follow the same
-// work.
+// work. BM_TownPair measures the walled/open ratio itself, BM_ObstacleAddRemove what one
+// obstacle's add and remove cost in a town.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -192,6 +193,34 @@ void BM_TownPair(benchmark::State& state) {
     for (crowd_world* x : w) crowd_world_destroy(x);
 }
 
+// The cost of one obstacle's add and remove in a town: in proportion to the cells the obstacle
+// touches, not to the world. Each iteration adds a square of side side_dm decimetres inside the
+// block nearest the origin (where no agent can be) and removes it; the town's size changes the
+// world around it (agents, blocks, the index) and the side changes the cells it touches.
+void BM_ObstacleAddRemove(benchmark::State& state) {
+    scene_def def = scene_def_default();
+    def.kind = SCENE_TOWN;
+    def.agents = (int)state.range(0);
+    def.threads = 1;
+    crowd_world* w = nullptr;
+    if (scene_create(&def, &w) != CROWD_OK) {
+        state.SkipWithError("cannot build the town");
+        return;
+    }
+    const float c = kPitch * 0.5f, h = (float)state.range(1) * 0.05f;
+    const crowd_vec2 pts[4] = {{c - h, c - h}, {c + h, c - h}, {c + h, c + h}, {c - h, c + h}};
+    for (auto _ : state) {
+        crowd_obstacle_id id;
+        if (crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, pts, 4, &id) != CROWD_OK ||
+            crowd_obstacle_remove(w, id) != CROWD_OK) {
+            state.SkipWithError("the square was refused");
+            break;
+        }
+    }
+    state.counters["obstacles"] = crowd_world_obstacle_count(w);
+    crowd_world_destroy(w);
+}
+
 } // namespace
 
 BENCHMARK(BM_TownPair)
@@ -206,3 +235,8 @@ BENCHMARK(BM_Town)
     ->ArgsProduct({{10000, 100000, 1000000}, {0, 1}, {1, 2}})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_ObstacleAddRemove)
+    ->ArgNames({"agents", "side_dm"})
+    ->ArgsProduct({{10000, 100000, 1000000}, {20, 80}})
+    ->Unit(benchmark::kMicrosecond);

@@ -1,6 +1,8 @@
 // Obstacles as world data: input checks, handles, reading back, the per-agent wall def, and what
 // is refused because it would put an agent inside a wall.
 #include "path_helpers.h"
+#include "walls_helpers.h"
+#include "world_helpers.h"
 
 static const crowd_vec2 box4[4] = {{0, 0}, {4, 0}, {4, 4}, {0, 4}};
 
@@ -310,4 +312,62 @@ Test(walls_api, every_failed_allocation_is_clean) {
         cr_assert_eq(f.live, 0);
         if (!failed) break;
     }
+}
+
+// An obstacle is refused with CROWD_ERR_INSIDE_OBSTACLE exactly when it would overlap an agent's
+// disc or hold its centre (brute force over every agent, in double), in a crowd of 1,500 agents
+// of three radii, so that the agents an add covers sit anywhere in its scan of the positions.
+Test(walls_api, adds_over_agents_are_refused_as_brute_force_says) {
+    crowd_world* w = make_world(1);
+    enum { N = 1500 };
+    uint64_t rng = 41;
+    crowd_agent_def a = crowd_agent_def_default();
+    const float radii[3] = {0.2f, 0.3f, 0.6f};
+    for (int i = 0; i < N; ++i) {
+        a.position = (crowd_vec2){frand(&rng, -60, 60), frand(&rng, -60, 60)};
+        a.radius = radii[i % 3];
+        crowd_agent_id id;
+        cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    }
+    static crowd_agent_id ids[N];
+    static crowd_vec2 pos[N];
+    static double radius[N];
+    int count = 0;
+    cr_assert_eq(crowd_world_get_agents(w, ids, pos, NULL, N, &count), CROWD_OK);
+    cr_assert_eq(count, N);
+    for (int i = 0; i < N; ++i) {
+        crowd_agent_def d;
+        cr_assert_eq(crowd_agent_get_def(w, ids[i], &d), CROWD_OK);
+        radius[i] = d.radius;
+    }
+    int refused = 0, accepted = 0;
+    for (int t = 0; t < 400; ++t) {
+        const float cx = frand(&rng, -60, 60), cy = frand(&rng, -60, 60);
+        const float h = frand(&rng, 0.1f, 3.0f);
+        const bool wall = t % 2 == 1; // an open polyline of three points, else a square
+        const crowd_vec2 p[4] = {
+            {cx - h, cy - h}, {cx + h, cy - h}, {cx + h, cy + h}, {cx - h, cy + h}};
+        const int n = wall ? 3 : 4, segs = wall ? 2 : 4;
+        bool covers = false;
+        for (int i = 0; i < N && !covers; ++i) {
+            for (int k = 0; k < segs; ++k) {
+                const crowd_vec2 e0 = p[k], e1 = p[(k + 1) % n];
+                covers |= ref_seg_dist(pos[i].x, pos[i].y, e0.x, e0.y, e1.x, e1.y) < radius[i];
+            }
+            covers |= !wall && ref_in_polygon(p, 4, pos[i].x, pos[i].y);
+        }
+        crowd_obstacle_id id;
+        const crowd_status st =
+            crowd_obstacle_add(w, wall ? CROWD_OBSTACLE_WALL : CROWD_OBSTACLE_POLYGON, p, n, &id);
+        cr_assert_eq(st, covers ? CROWD_ERR_INSIDE_OBSTACLE : CROWD_OK, "obstacle %d", t);
+        if (st == CROWD_OK) {
+            ++accepted;
+            cr_assert_eq(crowd_obstacle_remove(w, id), CROWD_OK);
+        } else {
+            ++refused;
+        }
+    }
+    cr_assert_gt(refused, 50);
+    cr_assert_gt(accepted, 50);
+    crowd_world_destroy(w);
 }

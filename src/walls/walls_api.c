@@ -125,26 +125,42 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     return st;
 }
 
+// Agents whose positions covers_agent tests against the box at a time.
+#define CS_COVER_BLOCK 256
+
 // Whether the obstacle would overlap a live agent's disc or hold its centre inside. Every agent
-// is tested against the obstacle's bounding box first (one pass over the positions); only those
-// inside it are tested exactly.
+// is tested against the obstacle's bounding box first, a block of positions at a time in a vector
+// loop (the positions are not sorted between steps, so this is a pass over all of them: the one
+// part of an add whose cost grows with the world, 0.3 to 1 ns an agent); only those inside it are
+// tested exactly.
 static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
                          int n, float bx0, float by0, float bx1, float by1) {
     const cs_columns* c = &w->cur;
     const int nseg = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
-    // The box grown by the largest radius first: a contiguous pass over the positions.
+    // The box grown by the largest radius.
     const float rm = w->radius_max;
     const float gx0 = bx0 - rm, gy0 = by0 - rm, gx1 = bx1 + rm, gy1 = by1 + rm;
-    for (int s = 0; s < w->count; ++s) {
-        const float x = c->px[s], y = c->py[s];
-        if (x < gx0 || x > gx1 || y < gy0 || y > gy1) continue;
-        const float r = w->radius[c->id[s]];
-        for (int k = 0; k < nseg; ++k) {
-            const cs_wall_seg seg = poly_seg(pts, n, k);
-            double cx, cy;
-            if (cs_seg_dist2(&seg, x, y, &cx, &cy) < (double)r * r) return true;
+    uint8_t in[CS_COVER_BLOCK];
+    for (int b = 0; b < w->count; b += CS_COVER_BLOCK) {
+        const int m = w->count - b < CS_COVER_BLOCK ? w->count - b : CS_COVER_BLOCK;
+        const float* restrict px = c->px + b;
+        const float* restrict py = c->py + b;
+        uint8_t any = 0;
+#pragma omp simd reduction(| : any)
+        for (int k = 0; k < m; ++k) {
+            in[k] = (px[k] >= gx0) & (px[k] <= gx1) & (py[k] >= gy0) & (py[k] <= gy1);
+            any |= in[k];
         }
-        if (kind == CROWD_OBSTACLE_POLYGON && cs_point_in_polygon(pts, n, x, y)) return true;
+        for (int k = 0; any && k < m; ++k) {
+            if (!in[k]) continue;
+            const float x = px[k], y = py[k], r = w->radius[c->id[b + k]];
+            for (int q = 0; q < nseg; ++q) {
+                const cs_wall_seg seg = poly_seg(pts, n, q);
+                double cx, cy;
+                if (cs_seg_dist2(&seg, x, y, &cx, &cy) < (double)r * r) return true;
+            }
+            if (kind == CROWD_OBSTACLE_POLYGON && cs_point_in_polygon(pts, n, x, y)) return true;
+        }
     }
     return false;
 }
