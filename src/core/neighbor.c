@@ -122,13 +122,13 @@ sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, ui
         const float* restrict yc = ys + j;
         const int live = (int)(end - j);
         int32_t seen[CS_LANES]; // 32-bit flags, as in chunk_all
-#pragma omp simd
+        uint32_t count = 0;     // the same as a mask, built in the vector loop
+#pragma omp simd reduction(| : count)
         for (int l = 0; l < CS_LANES; ++l) {
             float ux, uy;
             seen[l] = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+            count |= (uint32_t)seen[l] << l;
         }
-        uint32_t count = 0;
-        for (int l = 0; l < CS_LANES; ++l) count |= (uint32_t)(seen[l] != 0) << l;
         if (!count) continue;
         for (; count; count &= count - 1) {
             const int l = __builtin_ctz(count);
