@@ -88,7 +88,7 @@ def pair_section(pair):
     rows = []
     for (n, t), b in sorted(pair.items()):
         if b.get("error_occurred"):
-            rows.append([size_label(n), t, "–", "–", "–", "–", "–", "–", "–", "FAILED: " + str(b.get("error_message", ""))])
+            rows.append([size_label(n), t] + ["–"] * 7 + ["FAILED: " + str(b.get("error_message", ""))])
             continue
         rows.append([size_label(n), t, num(b.get("open_ms"), 2), num(b.get("walled_ms"), 2),
                      fmt_ratio(b.get("x_no_walls")), f"{b.get('q1', 0):.2f}–{b.get('q3', 0):.2f}",
