@@ -314,9 +314,61 @@ Test(walls_api, every_failed_allocation_is_clean) {
     }
 }
 
-// An obstacle is refused with CROWD_ERR_INSIDE_OBSTACLE exactly when it would overlap an agent's
-// disc or hold its centre (brute force over every agent, in double), in a crowd of 1,500 agents
-// of three radii, so that the agents an add covers sit anywhere in its scan of the positions.
+// Adds `tries` obstacles and expects each refused with CROWD_ERR_INSIDE_OBSTACLE exactly when it
+// would overlap an agent's disc or hold its centre (brute force over every agent, in double, from
+// the positions read now); an accepted one is removed again. Squares and open polylines of three
+// points, of half-size 0.1 to 3 m, centred anywhere in [-span, span]^2 or, for `near` of them in
+// four, on an agent with an offset of up to 4 m, so that many refusals and near misses are tested.
+// Counts the refusals and acceptances into `counts`.
+static void expect_adds_as_brute_force(crowd_world* w, uint64_t* rng, int tries, float span,
+                                       int counts[2]) {
+    const int na = crowd_world_agent_count(w);
+    crowd_agent_id* ids = malloc(sizeof *ids * (size_t)(na + 1));
+    crowd_vec2* pos = malloc(sizeof *pos * (size_t)(na + 1));
+    double* radius = malloc(sizeof *radius * (size_t)(na + 1));
+    int count = 0;
+    cr_assert_eq(crowd_world_get_agents(w, ids, pos, NULL, na, &count), CROWD_OK);
+    cr_assert_eq(count, na);
+    for (int i = 0; i < na; ++i) {
+        crowd_agent_def d;
+        cr_assert_eq(crowd_agent_get_def(w, ids[i], &d), CROWD_OK);
+        radius[i] = d.radius;
+    }
+    for (int t = 0; t < tries; ++t) {
+        float cx = frand(rng, -span, span), cy = frand(rng, -span, span);
+        if (na > 0 && t % 4 != 0) {
+            const crowd_vec2 on = pos[(int)frand(rng, 0.0f, (float)na - 0.01f)];
+            cx = on.x + frand(rng, -4.0f, 4.0f), cy = on.y + frand(rng, -4.0f, 4.0f);
+        }
+        const float h = frand(rng, 0.1f, 3.0f);
+        const bool wall = t % 2 == 1; // an open polyline of three points, else a square
+        const crowd_vec2 p[4] = {
+            {cx - h, cy - h}, {cx + h, cy - h}, {cx + h, cy + h}, {cx - h, cy + h}};
+        const int n = wall ? 3 : 4, segs = wall ? 2 : 4;
+        bool covers = false;
+        for (int i = 0; i < na && !covers; ++i) {
+            for (int k = 0; k < segs; ++k) {
+                const crowd_vec2 e0 = p[k], e1 = p[(k + 1) % n];
+                covers |= ref_seg_dist(pos[i].x, pos[i].y, e0.x, e0.y, e1.x, e1.y) < radius[i];
+            }
+            covers |= !wall && ref_in_polygon(p, 4, pos[i].x, pos[i].y);
+        }
+        crowd_obstacle_id id;
+        const crowd_status st =
+            crowd_obstacle_add(w, wall ? CROWD_OBSTACLE_WALL : CROWD_OBSTACLE_POLYGON, p, n, &id);
+        cr_assert_eq(st, covers ? CROWD_ERR_INSIDE_OBSTACLE : CROWD_OK, "obstacle %d", t);
+        if (st == CROWD_OK) {
+            ++counts[1];
+            cr_assert_eq(crowd_obstacle_remove(w, id), CROWD_OK);
+        } else {
+            ++counts[0];
+        }
+    }
+    free(ids), free(pos), free(radius);
+}
+
+// In a crowd of 1,500 agents of three radii that has never stepped, so that the agents an add
+// covers sit anywhere in its scan of the positions.
 Test(walls_api, adds_over_agents_are_refused_as_brute_force_says) {
     crowd_world* w = make_world(1);
     enum { N = 1500 };
@@ -329,45 +381,98 @@ Test(walls_api, adds_over_agents_are_refused_as_brute_force_says) {
         crowd_agent_id id;
         cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
     }
-    static crowd_agent_id ids[N];
-    static crowd_vec2 pos[N];
-    static double radius[N];
-    int count = 0;
-    cr_assert_eq(crowd_world_get_agents(w, ids, pos, NULL, N, &count), CROWD_OK);
-    cr_assert_eq(count, N);
-    for (int i = 0; i < N; ++i) {
-        crowd_agent_def d;
-        cr_assert_eq(crowd_agent_get_def(w, ids[i], &d), CROWD_OK);
-        radius[i] = d.radius;
-    }
-    int refused = 0, accepted = 0;
-    for (int t = 0; t < 400; ++t) {
-        const float cx = frand(&rng, -60, 60), cy = frand(&rng, -60, 60);
-        const float h = frand(&rng, 0.1f, 3.0f);
-        const bool wall = t % 2 == 1; // an open polyline of three points, else a square
-        const crowd_vec2 p[4] = {
-            {cx - h, cy - h}, {cx + h, cy - h}, {cx + h, cy + h}, {cx - h, cy + h}};
-        const int n = wall ? 3 : 4, segs = wall ? 2 : 4;
-        bool covers = false;
-        for (int i = 0; i < N && !covers; ++i) {
-            for (int k = 0; k < segs; ++k) {
-                const crowd_vec2 e0 = p[k], e1 = p[(k + 1) % n];
-                covers |= ref_seg_dist(pos[i].x, pos[i].y, e0.x, e0.y, e1.x, e1.y) < radius[i];
-            }
-            covers |= !wall && ref_in_polygon(p, 4, pos[i].x, pos[i].y);
-        }
-        crowd_obstacle_id id;
-        const crowd_status st =
-            crowd_obstacle_add(w, wall ? CROWD_OBSTACLE_WALL : CROWD_OBSTACLE_POLYGON, p, n, &id);
-        cr_assert_eq(st, covers ? CROWD_ERR_INSIDE_OBSTACLE : CROWD_OK, "obstacle %d", t);
-        if (st == CROWD_OK) {
-            ++accepted;
-            cr_assert_eq(crowd_obstacle_remove(w, id), CROWD_OK);
-        } else {
-            ++refused;
-        }
-    }
-    cr_assert_gt(refused, 50);
-    cr_assert_gt(accepted, 50);
+    int counts[2] = {0, 0};
+    expect_adds_as_brute_force(w, &rng, 400, 60.0f, counts);
+    cr_assert_gt(counts[0], 50);
+    cr_assert_gt(counts[1], 50);
     crowd_world_destroy(w);
+}
+
+// After steps the add looks for covered agents through the last sort's grid, widened by the
+// step's longest move (crowd_world.since_sort); every way an agent can be somewhere else than
+// that allows must still be seen. A crowd moving up to 24 m/s with dt 0.5 s (moves of up to 4.8
+// cells), sliding along standing walls, is checked after a step in which queueing agents arrived
+// and respawned in a far area, after a plain step, after agents are added, removed (then as many
+// added) and moved by hand, on 1 and 2 threads.
+Test(walls_api, adds_after_steps_are_refused_as_brute_force_says) {
+    for (int threads = 1; threads <= 2; ++threads) {
+        crowd_world* w = walls_world(threads, 0.5f);
+        uint64_t rng = 97 + (uint64_t)threads;
+        // Standing walls across the crowd's way (the clamp slides agents along them).
+        for (int k = -2; k <= 2; ++k) {
+            const crowd_vec2 wall[2] = {{(float)k * 20.0f, -40.0f},
+                                        {(float)k * 20.0f + 6.0f, 40.0f}};
+            add_obstacle(w, CROWD_OBSTACLE_WALL, wall, 2);
+        }
+        crowd_agent_def a = crowd_agent_def_default();
+        const float radii[3] = {0.2f, 0.3f, 0.6f};
+        crowd_agent_id ids[1200];
+        int added = 0;
+        for (int i = 0; added < 1200; ++i) {
+            a.position = (crowd_vec2){frand(&rng, -50, 50), frand(&rng, -50, 50)};
+            a.max_speed = frand(&rng, 1.0f, 24.0f);
+            a.velocity = (crowd_vec2){frand(&rng, -24, 24), frand(&rng, -24, 24)};
+            a.radius = radii[i % 3];
+            if (crowd_agent_add(w, &a, &ids[added]) == CROWD_OK) ++added;
+        }
+        // Queueing agents, put on their goal at rest before a step: they arrive and respawn 125 m
+        // away.
+        crowd_queue_def q = crowd_queue_def_default();
+        q.goal = (crowd_vec2){0.0f, 60.0f};
+        q.arrival_radius = 3.0f;
+        q.on_arrival = CROWD_QUEUE_RESPAWN;
+        q.start_min = (crowd_vec2){-70.0f, -70.0f};
+        q.start_max = (crowd_vec2){70.0f, -65.0f};
+        // At 1.5 m/s they come nowhere near the goal again on their own.
+        for (int i = 0; i < 100; ++i) {
+            cr_assert_eq(crowd_agent_set_queue(w, ids[i], &q), CROWD_OK);
+            cr_assert_eq(crowd_agent_set_limits(w, ids[i], 1.5f, 3.0f), CROWD_OK);
+        }
+        int counts[2] = {0, 0};
+        for (int round = 0; round < 4; ++round) {
+            for (int i = 0; i < 100; ++i) {
+                const crowd_vec2 at = {frand(&rng, -2.0f, 2.0f), 60.0f + frand(&rng, -2.0f, 2.0f)};
+                (void)crowd_agent_set_position(w, ids[i], at);
+                cr_assert_eq(crowd_agent_set_velocity(w, ids[i], (crowd_vec2){0.0f, 0.0f}),
+                             CROWD_OK);
+            }
+            cr_assert_eq(crowd_world_step(w), CROWD_OK);
+            cr_assert_gt(crowd_world_arrival_count(w), 50);
+            expect_adds_as_brute_force(w, &rng, 150, 70.0f, counts);
+            // Those still near the goal go to the start area by hand: no arrivals from here on.
+            for (int i = 0; i < 100; ++i) {
+                const crowd_vec2 at = {frand(&rng, -70.0f, 70.0f), -67.0f};
+                (void)crowd_agent_set_position(w, ids[i], at);
+            }
+            cr_assert_eq(crowd_world_step(w), CROWD_OK);
+            expect_adds_as_brute_force(w, &rng, 100, 70.0f, counts);
+            // Agents added since the step.
+            for (int i = 0; i < 50; ++i) {
+                a.position = (crowd_vec2){frand(&rng, -50, 50), frand(&rng, -50, 50)};
+                crowd_agent_id id;
+                (void)crowd_agent_add(w, &a, &id);
+            }
+            expect_adds_as_brute_force(w, &rng, 100, 70.0f, counts);
+            cr_assert_eq(crowd_world_step(w), CROWD_OK);
+            // Agents removed (the last slots fill the holes), then as many added.
+            for (int i = 0; i < 50; ++i)
+                cr_assert_eq(crowd_agent_remove(w, ids[100 + round * 50 + i]), CROWD_OK);
+            for (int i = 0; i < 50; ++i) {
+                a.position = (crowd_vec2){frand(&rng, -50, 50), frand(&rng, -50, 50)};
+                crowd_agent_id id;
+                (void)crowd_agent_add(w, &a, &id);
+            }
+            expect_adds_as_brute_force(w, &rng, 300, 70.0f, counts);
+            cr_assert_eq(crowd_world_step(w), CROWD_OK);
+            // Agents moved by hand.
+            for (int i = 0; i < 100; ++i) {
+                const crowd_vec2 far = {frand(&rng, -60, 60), frand(&rng, -60, 60)};
+                (void)crowd_agent_set_position(w, ids[400 + round * 100 + i], far);
+            }
+            expect_adds_as_brute_force(w, &rng, 100, 70.0f, counts);
+        }
+        cr_assert_gt(counts[0], 300, "refused %d", counts[0]);
+        cr_assert_gt(counts[1], 300, "accepted %d", counts[1]);
+        crowd_world_destroy(w);
+    }
 }

@@ -75,7 +75,11 @@ typedef enum crowd_obstacle_kind {
 // obstacles (CROWD_ERR_CAPACITY). Open walls may cross themselves and each other; obstacles may
 // overlap. Cost: the cells the obstacle's segments pass through (amortized: the segment grid
 // grows by doubling), its point count squared within each cell for a polygon's crossing test,
-// and, when the world holds agents, one pass over the agents' positions for the overlap test.
+// and, for the overlap test, the agents in the cells around the obstacle's bounding box (widened
+// by the last step's longest move) and those added since that step. Until the world steps again
+// after an agent is removed or moved by hand (or when it has never stepped), or when the box holds
+// more cells than there are agents, the overlap test is one pass over every agent's position
+// instead (about 0.15 ns an agent).
 CROWD_API crowd_status crowd_obstacle_add(crowd_world* world, crowd_obstacle_kind kind,
                                           const crowd_vec2* points, int count,
                                           crowd_obstacle_id* out);

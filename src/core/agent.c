@@ -216,6 +216,7 @@ crowd_status crowd_agent_set_position(crowd_world* w, crowd_agent_id id, crowd_v
     if (cs_walls_blocked(w, p.x, p.y, w->radius[id.index1 - 1])) return CROWD_ERR_INSIDE_OBSTACLE;
     w->cur.px[s] = p.x;
     w->cur.py[s] = p.y;
+    cs_grid_since_break(w);
     return CROWD_OK;
 }
 

@@ -121,6 +121,7 @@ void cs_dist_drop(crowd_world* w, uint32_t idx) {
         w->rec_of[k][idx] = -1;
     }
     const int s = w->slot_of[idx], last = w->count - 1;
+    cs_grid_since_break(w);
     if (s != last) {
         for (int k = 0; k < CS_COL_COUNT; ++k) {
             uint32_t* col = w->cur.col[k];

@@ -12,13 +12,18 @@
 
 // A plain function with restrict parameters: inside an OpenMP outlined body gcc loses the
 // no-alias facts and falls back to scalar code.
-// The velocity is updated in place, the position and heading into the back buffers.
-static void integrate_range(const float* restrict px, const float* restrict py, float* restrict vx,
-                            float* restrict vy, const float* restrict hx, const float* restrict hy,
-                            const float* restrict ms, const float* restrict mf,
-                            const float* restrict fx, const float* restrict fy, float* restrict opx,
-                            float* restrict opy, float* restrict ohx, float* restrict ohy, float dt,
-                            int lo, int hi) {
+// The velocity is updated in place, the position and heading into the back buffers. Returns the
+// largest squared speed, whose move bounds every agent's (crowd_world.since_sort), as its bits: a
+// non-negative float orders as its bits do, and an integer maximum vectorizes where a float one
+// (which must mind NaN and signed zeros) does not.
+static uint32_t integrate_range(const float* restrict px, const float* restrict py,
+                                float* restrict vx, float* restrict vy, const float* restrict hx,
+                                const float* restrict hy, const float* restrict ms,
+                                const float* restrict mf, const float* restrict fx,
+                                const float* restrict fy, float* restrict opx, float* restrict opy,
+                                float* restrict ohx, float* restrict ohy, float dt, int lo,
+                                int hi) {
+    uint32_t top = 0;
     for (int s = lo; s < hi; ++s) {
         // Every load is unconditional: a load under a condition keeps the loop scalar.
         const float old_hx = hx[s], old_hy = hy[s], max_f = mf[s], max_v = ms[s];
@@ -37,22 +42,32 @@ static void integrate_range(const float* restrict px, const float* restrict py, 
         opx[s] = cs_clamp_coord(px[s] + nvx * dt);
         opy[s] = cs_clamp_coord(py[s] + nvy * dt);
         const float sp2 = nvx * nvx + nvy * nvy;
+        uint32_t bits;
+        memcpy(&bits, &sp2, sizeof bits);
+        top = bits > top ? bits : top;
         const bool moving = sp2 > 0.01f;
         const float len = sqrtf(moving ? sp2 : 1.0f);
         ohx[s] = moving ? nvx / len : old_hx;
         ohy[s] = moving ? nvy / len : old_hy;
     }
+    return top;
 }
 
 static void integrate_team(void* arg, int t, int nt) {
-    const crowd_world* w = arg;
+    crowd_world* w = arg;
     const cs_columns f = w->cur;
     float* const* b = (float* const*)w->free_col;
     _Static_assert(CS_FREE_COLS == 4, "back buffers: px, py, hx, hy");
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
-    integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, w->force_x,
-                    w->force_y, b[0], b[1], b[2], b[3], w->dt, lo, hi);
+    const uint32_t top =
+        integrate_range(f.px, f.py, f.vx, f.vy, f.hx, f.hy, f.max_speed, f.max_force, w->force_x,
+                        w->force_y, b[0], b[1], b[2], b[3], w->dt, lo, hi);
+    // The move is the velocity times dt, its position then clamped to the world's bound (which
+    // only shortens it).
+    float sp2;
+    memcpy(&sp2, &top, sizeof sp2);
+    cs_grid_since_moved(w, sqrtf(sp2) * w->dt);
 }
 
 void cs_pass_integrate(crowd_world* w) {

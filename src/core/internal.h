@@ -121,6 +121,19 @@ struct crowd_world {
     uint32_t* hist;       // (threads - 1) x bucket_capacity histograms (grid.h); NULL for one
     uint32_t bucket_capacity;
     int hist_threads;
+    // What the last sort's grid still tells about where the agents are now, for the obstacle add's
+    // search for agents the obstacle would cover (walls_api.c), which then visits the cells around
+    // the obstacle rather than every agent. While `intact`, slots [0, sorted) hold the agents the
+    // sort put there, each at most `moved` metres (the bits of a float: the largest move of the
+    // step, integration and clamp, see cs_grid_since_moved) from where the sort found it in its
+    // cell, and slots from `sorted` on hold agents added since. Anything else that moves an agent
+    // or its slot (a removal, which fills the hole from the end; a position set; a queue respawn;
+    // a new grid allocation) ends that until the next sort (cs_grid_since_break).
+    struct {
+        bool intact;
+        int32_t sorted;
+        uint32_t moved;
+    } since_sort;
 
     // Per-agent-index storage (stable while the agent lives).
     int index_count;      // indices ever issued (high-water mark)
@@ -246,6 +259,21 @@ crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, voi
 // none yet; they grow with the storage from then on. Called before the world gets an obstacle. On
 // failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
 crowd_status cs_world_wall_arrays(crowd_world* w);
+
+// See crowd_world.since_sort.
+static inline void cs_grid_since_break(crowd_world* w) {
+    w->since_sort.intact = false;
+}
+
+// Raises since_sort.moved to m (>= 0) from any thread of a pass: the largest is the same whatever
+// order the threads come in. Non-negative floats order as their bits do.
+static inline void cs_grid_since_moved(crowd_world* w, float m) {
+    uint32_t want, have = __atomic_load_n(&w->since_sort.moved, __ATOMIC_RELAXED);
+    memcpy(&want, &m, sizeof want);
+    while (want > have && !__atomic_compare_exchange_n(&w->since_sort.moved, &have, want, true,
+                                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+}
 
 // Allocates user_data (zero-filled) if the world has none yet; it grows with the storage from then
 // on. Called before an agent gets a user_data other than 0. On failure (CROWD_ERR_OUT_OF_MEMORY)

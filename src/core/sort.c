@@ -311,4 +311,7 @@ void cs_pass_sort(crowd_world* w) {
     w->cur.col[CS_COL_ID] = w->force_x;
     w->force_x = old[CS_COL_ID];
     records_follow(w);
+    w->since_sort.intact = true;
+    w->since_sort.sorted = w->count;
+    w->since_sort.moved = 0;
 }

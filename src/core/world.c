@@ -213,6 +213,7 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         }
         memset(start, 0, start_bytes);
         w->grid = (cs_grid){.inv_cell = 1.0f / w->cell_size, .cell_start = start};
+        cs_grid_since_break(w);
     }
     return CROWD_OK;
 }

@@ -125,24 +125,27 @@ static crowd_status check_simple(crowd_world* w, const crowd_vec2* pts, int n) {
     return st;
 }
 
-// Agents whose positions covers_agent tests against the box at a time.
+// Agents whose positions covers_range tests against the box at a time.
 #define CS_COVER_BLOCK 256
 
-// Whether the obstacle would overlap a live agent's disc or hold its centre inside. Every agent
-// is tested against the obstacle's bounding box first, a block of positions at a time in a vector
-// loop (the positions are not sorted between steps, so this is a pass over all of them: the one
-// part of an add whose cost grows with the world, about 0.15 ns an agent); only those inside it are
-// tested exactly.
-static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
-                         int n, float bx0, float by0, float bx1, float by1) {
+// An obstacle to add and its bounding box grown by the largest radius.
+typedef struct cover_q {
+    crowd_obstacle_kind kind;
+    const crowd_vec2* pts;
+    int n;
+    float gx0, gy0, gx1, gy1;
+} cover_q;
+
+// Whether the obstacle would overlap the disc of an agent in slots [b, e) or hold its centre. The
+// agents are tested against the grown box a block of positions at a time in a vector loop; only
+// those inside it are tested exactly.
+static bool covers_range(const crowd_world* w, const cover_q* q, int b, int e) {
     const cs_columns* c = &w->cur;
-    const int nseg = kind == CROWD_OBSTACLE_POLYGON ? n : n - 1;
-    // The box grown by the largest radius.
-    const float rm = w->radius_max;
-    const float gx0 = bx0 - rm, gy0 = by0 - rm, gx1 = bx1 + rm, gy1 = by1 + rm;
+    const int nseg = q->kind == CROWD_OBSTACLE_POLYGON ? q->n : q->n - 1;
+    const float gx0 = q->gx0, gy0 = q->gy0, gx1 = q->gx1, gy1 = q->gy1;
     uint8_t in[CS_COVER_BLOCK];
-    for (int b = 0; b < w->count; b += CS_COVER_BLOCK) {
-        const int m = w->count - b < CS_COVER_BLOCK ? w->count - b : CS_COVER_BLOCK;
+    for (; b < e; b += CS_COVER_BLOCK) {
+        const int m = e - b < CS_COVER_BLOCK ? e - b : CS_COVER_BLOCK;
         const float* restrict px = c->px + b;
         const float* restrict py = c->py + b;
         uint8_t any = 0;
@@ -154,15 +157,49 @@ static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const c
         for (int k = 0; any && k < m; ++k) {
             if (!in[k]) continue;
             const float x = px[k], y = py[k], r = w->radius[c->id[b + k]];
-            for (int q = 0; q < nseg; ++q) {
-                const cs_wall_seg seg = poly_seg(pts, n, q);
+            for (int i = 0; i < nseg; ++i) {
+                const cs_wall_seg seg = poly_seg(q->pts, q->n, i);
                 double cx, cy;
                 if (cs_seg_dist2(&seg, x, y, &cx, &cy) < (double)r * r) return true;
             }
-            if (kind == CROWD_OBSTACLE_POLYGON && cs_point_in_polygon(pts, n, x, y)) return true;
+            if (q->kind == CROWD_OBSTACLE_POLYGON && cs_point_in_polygon(q->pts, q->n, x, y))
+                return true;
         }
     }
     return false;
+}
+
+// Whether the obstacle (bounding box bx0..by1) would overlap a live agent's disc or hold its
+// centre. Agents are not kept sorted between steps, but the last sort's grid still bounds where
+// they are (crowd_world.since_sort): an agent the grown box can hold now was, when sorted, at most
+// the step's longest move farther out, so only the grid's cells under the box grown by that much
+// more are visited, and the slots added since. The cost then follows the obstacle's cells and the
+// agents in them, not the world. Without that bound (the world has not stepped since an agent was
+// removed or moved by hand, say) or for a box of more cells than there are agents, every agent is
+// tested, at about 0.15 ns each.
+static bool covers_agent(const crowd_world* w, crowd_obstacle_kind kind, const crowd_vec2* pts,
+                         int n, float bx0, float by0, float bx1, float by1) {
+    const float rm = w->radius_max;
+    const cover_q q = {kind, pts, n, bx0 - rm, by0 - rm, bx1 + rm, by1 + rm};
+    const int sorted = w->since_sort.sorted;
+    if (!w->since_sort.intact || sorted > w->count) return covers_range(w, &q, 0, w->count);
+    float moved;
+    memcpy(&moved, &w->since_sort.moved, sizeof moved);
+    // The move, widened for the rounding of the positions, the cells and the move itself.
+    const float mag = fabsf(bx0) + fabsf(by0) + fabsf(bx1) + fabsf(by1);
+    const float grow = rm + moved * 1.00001f + 1e-3f + mag * 1e-6f;
+    cs_cell_box box;
+    if (sorted > 0 && cs_grid_box(&w->grid, bx0 - grow, by0 - grow, bx1 + grow, by1 + grow, &box)) {
+        const int64_t cells = ((int64_t)box.cx1 - box.cx0 + 1) * ((int64_t)box.cy1 - box.cy0 + 1);
+        if (cells > sorted) return covers_range(w, &q, 0, w->count);
+        for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+            uint32_t begin[2], end[2];
+            const int ranges = cs_grid_row_ranges(&w->grid, &box, cy, begin, end);
+            for (int k = 0; k < ranges; ++k)
+                if (covers_range(w, &q, (int)begin[k], (int)end[k])) return true;
+        }
+    }
+    return covers_range(w, &q, sorted, w->count);
 }
 
 // ---- handles ------------------------------------------------------------------------------------

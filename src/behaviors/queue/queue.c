@@ -240,6 +240,7 @@ static void respawn(crowd_world* w, uint32_t idx) {
         if (cs_walls_blocked(w, x, y, w->radius[idx])) continue;
         w->cur.px[s] = x;
         w->cur.py[s] = y;
+        cs_grid_since_break(w);
         w->cur.vx[s] = 0.0f;
         w->cur.vy[s] = 0.0f;
         return;

@@ -79,8 +79,9 @@ static inline float move_reach(float x0, float y0, float x1, float y1, float rma
     return reach + reach * 1e-6f;
 }
 
-// The move of sorted slot s, which has a wall within its reach.
-static void clamp_agent(crowd_world* w, int s) {
+// The move of sorted slot s, which has a wall within its reach. Returns the length of the move it
+// made, when it changed it (else 0: the integration's stands).
+static float clamp_agent(crowd_world* w, int s) {
     const cs_walls* g = &w->walls;
     const cs_columns old = w->alt, c = w->cur;
     const float rmax = w->radius_max, dt = w->dt;
@@ -98,7 +99,7 @@ static void clamp_agent(crowd_world* w, int s) {
 
     const double r = w->radius[c.id[s]];
     double x = x0, y = y0;
-    if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) return;
+    if (!cs_wall_slide(sweep_grid, &ctx, &x, &y, dx, dy, r + sk)) return 0.0f;
     // Within the plane's bounds like every position (a slide may turn toward them); the check
     // below still holds the agent back if that would put it in a wall.
     float fx = cs_clamp_coord((float)x), fy = cs_clamp_coord((float)y);
@@ -120,6 +121,8 @@ static void clamp_agent(crowd_world* w, int s) {
         c.hx[s] = old.hx[s];
         c.hy[s] = old.hy[s];
     }
+    const double mx = (double)fx - x0, my = (double)fy - y0;
+    return (float)sqrt(mx * mx + my * my);
 }
 
 // Agents whose moves are checked together: a vectorized loop finds those with a wall within their
@@ -169,11 +172,14 @@ static int hits(crowd_world* w, int b, int hi, int* slot) {
 
 // A chunk at a time: its hits were found (and their columns fetched) a chunk before; what they
 // read at random places (the radius, by agent index, and the cell's list) is fetched for all of
-// them before the first is worked on.
+// them before the first is worked on. The longest move a slide made goes to since_sort.moved
+// (crowd_world.since_sort): a slide is never longer than the integration's move, but the bound
+// the obstacle add relies on is measured rather than argued.
 static void clamp_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     int slot[2][CS_CLAMP_CHUNK];
     int next = hits(w, lo, hi, slot[0]);
+    float moved = 0.0f;
     for (int b = lo, t = 0; b < hi; b += CS_CLAMP_CHUNK, t ^= 1) {
         const int m = next;
         next = hits(w, b + CS_CLAMP_CHUNK, hi, slot[t ^ 1]);
@@ -183,8 +189,12 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
             __builtin_prefetch(g->segs +
                                cs_walls_list_at(g, w->alt.px[sl[i]], w->alt.py[sl[i]]).start);
         }
-        for (int i = 0; i < m; ++i) clamp_agent(w, sl[i]);
+        for (int i = 0; i < m; ++i) {
+            const float d = clamp_agent(w, sl[i]);
+            moved = d > moved ? d : moved;
+        }
     }
+    cs_grid_since_moved(w, moved);
 }
 
 static uint64_t clamp_chunk(void* arg, int lo, int hi) {
