@@ -388,6 +388,15 @@ Test(walls_api, adds_over_agents_are_refused_as_brute_force_says) {
     crowd_world_destroy(w);
 }
 
+// Adds n agents like `a` at random points of [-50, 50]^2; those a wall would overlap are refused.
+static void add_scattered(crowd_world* w, crowd_agent_def* a, uint64_t* rng, int n) {
+    for (int i = 0; i < n; ++i) {
+        a->position = (crowd_vec2){frand(rng, -50, 50), frand(rng, -50, 50)};
+        crowd_agent_id id;
+        (void)crowd_agent_add(w, a, &id);
+    }
+}
+
 // After steps the add looks for covered agents through the last sort's grid, widened by the
 // step's longest move (crowd_world.since_sort); every way an agent can be somewhere else than
 // that allows must still be seen. A crowd moving up to 24 m/s with dt 0.5 s (moves of up to 4.8
@@ -447,21 +456,13 @@ Test(walls_api, adds_after_steps_are_refused_as_brute_force_says) {
             cr_assert_eq(crowd_world_step(w), CROWD_OK);
             expect_adds_as_brute_force(w, &rng, 100, 70.0f, counts);
             // Agents added since the step.
-            for (int i = 0; i < 50; ++i) {
-                a.position = (crowd_vec2){frand(&rng, -50, 50), frand(&rng, -50, 50)};
-                crowd_agent_id id;
-                (void)crowd_agent_add(w, &a, &id);
-            }
+            add_scattered(w, &a, &rng, 50);
             expect_adds_as_brute_force(w, &rng, 100, 70.0f, counts);
             cr_assert_eq(crowd_world_step(w), CROWD_OK);
             // Agents removed (the last slots fill the holes), then as many added.
             for (int i = 0; i < 50; ++i)
                 cr_assert_eq(crowd_agent_remove(w, ids[100 + round * 50 + i]), CROWD_OK);
-            for (int i = 0; i < 50; ++i) {
-                a.position = (crowd_vec2){frand(&rng, -50, 50), frand(&rng, -50, 50)};
-                crowd_agent_id id;
-                (void)crowd_agent_add(w, &a, &id);
-            }
+            add_scattered(w, &a, &rng, 50);
             expect_adds_as_brute_force(w, &rng, 300, 70.0f, counts);
             cr_assert_eq(crowd_world_step(w), CROWD_OK);
             // Agents moved by hand.
