@@ -184,9 +184,11 @@ static void ref_toggle(crowd_world* w, ref_world* r, uint64_t* seed, double span
     const double radius = drand(seed, 0.3, size);
     const bool poly = rng_next(seed) % 2;
     const int n = poly ? 3 + (int)(rng_next(seed) % 2) : 2 + (int)(rng_next(seed) % 5);
+    // Polygons in odd slots wind clockwise, the others counterclockwise.
+    const double turn = o % 2 ? -1.0 : 1.0;
     for (int k = 0; k < n; ++k) {
         const double a =
-            poly ? 6.2831853 * (k + drand(seed, 0, 0.8)) / n : drand(seed, 0, 6.2831853);
+            poly ? turn * 6.2831853 * (k + drand(seed, 0, 0.8)) / n : drand(seed, 0, 6.2831853);
         const double rad = poly ? radius : drand(seed, 0.1, radius);
         r->pts[o][k] = (crowd_vec2){(float)(cx + rad * cos(a)), (float)(cy + rad * sin(a))};
     }
@@ -330,6 +332,41 @@ Test(walls_geometry, sight_clearance_hides_no_crossing) {
     cr_assert_lt(w->wall_sight[1], 0.6f); // an open wall
     cr_assert_lt(w->wall_sight[2], 0.6f); // a non-convex polygon
     crowd_world_destroy(w);
+}
+
+// An agent outside both edges at a convex polygon's corner, diagonal to it, tests no line of sight
+// (a sight line that meets a convex polygon leaves it through an edge the agent is inside the line
+// of, and both corner edges face the agent), whichever way the polygon winds; an agent beside one
+// of the corner's edges, within its separation radius of the other edge's line, does.
+Test(walls_geometry, no_line_of_sight_diagonal_to_a_corner) {
+    for (int turn = 0; turn < 2; ++turn) {
+        crowd_world* w = world_with(1);
+        crowd_vec2 sq[4] = {{0, 0}, {10, 0}, {10, 10}, {0, 10}};
+        if (turn) {
+            const crowd_vec2 t = sq[1];
+            sq[1] = sq[3], sq[3] = t;
+        }
+        crowd_obstacle_id oid;
+        cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, sq, 4, &oid), CROWD_OK);
+        crowd_agent_def a = crowd_agent_def_default();
+        a.radius = 0.05f;
+        const crowd_vec2 at[4] = {{10.6f, 10.6f}, {-0.7f, -0.5f}, {10.6f, 9.5f}, {-0.4f, 0.6f}};
+        for (int i = 0; i < 4; ++i) {
+            crowd_agent_id id;
+            a.position = at[i];
+            cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+        }
+        cs_pass_clearance(w);
+        const float sep = a.separation_radius;
+        for (int i = 0; i < 4; ++i) {
+            cr_assert_lt(w->wall_clear[i], 1.0f);
+            if (i < 2)
+                cr_assert_gt(w->wall_sight[i], sep * 1.01f, "winding %d, agent %d", turn, i);
+            else
+                cr_assert_lt(w->wall_sight[i], sep, "winding %d, agent %d", turn, i);
+        }
+        crowd_world_destroy(w);
+    }
 }
 
 // Distance between segments pq and ab, in double.

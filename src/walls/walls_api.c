@@ -264,12 +264,16 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
     }
     // A simple polygon is convex when no two of its turns go opposite ways (a turn within rounding
     // of straight may count as either: the polygon is then convex to within that rounding).
+    // Its winding is the sign of its area (shoelace, about the first point).
     bool left = false, right = false;
+    double area = 0.0;
     for (int i = 0; kind == CROWD_OBSTACLE_POLYGON && i < n; ++i) {
         const crowd_vec2 a = pts[i], b = pts[(i + 1) % n], c = pts[(i + 2) % n];
         const double t =
             ((double)b.x - a.x) * ((double)c.y - b.y) - ((double)b.y - a.y) * ((double)c.x - b.x);
         left |= t > 0.0, right |= t < 0.0;
+        area += ((double)a.x - pts[0].x) * ((double)b.y - pts[0].y) -
+                ((double)a.y - pts[0].y) * ((double)b.x - pts[0].x);
     }
     *o = (cs_obstacle){.points = copy,
                        .x0 = x0,
@@ -279,6 +283,9 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
                        .count = n,
                        .generation = generation,
                        .kind = (uint8_t)kind,
+                       .turn = (int8_t)(kind != CROWD_OBSTACLE_POLYGON ? 0
+                                        : area > 0.0                   ? 1
+                                                                       : -1),
                        .convex = kind == CROWD_OBSTACLE_POLYGON && !(left && right)};
     crowd_status st = cs_walls_grid_insert(w, g, oi);
     if (st != CROWD_OK) {
