@@ -3,14 +3,11 @@
 // w->wall_probe, read by the neighbor pass (which agents test line of sight) and by the walls
 // behavior's passes of the same step (the force and the clamp skip agents whose clearance exceeds
 // their reach). Every consumer uses the bounds only to skip work that would find nothing, so a
-// lower bound changes no result, only the work done; three kinds are computed, each for the
-// agents the one before leaves with work. The box bounds (block_box) come from the box clearances
-// of the agent's cell and the next one along its velocity, 4 bytes a cell: an agent in the middle
-// of a street, walking along it, is done with them (82% of the town's agents). The line bounds
-// (line_bounds) come from its cell's line, 16 bytes a cell: the distance to a half-plane that
-// holds the cell's walls, exact beside one side of a block (11% more). The others get the full
-// bounds (block_keys, block_key) from their cell's summary, 64 bytes a cell: tight beside one
-// wall or at a corner (7%). An agent the bounds leave with work reads its
+// lower bound changes no result, only the work done; two kinds are computed. The box bounds
+// (block_box) come from the box clearances of the agent's cell and the next one along its
+// velocity, 4 bytes a cell: an agent in the middle of a street, walking along it, is done with
+// them. The others get the full bounds (block_keys, block_key) from their cell's summary, 64 bytes
+// a cell: tight beside one wall or at a corner. An agent the bounds leave with work reads its
 // cell's list itself (cs_walls_list_at, or from the summary for line of sight: cs_sight_cell). The
 // pass reads the agents' sorted positions and velocities and the static segment grid, and writes
 // only its own agents' slots, so the result does not depend on the thread count.
@@ -210,11 +207,11 @@ static void block_key(const cs_walls* g, const float* restrict px, const float* 
         const float t0 = d0 + key[10][k], t1 = d1 + key[11][k];
         const float turn = key[12][k];
         const float c0 = e0x * (y - a0y) - e0y * (x - a0x), c1 = e1x * (y - a1y) - e1y * (x - a1x);
-        const bool out0 = c0 * turn < 0.0f && c0 * c0 > (e0x * e0x + e0y * e0y) * m0 * m0;
-        const bool out1 = c1 * turn < 0.0f && c1 * c1 > (e1x * e1x + e1y * e1y) * m1 * m1;
+        const bool out0 = (c0 * turn < 0.0f) & (c0 * c0 > (e0x * e0x + e0y * e0y) * m0 * m0);
+        const bool out1 = (c1 * turn < 0.0f) & (c1 * c1 > (e1x * e1x + e1y * e1y) * m1 * m1);
         const bool paired = fabsf(turn) < 2.0f;
-
-        const float t2 = paired && !(out0 && out1) ? (d0 > d1 ? d0 : d1) : CS_WALL_NO_TERM;
+        // (& rather than &&: a branch here keeps gcc from vectorizing the loop)
+        const float t2 = (paired & !(out0 & out1)) ? (d0 > d1 ? d0 : d1) : CS_WALL_NO_TERM;
         sg = t0 < sg ? t0 : sg;
         sg = t1 < sg ? t1 : sg;
         sg = t2 < sg ? t2 : sg;
@@ -315,100 +312,12 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
     return m;
 }
 
-// The agents waiting for their line bounds or their full bounds (see cs_walls_clearance_range):
-// their slots, cells and direct index entries (-1: none).
+// The agents waiting for their full bounds (see cs_walls_clearance_range): their slots and cells.
 typedef struct full_queue {
     int n;
     int slot[2 * CS_WALL_BLOCK];
-    int32_t cx[2 * CS_WALL_BLOCK], cy[2 * CS_WALL_BLOCK], entry[2 * CS_WALL_BLOCK];
+    int32_t cx[2 * CS_WALL_BLOCK], cy[2 * CS_WALL_BLOCK];
 } full_queue;
-
-static void queue_push(full_queue* q, int slot, int32_t cx, int32_t cy, int32_t entry) {
-    q->slot[q->n] = slot, q->cx[q->n] = cx, q->cy[q->n] = cy, q->entry[q->n] = entry;
-    ++q->n;
-}
-
-// Drops the first n agents of the queue; the rest move to the front.
-static void queue_pop(full_queue* q, int n) {
-    q->n -= n;
-    for (int i = 0; i < q->n; ++i) {
-        q->slot[i] = q->slot[n + i], q->cx[i] = q->cx[n + i], q->cy[i] = q->cy[n + i];
-        q->entry[i] = q->entry[n + i];
-    }
-}
-
-// The line bounds of the first n agents of the line queue (the agents the box bounds left with
-// work), from their cells' lines (cs_wall_line), which bound them with no segment read:
-//   - clearance: off - (nx, ny) . P, the distance from P to the half-plane that holds the list;
-//   - sight clearance: the cell's sight bound, raised to the clearance;
-//   - probe clearance: the least of the half-plane's distances from the probe's two ends (the
-//     distance to a half-plane is linear along the probe) and the list's reach less the probe's
-//     length (the other segments are at least the reach from P);
-// each capped at the list's reach like the full bounds, lowered for rounding and raised to the
-// box bounds already written. An agent they let every consumer skip (clearance and sight
-// clearance as block_box asks, and a clearance beyond its move's reach, which the move clamp
-// asks) is done; beside a block's side away from its corners that is most of them. The others
-// join the full queue, their summaries fetched.
-static void line_bounds(crowd_world* w, full_queue* lq, full_queue* fq, int n) {
-    const cs_walls* g = &w->walls;
-    float px[CS_WALL_BLOCK], py[CS_WALL_BLOCK], vx[CS_WALL_BLOCK], vy[CS_WALL_BLOCK];
-    float need[CS_WALL_BLOCK], move[CS_WALL_BLOCK], ln[4][CS_WALL_BLOCK], box[3][CS_WALL_BLOCK];
-    float clear[CS_WALL_BLOCK], sight[CS_WALL_BLOCK], probe[CS_WALL_BLOCK];
-    int32_t done[CS_WALL_BLOCK];
-    const float dt = w->dt, rmax = w->radius_max;
-    const cs_wall_line none = CS_WALL_NO_LINE; // a cell outside the index's box: no wall in reach
-    for (int i = 0; i < n; ++i) {
-        const int at = lq->slot[i];
-        px[i] = w->cur.px[at], py[i] = w->cur.py[at];
-        vx[i] = w->cur.vx[at], vy[i] = w->cur.vy[at];
-        // The separation radius as block_box asks it, and the move clamp's reach for a move at
-        // the agent's top speed.
-        need[i] = w->cur.sep_radius[at] * 1.001f + 1e-3f;
-        move[i] = rmax + w->cur.max_speed[at] * dt * 1.01f + 1e-3f;
-        box[0][i] = w->wall_clear[at], box[1][i] = w->wall_sight[at], box[2][i] = w->wall_probe[at];
-        const cs_wall_line* l = lq->entry[i] >= 0 ? &g->dline[lq->entry[i]] : &none;
-        ln[0][i] = l->nx, ln[1][i] = l->ny, ln[2][i] = l->off, ln[3][i] = l->sight;
-    }
-    const float t = w->wall_probe_time, band = 2.0f * rmax;
-    const float edge = g->cell_size * 0.999f; // the cell edge of cs_walls_reach
-#pragma omp simd
-    for (int k = 0; k < n; ++k) {
-        const float x = px[k], y = py[k];
-        const float reach = edge - (fabsf(x) + fabsf(y)) * 1e-6f;
-        const float margin = (fabsf(x) + fabsf(y)) * 1e-6f + 1e-4f;
-        const float nx = ln[0][k], ny = ln[1][k], off = ln[2][k];
-        float c = off - (nx * x + ny * y);
-        c = (c < reach ? c : reach) - margin;
-        c = c > box[0][k] ? c : box[0][k];
-        float sg = ln[3][k] < reach ? ln[3][k] : reach;
-        sg -= margin;
-        sg = sg > c ? sg : c;
-        sg = sg > box[1][k] ? sg : box[1][k];
-        const float lx = vx[k] * t, ly = vy[k] * t;
-        float len = sqrtf(lx * lx + ly * ly);
-        len += len * 1e-5f;
-        const float m = (fabsf(x) + fabsf(y) + fabsf(lx) + fabsf(ly)) * 1e-6f + 1e-4f;
-        float p = off - (nx * (x + lx) + ny * (y + ly)) - m;
-        const float far = reach - len - m;
-        p = p < far ? p : far;
-        p = p < c ? p : c;
-        p = p > box[2][k] ? p : box[2][k];
-        clear[k] = c, sight[k] = sg, probe[k] = p;
-        done[k] = (sg >= need[k]) & (p >= band) & (c >= move[k]);
-    }
-    for (int i = 0; i < n; ++i) {
-        const int at = lq->slot[i];
-        if (done[i]) {
-            w->wall_clear[at] = clear[i];
-            w->wall_sight[at] = sight[i];
-            w->wall_probe[at] = probe[i];
-            continue;
-        }
-        if (lq->entry[i] >= 0) __builtin_prefetch(&g->dsum[lq->entry[i]]); // its summary
-        queue_push(fq, at, lq->cx[i], lq->cy[i], lq->entry[i]);
-    }
-    queue_pop(lq, n);
-}
 
 // The full bounds of the first n agents of the queue (block_keys, block_key), written to their
 // slots; the rest move to the front.
@@ -438,7 +347,9 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
             for (uint32_t k = 0; k < cnt[i] && k < 9; k += 3)
                 __builtin_prefetch(g->segs + start[i] + k);
     }
-    queue_pop(q, n);
+    q->n -= n;
+    for (int i = 0; i < q->n; ++i)
+        q->slot[i] = q->slot[n + i], q->cx[i] = q->cx[n + i], q->cy[i] = q->cy[n + i];
 }
 
 // The pass runs on blocks of agents: their cells and box bounds (block_box, with the direct
@@ -451,26 +362,24 @@ void cs_walls_clearance_range(crowd_world* w, int lo, int hi) {
     const cs_walls* g = &w->walls;
     int32_t cx[CS_WALL_BLOCK], cy[CS_WALL_BLOCK], entry[CS_WALL_BLOCK];
     int full[CS_WALL_BLOCK];
-    full_queue lq = {.n = 0}, q = {.n = 0};
+    full_queue q = {.n = 0};
     for (int s = lo; s < hi; s += CS_WALL_BLOCK) {
         const int n = s + CS_WALL_BLOCK < hi ? CS_WALL_BLOCK : hi - s;
         block_cells(g, w->cur.px + s, w->cur.py + s, n, cx, cy);
-        if (g->dir) {
-            const int m = block_box(w, s, n, cx, cy, full, entry);
-            for (int i = 0; i < m; ++i) {
-                const int k = full[i];
-                if (entry[i] >= 0) __builtin_prefetch(&g->dline[entry[i]]); // its line
-                queue_push(&lq, s + k, cx[k], cy[k], entry[i]);
-            }
-            if (lq.n >= CS_WALL_BLOCK) line_bounds(w, &lq, &q, CS_WALL_BLOCK);
-        } else {
-            for (int k = 0; k < n; ++k) queue_push(&q, s + k, cx[k], cy[k], -1);
+        int m = n;
+        if (g->dir)
+            m = block_box(w, s, n, cx, cy, full, entry);
+        else
+            for (int k = 0; k < n; ++k) full[k] = k, entry[k] = -1;
+        for (int i = 0; i < m; ++i) {
+            const int k = full[i];
+            if (entry[i] >= 0) __builtin_prefetch(&g->dsum[entry[i]]); // its summary
+            q.slot[q.n] = s + k, q.cx[q.n] = cx[k], q.cy[q.n] = cy[k];
+            ++q.n;
         }
         if (q.n >= CS_WALL_BLOCK) full_bounds(w, &q, CS_WALL_BLOCK);
     }
-    if (lq.n) line_bounds(w, &lq, &q, lq.n);
-    for (int left = q.n; left > 0; left = q.n)
-        full_bounds(w, &q, left < CS_WALL_BLOCK ? left : CS_WALL_BLOCK);
+    if (q.n) full_bounds(w, &q, q.n);
 }
 
 static uint64_t clearance_chunk(void* arg, int lo, int hi) {

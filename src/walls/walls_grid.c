@@ -36,7 +36,6 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
     cs_free(w, g->dbox, sizeof(float) * g->dir_cells);
-    cs_free(w, g->dline, sizeof(cs_wall_line) * g->dir_cells);
     const float cs = g->cell_size;
     cs_walls_init(g, cs);
 }
@@ -129,9 +128,7 @@ static void dir_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
     cs_free(w, g->dbox, sizeof(float) * g->dir_cells);
-    cs_free(w, g->dline, sizeof(cs_wall_line) * g->dir_cells);
-    g->dir = NULL, g->dsum = NULL, g->dbox = NULL, g->dline = NULL;
-    g->dir_cells = 0, g->dir_w = g->dir_h = 0;
+    g->dir = NULL, g->dsum = NULL, g->dbox = NULL, g->dir_cells = 0, g->dir_w = g->dir_h = 0;
 }
 
 // The distance from segment s to the box [x0, x1] x [y0, y1]: zero when the segment meets the box
@@ -245,79 +242,6 @@ cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_
     return out;
 }
 
-// The half-plane {q : n . q >= off} with normal n (float, near unit length) that holds every end
-// point of the list, so every segment: off is the least n . e over the end points, computed in
-// double from the float normal the pass uses, then rounded down to a float.
-static float line_off(float nx, float ny, const cs_wall_seg* list, uint32_t n) {
-    double off = INFINITY;
-    for (uint32_t i = 0; i < n; ++i) {
-        const double a = (double)nx * list[i].ax + (double)ny * list[i].ay;
-        const double b = (double)nx * list[i].bx + (double)ny * list[i].by;
-        off = fmin(off, fmin(a, b));
-    }
-    float f = (float)off;
-    if ((double)f > off) f = nextafterf(f, -INFINITY);
-    return f;
-}
-
-// The line of cell (cx, cy) from its list of n segments (see cs_wall_line): of the segments' own
-// lines (normals turned away from the cell's centre), the one whose half-plane is farthest from
-// the centre, the first on ties. (Lines through the segments' end points, square to the direction
-// from the centre, also bound agents diagonal to a block's corner, but in the town they let only
-// a quarter of a percent more agents skip the summary, with bounds looser than its.) A list
-// longer than SUM_GROUP_MAX gets no line (the search is quadratic in its length) and its box
-// clearance as its sight bound.
-cs_wall_line cs_walls_line_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
-                              uint32_t n) {
-    const double c = g->cell_size, ox = (double)cx * c, oy = (double)cy * c;
-    const double m = 1e-4 + (fabs(ox) + fabs(oy) + 2.0 * c) * 4e-6;
-    const double x0 = ox - m, y0 = oy - m, x1 = ox + c + m, y1 = oy + c + m;
-    const double mx = ox + 0.5 * c, my = oy + 0.5 * c;
-    cs_wall_line out = CS_WALL_NO_LINE;
-    if (n == 0) return out;
-    double box[SUM_GROUP_MAX], sight = INFINITY;
-    const bool grouped = n <= SUM_GROUP_MAX;
-    for (uint32_t i = 0; i < n; ++i) {
-        const double b = box_seg_dist(&list[i], x0, y0, x1, y1);
-        if (grouped)
-            box[i] = b;
-        else
-            sight = fmin(sight, b);
-    }
-    if (!grouped) {
-        out.off = -CS_WALL_NO_TERM;
-        out.sight = (float)(sight * (1.0 - 1e-6));
-        return out;
-    }
-    // The sight bound: a convex polygon's edge counts when another of its edges is at least as
-    // near.
-    for (uint32_t i = 0; i < n; ++i) {
-        const cs_obstacle* o = &g->obs[list[i].id >> 16];
-        bool counts = !o->convex;
-        for (uint32_t j = 0; j < n && !counts; ++j)
-            counts = j != i && list[j].id >> 16 == list[i].id >> 16 &&
-                     (box[j] < box[i] || (box[j] == box[i] && j < i));
-        if (counts) sight = fmin(sight, box[i]);
-    }
-    const double cap = 4.0 * c; // beyond every list's reach, and finite
-    out.sight = (float)(fmin(sight, cap) * (1.0 - 1e-6));
-    double best = -INFINITY;
-    for (uint32_t i = 0; i < n; ++i) {
-        const cs_wall_seg* s = &list[i];
-        // The segment's normal, turned away from the centre.
-        double dx = (double)s->ay - s->by, dy = (double)s->bx - s->ax;
-        if (dx * (mx - s->ax) + dy * (my - s->ay) > 0.0) dx = -dx, dy = -dy;
-        const double len = sqrt(dx * dx + dy * dy);
-        if (!(len > 0.0)) continue;
-        const float nx = (float)(dx / len), ny = (float)(dy / len);
-        const float off = line_off(nx, ny, list, n);
-        const double v = off - ((double)nx * mx + (double)ny * my);
-        if (v > best) best = v, out.nx = nx, out.ny = ny, out.off = off;
-    }
-    if (best == -INFINITY) out.off = -CS_WALL_NO_TERM; // degenerate: no bound
-    return out;
-}
-
 // Points entry i of the direct index at segs[start, start + count): the entry and its summary's
 // copy (cs_wall_sum.count, .start), which must always agree.
 static void dir_put(cs_walls* g, size_t i, uint32_t start, uint32_t count) {
@@ -336,7 +260,6 @@ static bool dir_set(cs_walls* g, uint64_t k, const cs_wall_cell* c) {
     if (c->count) g->dsum[i] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
     dir_put(g, i, c->start, c->count);
     g->dbox[i] = c->count ? g->dsum[i].box : CS_WALL_NO_TERM;
-    g->dline[i] = cs_walls_line_of(g, cx, cy, g->segs + c->start, c->count);
     return true;
 }
 
@@ -407,26 +330,21 @@ static void dir_build(crowd_world* w, cs_walls* g) {
     cs_wall_ref* d = cs_alloc(w, sizeof(cs_wall_ref) * cells);
     cs_wall_sum* dk = cs_alloc(w, sizeof(cs_wall_sum) * cells);
     float* db = cs_alloc(w, sizeof(float) * cells);
-    cs_wall_line* dl = cs_alloc(w, sizeof(cs_wall_line) * cells);
-    if (!d || !dk || !db || !dl) {
+    if (!d || !dk || !db) {
         cs_free(w, d, sizeof(cs_wall_ref) * cells);
         cs_free(w, dk, sizeof(cs_wall_sum) * cells);
         cs_free(w, db, sizeof(float) * cells);
-        cs_free(w, dl, sizeof(cs_wall_line) * cells);
         dir_free(w, g);
         g->dir_off = true;
         return;
     }
     const cs_walls old = *g;
-    g->dir = d, g->dsum = dk, g->dbox = db, g->dline = dl, g->dir_cells = cells;
+    g->dir = d, g->dsum = dk, g->dbox = db, g->dir_cells = cells;
     g->dir_x0 = (int32_t)(x0 - sx), g->dir_y0 = (int32_t)(y0 - sy);
     g->dir_w = (uint32_t)(wd + 2 * sx), g->dir_h = (uint32_t)(ht + 2 * sy);
     memset(g->dir, 0, sizeof(cs_wall_ref) * cells);
     memset(g->dsum, 0, sizeof(cs_wall_sum) * cells);
-    for (uint64_t i = 0; i < cells; ++i) {
-        g->dbox[i] = CS_WALL_NO_TERM;
-        g->dline[i] = CS_WALL_NO_LINE;
-    }
+    for (uint64_t i = 0; i < cells; ++i) g->dbox[i] = CS_WALL_NO_TERM;
     for (uint32_t h = 0; h < g->table_cap; ++h) {
         const uint64_t k = g->cells[h].key;
         const cs_wall_cell* c = &g->cells[h];
@@ -435,20 +353,14 @@ static void dir_build(crowd_world* w, cs_walls* g) {
         const cs_wall_ref* r = cs_walls_dir_at(g, cx, cy);
         const cs_wall_ref* o = old.dir ? cs_walls_dir_at(&old, cx, cy) : NULL;
         const size_t i = (size_t)(r - g->dir);
-        if (o && o->count) {
-            g->dsum[i] = old.dsum[o - old.dir];
-            g->dline[i] = old.dline[o - old.dir];
-        } else {
-            g->dsum[i] = cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
-            g->dline[i] = cs_walls_line_of(g, cx, cy, g->segs + c->start, c->count);
-        }
+        g->dsum[i] = o && o->count ? old.dsum[o - old.dir]
+                                   : cs_walls_sum_of(g, cx, cy, g->segs + c->start, c->count);
         dir_put(g, i, c->start, c->count);
         g->dbox[i] = g->dsum[i].box;
     }
     cs_free(w, old.dir, sizeof(cs_wall_ref) * old.dir_cells);
     cs_free(w, old.dsum, sizeof(cs_wall_sum) * old.dir_cells);
     cs_free(w, old.dbox, sizeof(float) * old.dir_cells);
-    cs_free(w, old.dline, sizeof(cs_wall_line) * old.dir_cells);
     dir_layout(w, g);
 }
 

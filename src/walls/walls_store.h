@@ -99,23 +99,6 @@ typedef struct cs_obstacle {
     uint32_t convex;
 } cs_obstacle;
 
-// A cell's line, kept beside its direct index entry (cs_walls.dline): a half-plane
-// {q : nx * q.x + ny * q.y >= off} that holds every segment of the cell's list, chosen among the
-// segments' own lines for the largest distance from the cell's centre (see cs_walls_line_of), or
-// none (off -CS_WALL_NO_TERM) when the list is too long to search. A point p of the
-// cell is then at least off - (nx, ny) . p from every segment of the list: beside a block's side
-// that is the exact distance to the side, for every agent along it, where the box clearance of a
-// cell that the side crosses is 0. sight is a lower bound, over every point of the cell, of the
-// sight clearance (see block_key in walls_clearance.c): the least box distance of the open walls'
-// and non-convex polygons' segments and, for each convex polygon, the second least of its edges'
-// (a sight line that meets a convex polygon meets two of its edges). A cell without a list has
-// (0, 0, CS_WALL_NO_TERM, CS_WALL_NO_TERM). Uncapped by the list's reach; the pass caps them.
-typedef struct cs_wall_line {
-    float nx, ny, off, sight;
-} cs_wall_line;
-
-#define CS_WALL_NO_LINE ((cs_wall_line){0.0f, 0.0f, CS_WALL_NO_TERM, CS_WALL_NO_TERM})
-
 typedef struct cs_walls {
     // Obstacles, by index (handle index1 - 1).
     cs_obstacle* obs;
@@ -146,9 +129,6 @@ typedef struct cs_walls {
     // 0: every wall is then beyond the list's reach), 4 bytes a cell: the clearance pass reads it
     // for every agent and the summary only for those near a wall (see block_box).
     float* dbox;
-    // Each entry's line (cs_wall_line), 16 bytes a cell: the clearance pass reads it for the agents
-    // the box clearances leave with work, before the summary (see line_bounds).
-    cs_wall_line* dline;
     size_t dir_cells; // entries allocated (of each)
     int32_t dir_x0, dir_y0;
     uint32_t dir_w, dir_h;
@@ -252,8 +232,6 @@ static inline float cs_walls_reach(const cs_walls* g, float x, float y) {
 
 // The summary of cell (cx, cy) from its list of n > 0 segments (walls_grid.c). Cost: the list's
 // length, squared up to a few dozen segments.
-cs_wall_line cs_walls_line_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
-                              uint32_t n);
 cs_wall_sum cs_walls_sum_of(const cs_walls* g, int32_t cx, int32_t cy, const cs_wall_seg* list,
                             uint32_t n);
 
