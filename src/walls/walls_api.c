@@ -272,8 +272,7 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
         const double t =
             ((double)b.x - a.x) * ((double)c.y - b.y) - ((double)b.y - a.y) * ((double)c.x - b.x);
         left |= t > 0.0, right |= t < 0.0;
-        area += ((double)a.x - pts[0].x) * ((double)b.y - pts[0].y) -
-                ((double)a.y - pts[0].y) * ((double)b.x - pts[0].x);
+        area += cs_orient(pts[0].x, pts[0].y, a.x, a.y, b.x, b.y);
     }
     *o = (cs_obstacle){.points = copy,
                        .x0 = x0,
