@@ -205,6 +205,19 @@ static inline void cs_hit_offer(cs_hit* best, double t, double nx, double ny, ui
 // starts by getting no closer never gets closer.
 static inline void cs_sweep_seg(const cs_wall_seg* s, double px, double py, double dx, double dy,
                                 double R, cs_hit* best) {
+    // A segment whose bounding box lies more than R from the move's cannot be met: the gap between
+    // the boxes is a lower bound of the distance from the segment to every point of the move, and
+    // the relative margin is far above its rounding, so no contact the tests below would find is
+    // skipped. Most segments of a cell's list are that far from a short move, and skip the square
+    // roots and divisions below.
+    const double mx0 = dx < 0.0 ? px + dx : px, mx1 = dx < 0.0 ? px : px + dx;
+    const double my0 = dy < 0.0 ? py + dy : py, my1 = dy < 0.0 ? py : py + dy;
+    const double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
+    const double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
+    double gx = sx0 - mx1 > mx0 - sx1 ? sx0 - mx1 : mx0 - sx1;
+    double gy = sy0 - my1 > my0 - sy1 ? sy0 - my1 : my0 - sy1;
+    gx = gx > 0.0 ? gx : 0.0, gy = gy > 0.0 ? gy : 0.0;
+    if (gx * gx + gy * gy > R * R * (1.0 + 1e-6)) return;
     double cx, cy;
     const double d2 = cs_seg_dist2(s, px, py, &cx, &cy);
     const double wx = px - cx, wy = py - cy;

@@ -9,9 +9,10 @@
 // takes the earliest contact with ties to the lowest segment id, so it does not depend on the
 // order of the segment lists either.
 //
-// An agent whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds its
-// move plus its radius keeps the integration's result bit for bit at the cost of one comparison;
-// one whose move fits in its cell list's reach sweeps that one list.
+// An agent whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds the
+// longest move of the step plus the largest radius (hit_bound) keeps the integration's result bit
+// for bit at the cost of one comparison; one whose move fits in its cell list's reach sweeps that
+// one list.
 // An agent that met a wall gets the velocity of the move it made and a heading from it, by the
 // integration's rule.
 #include <math.h>
@@ -130,30 +131,39 @@ static float clamp_agent(crowd_world* w, int s) {
 // worked on.
 #define CS_CLAMP_CHUNK 512
 
-// Which of n agents have a wall within their move's reach (1) or certainly none (0): against a
-// bound of move_reach in float, above it by a relative 1e-5 (the float length and skin differ
-// from the double ones by a few units in the last place), so a hit is never missed.
-static void may_hit(const float* restrict x0, const float* restrict y0, const float* restrict x1,
-                    const float* restrict y1, const float* restrict clear, float rmax,
-                    uint8_t* restrict hit, int n) {
-#pragma omp simd
-    for (int k = 0; k < n; ++k) {
-        const float dx = x1[k] - x0[k], dy = y1[k] - y0[k];
-        const float len = sqrtf(dx * dx + dy * dy);
-        const float skin = 1e-4f + (fabsf(x0[k]) + fabsf(y0[k]) + fabsf(dx) + fabsf(dy)) * 0x1p-21f;
-        hit[k] = clear[k] < (len + skin + rmax) * 1.00001f + 1e-6f;
-    }
+// The reach every agent's move has at most: the longest move of the integration (since_sort.moved,
+// the largest speed times dt, raised since the sort by the integration alone), a bound of every
+// position's |x| + |y| from the sort's occupied cells, and the largest radius, in move_reach's
+// form. Each factor and term is well above the rounding between a velocity times dt and the
+// positions' difference, so every agent whose own move_reach exceeds its clearance is found.
+// Checking every agent against this one bound reads its clearance alone, where its own reach read
+// four position columns besides: a fifth of the memory the pass sweeps, for a few more agents
+// checked exactly (the last step's moves differ little from the fastest).
+static float hit_bound(const crowd_world* w) {
+    float moved;
+    memcpy(&moved, &w->since_sort.moved, sizeof moved);
+    const cs_grid* g = &w->grid;
+    const double cell = 1.0 / g->inv_cell;
+    const double ax = fmax(fabs((double)g->min_cx), fabs((double)g->max_cx + 1.0)) * cell;
+    const double ay = fmax(fabs((double)g->min_cy), fabs((double)g->max_cy + 1.0)) * cell;
+    // (cell coordinates clamped at the plane's edge say nothing: the world's bound instead)
+    const bool clamped = fmax(ax, ay) * g->inv_cell >= (double)CS_CELL_CLAMP;
+    const double a = clamped ? 2.0 * CROWD_MAX_COORD : (ax + ay) * 1.001;
+    const double len = moved * 1.0001 + a * 0x1p-20;
+    const double sk = 1e-4 + (a + 2.0 * len) * 0x1p-21;
+    return (float)((len + sk + w->radius_max) * 1.0001 + 1e-5);
 }
 
 // The slots of the chunk from b (none past hi) with a wall within reach; returns how many. Each
 // is far from the others, so the lines of its columns are fetched here, a chunk before it is
 // worked on.
-static int hits(crowd_world* w, int b, int hi, int* slot) {
+static int hits(crowd_world* w, float bound, int b, int hi, int* slot) {
     const int n = hi - b < CS_CLAMP_CHUNK ? hi - b : CS_CLAMP_CHUNK;
     if (n <= 0) return 0;
+    const float* restrict clear = w->wall_clear + b;
     uint8_t hit[CS_CLAMP_CHUNK];
-    may_hit(w->alt.px + b, w->alt.py + b, w->cur.px + b, w->cur.py + b, w->wall_clear + b,
-            w->radius_max, hit, n);
+#pragma omp simd
+    for (int k = 0; k < n; ++k) hit[k] = clear[k] < bound;
     const int m = cs_walls_flagged(hit, n, b, slot);
     for (int i = 0; i < m; ++i) {
         const int s = slot[i];
@@ -175,14 +185,14 @@ static int hits(crowd_world* w, int b, int hi, int* slot) {
 // them before the first is worked on. The longest move a slide made goes to since_sort.moved
 // (crowd_world.since_sort): a slide is never longer than the integration's move, but the bound
 // the obstacle add relies on is measured rather than argued.
-static void clamp_range(crowd_world* w, int lo, int hi) {
+static void clamp_range(crowd_world* w, float bound, int lo, int hi) {
     const cs_walls* g = &w->walls;
     int slot[2][CS_CLAMP_CHUNK];
-    int next = hits(w, lo, hi, slot[0]);
+    int next = hits(w, bound, lo, hi, slot[0]);
     float moved = 0.0f;
     for (int b = lo, t = 0; b < hi; b += CS_CLAMP_CHUNK, t ^= 1) {
         const int m = next;
-        next = hits(w, b + CS_CLAMP_CHUNK, hi, slot[t ^ 1]);
+        next = hits(w, bound, b + CS_CLAMP_CHUNK, hi, slot[t ^ 1]);
         const int* restrict sl = slot[t];
         for (int i = 0; i < m; ++i) {
             __builtin_prefetch(&w->radius[w->cur.id[sl[i]]]);
@@ -197,14 +207,21 @@ static void clamp_range(crowd_world* w, int lo, int hi) {
     cs_grid_since_moved(w, moved);
 }
 
+typedef struct clamp_ctx {
+    crowd_world* w;
+    float bound; // hit_bound
+} clamp_ctx;
+
 static uint64_t clamp_chunk(void* arg, int lo, int hi) {
-    clamp_range(arg, lo, hi);
+    const clamp_ctx* c = arg;
+    clamp_range(c->w, c->bound, lo, hi);
     return 0;
 }
 
 // Hits gather beside walls, so a thread done with its share helps with the others'
 // (cs_team_run_chunks): an agent's move does not depend on its chunk.
 void cs_pass_clamp(crowd_world* w) {
-    if (w->walls.live == 0) return;
-    cs_team_run_chunks(w->threads, w->count, CS_LANES, clamp_chunk, w);
+    if (w->walls.live == 0 || w->count == 0) return;
+    clamp_ctx c = {w, hit_bound(w)};
+    cs_team_run_chunks(w->threads, w->count, CS_LANES, clamp_chunk, &c);
 }
