@@ -155,7 +155,7 @@ static float hit_bound(const crowd_world* w) {
 }
 
 // The slots of the chunk from b (none past hi) with a wall within reach; returns how many. Each
-// is far from the others, so the lines of its columns are fetched here, a chunk before it is
+// is far from the others, so the lines of its columns are fetched here, two chunks before it is
 // worked on.
 static int hits(crowd_world* w, float bound, int b, int hi, int* slot) {
     const int n = hi - b < CS_CLAMP_CHUNK ? hi - b : CS_CLAMP_CHUNK;
@@ -180,25 +180,27 @@ static int hits(crowd_world* w, float bound, int b, int hi, int* slot) {
     return m;
 }
 
-// A chunk at a time: its hits were found (and their columns fetched) a chunk before; what they
-// read at random places (the radius, by agent index, and the cell's list) is fetched for all of
-// them before the first is worked on. The longest move a slide made goes to since_sort.moved
+// A chunk at a time: its hits were found (and their columns fetched) two chunks before, their
+// radii (by agent index) and cells' entries one chunk before and their lists now (see
+// cs_walls_fetch_entries). The longest move a slide made goes to since_sort.moved
 // (crowd_world.since_sort): a slide is never longer than the integration's move, but the bound
 // the obstacle add relies on is measured rather than argued.
 static void clamp_range(crowd_world* w, float bound, int lo, int hi) {
-    const cs_walls* g = &w->walls;
-    int slot[2][CS_CLAMP_CHUNK];
-    int next = hits(w, bound, lo, hi, slot[0]);
+    int slot[3][CS_CLAMP_CHUNK], count[3];
+    int32_t entry[3][CS_CLAMP_CHUNK];
+    const float* px = w->alt.px;
+    const float* py = w->alt.py;
+    count[0] = hits(w, bound, lo, hi, slot[0]);
+    count[1] = hits(w, bound, lo + CS_CLAMP_CHUNK, hi, slot[1]);
+    cs_walls_fetch_entries(w, px, py, slot[0], count[0], entry[0]);
     float moved = 0.0f;
-    for (int b = lo, t = 0; b < hi; b += CS_CLAMP_CHUNK, t ^= 1) {
-        const int m = next;
-        next = hits(w, bound, b + CS_CLAMP_CHUNK, hi, slot[t ^ 1]);
+    for (int b = lo, t = 0; b < hi; b += CS_CLAMP_CHUNK, t = t == 2 ? 0 : t + 1) {
+        const int t1 = t == 2 ? 0 : t + 1, t2 = t1 == 2 ? 0 : t1 + 1;
+        count[t2] = hits(w, bound, b + 2 * CS_CLAMP_CHUNK, hi, slot[t2]);
+        cs_walls_fetch_entries(w, px, py, slot[t1], count[t1], entry[t1]);
+        cs_walls_fetch_lists(w, px, py, slot[t], count[t], entry[t]);
+        const int m = count[t];
         const int* restrict sl = slot[t];
-        for (int i = 0; i < m; ++i) {
-            __builtin_prefetch(&w->radius[w->cur.id[sl[i]]]);
-            __builtin_prefetch(g->segs +
-                               cs_walls_list_at(g, w->alt.px[sl[i]], w->alt.py[sl[i]]).start);
-        }
         for (int i = 0; i < m; ++i) {
             const float d = clamp_agent(w, sl[i]);
             moved = d > moved ? d : moved;

@@ -67,8 +67,8 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
 // The candidates of the chunk of agents from b (none past hi): every agent, or with probe
 // clearances those whose probe clearance is below `band`; returns how many. The candidates are few
 // and far apart, so each reads lines of its own: every column it reads or writes by sorted slot
-// (where it finds its list, its index, position, velocity, clearance, force) is fetched here, a
-// chunk before it is worked on.
+// (where it finds its list, its index, position, velocity, clearance, force) is fetched here, two
+// chunks before it is worked on.
 static int candidates(const crowd_world* w, bool probed, float band, int b, int hi, int* cand) {
     const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
     int m = 0;
@@ -111,27 +111,21 @@ static void force_range(crowd_world* w, int lo, int hi) {
     // is at least 2 radii from every wall has nothing to look for. Otherwise the agent's own
     // clearance against the longest probe's length and the band decides.
     const bool probed = w->wall_probe_time >= lmax;
-    const float near = cs_walls_reach(g, 0.0f, 0.0f);
-    // A chunk of agents at a time: its candidates (those whose probe clearance is below 2 radii;
-    // with no probe clearance, every agent) were found a chunk before, then only those are worked
-    // on, with what a candidate near a wall will read at random places (its radius, by agent
-    // index, and its cell's list) fetched before the first of them.
-    int cand[2][CS_FORCE_CHUNK];
-    int next = candidates(w, probed, band, lo, hi, cand[0]);
-    for (int b = lo, t = 0; b < hi; b += CS_FORCE_CHUNK, t ^= 1) {
-        const int m = next;
-        next = candidates(w, probed, band, b + CS_FORCE_CHUNK, hi, cand[t ^ 1]);
+    // A chunk of agents at a time, its candidates (those whose probe clearance is below 2 radii;
+    // with no probe clearance, every agent) found two chunks before, their cells' entries and
+    // radii fetched one chunk before and their lists now (see cs_walls_fetch_entries).
+    int cand[3][CS_FORCE_CHUNK], count[3];
+    int32_t entry[3][CS_FORCE_CHUNK];
+    count[0] = candidates(w, probed, band, lo, hi, cand[0]);
+    count[1] = candidates(w, probed, band, lo + CS_FORCE_CHUNK, hi, cand[1]);
+    cs_walls_fetch_entries(w, c.px, c.py, cand[0], count[0], entry[0]);
+    for (int b = lo, t = 0; b < hi; b += CS_FORCE_CHUNK, t = t == 2 ? 0 : t + 1) {
+        const int t1 = t == 2 ? 0 : t + 1, t2 = t1 == 2 ? 0 : t1 + 1;
+        count[t2] = candidates(w, probed, band, b + 2 * CS_FORCE_CHUNK, hi, cand[t2]);
+        cs_walls_fetch_entries(w, c.px, c.py, cand[t1], count[t1], entry[t1]);
+        cs_walls_fetch_lists(w, c.px, c.py, cand[t], count[t], entry[t]);
+        const int m = count[t];
         const int* restrict cd = cand[t];
-        // Their lines fetched a chunk ago, the candidates' radii and lists are fetched all at once
-        // before the first is worked on: fetched one by one a few candidates ahead, each came
-        // too late (a fifth of the pass waited on the radius).
-        for (int i = 0; i < m; ++i) {
-            const int a = cd[i];
-            if (probed || w->wall_clear[a] < near) {
-                __builtin_prefetch(g->segs + cs_walls_list_at(g, c.px[a], c.py[a]).start);
-                __builtin_prefetch(&w->radius[c.id[a]]);
-            }
-        }
         for (int i = 0; i < m; ++i) {
             const int s = cd[i];
             const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];
