@@ -24,6 +24,18 @@ static inline double cs_seg_dist2(const cs_wall_seg* s, double px, double py, do
     return wx * wx + wy * wy;
 }
 
+// The squared gap between segment s's bounding box and the box [x0, x1] x [y0, y1] (0 where they
+// overlap): a lower bound of the squared distance from s to every point of the box.
+static inline double cs_seg_box_gap2(const cs_wall_seg* s, double x0, double y0, double x1,
+                                     double y1) {
+    const double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
+    const double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
+    double gx = sx0 - x1 > x0 - sx1 ? sx0 - x1 : x0 - sx1;
+    double gy = sy0 - y1 > y0 - sy1 ? sy0 - y1 : y0 - sy1;
+    gx = gx > 0.0 ? gx : 0.0, gy = gy > 0.0 ? gy : 0.0;
+    return gx * gx + gy * gy;
+}
+
 static inline double cs_orient(double ax, double ay, double bx, double by, double px, double py) {
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
@@ -205,19 +217,6 @@ static inline void cs_hit_offer(cs_hit* best, double t, double nx, double ny, ui
 // starts by getting no closer never gets closer.
 static inline void cs_sweep_seg(const cs_wall_seg* s, double px, double py, double dx, double dy,
                                 double R, cs_hit* best) {
-    // A segment whose bounding box lies more than R from the move's cannot be met: the gap between
-    // the boxes is a lower bound of the distance from the segment to every point of the move, and
-    // the relative margin is far above its rounding, so no contact the tests below would find is
-    // skipped. Most segments of a cell's list are that far from a short move, and skip the square
-    // roots and divisions below.
-    const double mx0 = dx < 0.0 ? px + dx : px, mx1 = dx < 0.0 ? px : px + dx;
-    const double my0 = dy < 0.0 ? py + dy : py, my1 = dy < 0.0 ? py : py + dy;
-    const double sx0 = s->ax < s->bx ? s->ax : s->bx, sx1 = s->ax < s->bx ? s->bx : s->ax;
-    const double sy0 = s->ay < s->by ? s->ay : s->by, sy1 = s->ay < s->by ? s->by : s->ay;
-    double gx = sx0 - mx1 > mx0 - sx1 ? sx0 - mx1 : mx0 - sx1;
-    double gy = sy0 - my1 > my0 - sy1 ? sy0 - my1 : my0 - sy1;
-    gx = gx > 0.0 ? gx : 0.0, gy = gy > 0.0 ? gy : 0.0;
-    if (gx * gx + gy * gy > R * R * (1.0 + 1e-6)) return;
     double cx, cy;
     const double d2 = cs_seg_dist2(s, px, py, &cx, &cy);
     const double wx = px - cx, wy = py - cy;
@@ -268,10 +267,18 @@ static inline void cs_sweep_seg(const cs_wall_seg* s, double px, double py, doub
     }
 }
 
-// Offers every segment of a list.
+// Offers every segment of a list. A segment whose bounding box lies more than R from the move's
+// cannot be met (cs_seg_box_gap2; the relative margin is far above its rounding, so no contact
+// cs_sweep_seg would find is skipped): most segments of a cell's list are that far from a short
+// move, and skip its square roots and divisions.
 static inline void cs_sweep_list(const cs_wall_seg* list, uint32_t n, double px, double py,
                                  double dx, double dy, double R, cs_hit* best) {
-    for (uint32_t i = 0; i < n; ++i) cs_sweep_seg(&list[i], px, py, dx, dy, R, best);
+    const double x0 = dx < 0.0 ? px + dx : px, x1 = dx < 0.0 ? px : px + dx;
+    const double y0 = dy < 0.0 ? py + dy : py, y1 = dy < 0.0 ? py : py + dy;
+    const double far = R * R * (1.0 + 1e-6);
+    for (uint32_t i = 0; i < n; ++i)
+        if (!(cs_seg_box_gap2(&list[i], x0, y0, x1, y1) > far))
+            cs_sweep_seg(&list[i], px, py, dx, dy, R, best);
 }
 
 // Most slides of one move; a move still blocked after these stops where it is.

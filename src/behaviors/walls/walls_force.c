@@ -42,17 +42,14 @@ static inline double hi2(double a, double b) {
 }
 
 // Segments whose bounding box lies farther from the probe's than the nearest so far are skipped:
-// the boxes' gap is a lower bound of the distance, and the relative margin covers its rounding,
-// so a skipped segment could neither be nearer nor tie.
+// the boxes' gap (cs_seg_box_gap2) is a lower bound of the distance, and the relative margin covers
+// its rounding, so a skipped segment could neither be nearer nor tie.
 static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
     probe* p = ctx;
     const double x0 = lo2(p->px, p->qx), x1 = hi2(p->px, p->qx);
     const double y0 = lo2(p->py, p->qy), y1 = hi2(p->py, p->qy);
     for (uint32_t i = 0; i < n; ++i) {
-        const cs_wall_seg* s = &list[i];
-        const double gx = hi2(0.0, hi2(lo2(s->ax, s->bx) - x1, x0 - hi2(s->ax, s->bx)));
-        const double gy = hi2(0.0, hi2(lo2(s->ay, s->by) - y1, y0 - hi2(s->ay, s->by)));
-        if (gx * gx + gy * gy > p->best * (1.0 + 1e-6)) continue;
+        if (cs_seg_box_gap2(&list[i], x0, y0, x1, y1) > p->best * (1.0 + 1e-6)) continue;
         double ux, uy, wx, wy;
         const double d = cs_segseg_dist2(p->px, p->py, p->qx, p->qy, &list[i], &ux, &uy, &wx, &wy);
         if (d < p->best || (d == p->best && list[i].id < p->id)) {

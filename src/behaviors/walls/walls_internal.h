@@ -82,10 +82,10 @@ static inline void cs_walls_fetch_lists(const crowd_world* w, const float* px, c
                                         const int* slot, int m, const int32_t* entry) {
     const cs_walls* g = &w->walls;
     for (int i = 0; i < m; ++i) {
-        const uint32_t start = entry[i] >= 0 ? g->dir[entry[i]].start
-                               : g->dir      ? 0u
-                                             : cs_walls_list_at(g, px[slot[i]], py[slot[i]]).start;
-        if (entry[i] >= 0 || !g->dir) __builtin_prefetch(g->segs + start);
+        if (entry[i] >= 0)
+            __builtin_prefetch(g->segs + g->dir[entry[i]].start);
+        else if (!g->dir) // (a cell outside the index has no list)
+            __builtin_prefetch(g->segs + cs_walls_list_at(g, px[slot[i]], py[slot[i]]).start);
     }
 }
 
