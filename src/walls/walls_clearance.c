@@ -27,56 +27,65 @@ static void block_cells(const cs_walls* g, const float* px, const float* py, int
 
 // The summary's fields as block_key reads them, one column each (see block_keys).
 enum { SUM_FIELDS = 13 };
+_Static_assert(offsetof(cs_wall_sum, rest) == 8 * sizeof(float) &&
+                   offsetof(cs_wall_sum, pair) == 12 * sizeof(float),
+               "block_key's fields are the summary's first 13");
 
 // A summary for agents without a list (its values are not used; they only keep the lanes finite).
 static const cs_wall_sum NO_SUM = {.k = {{0.0f, 0.0f, 1.0f, 0.0f}, {0.0f, 0.0f, 1.0f, 0.0f}},
                                    .pair = CS_WALL_NO_TERM};
 
+// A summary as 16 lanes of 4 bytes (cs_wall_sum is one 64-byte line).
+typedef float cs_sum_row __attribute__((vector_size(64)));
+_Static_assert(sizeof(cs_wall_sum) == sizeof(cs_sum_row), "a summary is one row");
+
+// Transposes 16 rows of 16 lanes in place: after four rounds that interleave row i with row i + 8
+// (into rows 2i and 2i + 1), lane q of row k has moved to lane k of row q. Whole rows move with
+// vector shuffles, where a column gathered lane by lane costs a load and an insert per lane.
+static inline void transpose16(cs_sum_row* r) {
+    for (int round = 0; round < 4; ++round) {
+        cs_sum_row t[16];
+        for (int i = 0; i < 8; ++i) {
+            t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5,
+                                               21, 6, 22, 7, 23);
+            t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12,
+                                                   28, 13, 29, 14, 30, 15, 31);
+        }
+        for (int i = 0; i < 16; ++i) r[i] = t[i];
+    }
+}
+
 // The full bounds' lookups: each agent's list (start and length) and its cell's summary
-// (cs_wall_sum) as columns for block_key's lanes, from the direct index (gathers) when there is
-// one, else from the table, where the summary is computed from the list, the same as the index
-// would hold it; so the bounds do not depend on which one answers.
+// (cs_wall_sum) as columns for block_key's lanes, from the direct index when there is one, else
+// from the table, where the summary is computed from the list, the same as the index would hold
+// it; so the bounds do not depend on which one answers. From the index, each agent's summary
+// (NO_SUM for a cell without a list) is read as one row, and 16 rows are transposed at a time
+// into the summaries' fields (its lines were fetched as the agents joined the queue).
 static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt, uint32_t* restrict start,
                            float (*restrict key)[CS_WALL_BLOCK], int n, const int32_t* restrict cx,
                            const int32_t* restrict cy) {
-    int32_t idx[CS_WALL_BLOCK];
-    const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
-    // Cell coordinates less the box's corner in unsigned arithmetic: one test per axis (the
-    // coordinates are clamped to +-2^30, so a cell left of the box never wraps into it).
-#pragma omp simd
-    for (int k = 0; k < n; ++k) {
-        const uint32_t x = (uint32_t)cx[k] - x0, y = (uint32_t)cy[k] - y0;
-        idx[k] = x < dw && y < dh ? (int32_t)(y * dw + x) : -1;
-    }
-    // The lists from the summaries (cs_wall_sum.count, .start), whose lines were fetched as the
-    // agents joined the queue: the index's entries would be lines of their own.
     enum {
-        STRIDE = sizeof(cs_wall_sum) / sizeof(uint32_t),
-        COUNT = offsetof(cs_wall_sum, count) / sizeof(uint32_t),
-        START = offsetof(cs_wall_sum, start) / sizeof(uint32_t)
+        COUNT = offsetof(cs_wall_sum, count) / sizeof(float),
+        START = offsetof(cs_wall_sum, start) / sizeof(float)
     };
-    const uint32_t* d = (const uint32_t*)g->dsum;
-#pragma omp simd
-    for (int k = 0; k < n; ++k) {
-        const int32_t i = idx[k] < 0 ? 0 : idx[k];
-        const uint32_t c = d[i * STRIDE + COUNT], a = d[i * STRIDE + START];
-        cnt[k] = idx[k] < 0 ? 0u : c;
-        start[k] = idx[k] < 0 ? 0u : a;
-    }
-    // Field by field, so that each is one gather; a cell without a list gets NO_SUM's.
-    const float* f = (const float*)g->dsum;
-    float none[SUM_FIELDS];
-    for (int q = 0; q < 8; ++q) none[q] = NO_SUM.k[q >> 2][q & 3];
-    none[8] = NO_SUM.rest, none[9] = NO_SUM.sight;
-    none[10] = NO_SUM.open[0], none[11] = NO_SUM.open[1], none[12] = NO_SUM.pair;
-    for (int q = 0; q < SUM_FIELDS; ++q) {
-        const float z = none[q];
-#pragma omp simd
-        for (int k = 0; k < n; ++k) {
-            const int32_t i = idx[k] < 0 ? 0 : idx[k];
-            const float v = f[i * STRIDE + q];
-            key[q][k] = cnt[k] ? v : z;
+    const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
+    for (int k0 = 0; k0 < n; k0 += 16) {
+        cs_sum_row r[16];
+        for (int j = 0; j < 16; ++j) {
+            const int k = k0 + j;
+            // Cell coordinates less the box's corner in unsigned arithmetic: one test per axis
+            // (the coordinates are clamped to +-2^30, so a cell left of the box never wraps
+            // into it).
+            const uint32_t x = k < n ? (uint32_t)cx[k] - x0 : dw,
+                           y = k < n ? (uint32_t)cy[k] - y0 : dh;
+            const cs_wall_sum* e = x < dw && y < dh ? &g->dsum[y * dw + x] : &NO_SUM;
+            memcpy(&r[j], e->count ? e : &NO_SUM, sizeof r[j]);
         }
+        transpose16(r);
+        const int m = n - k0 < 16 ? n - k0 : 16;
+        for (int q = 0; q < SUM_FIELDS; ++q) memcpy(&key[q][k0], &r[q], sizeof(float) * m);
+        memcpy(&cnt[k0], &r[COUNT], sizeof(uint32_t) * m);
+        memcpy(&start[k0], &r[START], sizeof(uint32_t) * m);
     }
 }
 
