@@ -631,5 +631,25 @@ Test(walls_geometry, box_bounds_of_a_street_are_bounds_and_let_its_middle_pass) 
         cr_assert_geq(w->wall_probe[s], band, "agent at (%g, %g)", c.px[s], c.py[s]);
     }
     cr_assert_gt(middle, n / 8);
+    // Sorted by cell, as every step leaves them (so that the box lookups load their cells' box
+    // clearances a window at a time and the queue for the full bounds fills with neighbors), the
+    // agents get exactly the bounds they got in the order they were added.
+    static float before[3][2000];
+    for (int s = 0; s < w->count; ++s) {
+        const uint32_t i = c.id[s];
+        before[0][i] = w->wall_clear[s], before[1][i] = w->wall_sight[s];
+        before[2][i] = w->wall_probe[s];
+    }
+    cs_pass_sort(w);
+    cs_pass_clearance(w);
+    int moved = 0;
+    for (int s = 0; s < w->count; ++s) {
+        const uint32_t i = w->cur.id[s];
+        moved += i != c.id[s];
+        cr_assert_eq(w->wall_clear[s], before[0][i], "agent %u", i);
+        cr_assert_eq(w->wall_sight[s], before[1][i], "agent %u", i);
+        cr_assert_eq(w->wall_probe[s], before[2][i], "agent %u", i);
+    }
+    cr_assert_gt(moved, n / 2);
     crowd_world_destroy(w);
 }
