@@ -633,10 +633,28 @@ Test(walls_geometry, box_bounds_of_a_street_are_bounds_and_let_its_middle_pass) 
     cr_assert_gt(middle, n / 8);
     // Sorted by cell, as every step leaves them (so that the box lookups load their cells' box
     // clearances a window at a time and the queue for the full bounds fills with neighbors), the
-    // agents get exactly the bounds they got in the order they were added.
-    static float before[3][2000];
+    // agents get exactly the bounds they got in the order they were added; with some in the
+    // direct index's first and last columns walking out of it (the next cell along the velocity
+    // outside the index, past the walls' ends).
+    const cs_walls* g = &w->walls;
+    cr_assert_not_null(g->dir);
+    const float cell = g->cell_size;
+    const float first = (float)g->dir_x0 * cell,
+                last = (float)(g->dir_x0 + (int32_t)g->dir_w) * cell;
+    for (int i = 0; i < 64; ++i) {
+        crowd_agent_id id;
+        const bool east = i % 2;
+        a.position = (crowd_vec2){east ? frand(&rng, last - cell + 0.1f, last - 0.1f)
+                                       : frand(&rng, first + 0.1f, first + cell - 0.1f),
+                                  frand(&rng, -3.6f, 3.6f)};
+        a.velocity = (crowd_vec2){east ? 1.4f : -1.4f, 0.0f};
+        cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    }
+    cs_pass_clearance(w);
+    static float before[3][2100];
+    static uint32_t added[2100];
     for (int s = 0; s < w->count; ++s) {
-        const uint32_t i = c.id[s];
+        const uint32_t i = added[s] = w->cur.id[s];
         before[0][i] = w->wall_clear[s], before[1][i] = w->wall_sight[s];
         before[2][i] = w->wall_probe[s];
     }
@@ -645,7 +663,7 @@ Test(walls_geometry, box_bounds_of_a_street_are_bounds_and_let_its_middle_pass) 
     int moved = 0;
     for (int s = 0; s < w->count; ++s) {
         const uint32_t i = w->cur.id[s];
-        moved += i != c.id[s];
+        moved += i != added[s];
         cr_assert_eq(w->wall_clear[s], before[0][i], "agent %u", i);
         cr_assert_eq(w->wall_sight[s], before[1][i], "agent %u", i);
         cr_assert_eq(w->wall_probe[s], before[2][i], "agent %u", i);

@@ -63,8 +63,9 @@ static inline void transpose16(cs_sum_row* r) {
 // (cs_wall_sum) as columns for block_key's lanes, from the direct index when there is one, else
 // from the table, where the summary is computed from the list, the same as the index would hold
 // it; so the bounds do not depend on which one answers. From the index, each agent's summary
-// (NO_SUM for a cell without a list) is read as one row, and 16 rows are transposed at a time
-// into the summaries' fields (its lines were fetched as the agents joined the queue).
+// (NO_SUM for a cell without a list: count and start 0) is read as one row, and 16 rows are
+// transposed at a time into the summaries' fields (its lines were fetched as the agents joined
+// the queue).
 static void block_keys_dir(const cs_walls* g, uint32_t* restrict cnt, uint32_t* restrict start,
                            float (*restrict key)[CS_WALL_BLOCK], int n, const int32_t* restrict cx,
                            const int32_t* restrict cy) {
@@ -254,12 +255,13 @@ static inline void box_lookup(const float* restrict box, int k0, int k1, const i
     }
 }
 
-// The same for the agents of a block (box_lookup), 16 at a time. Agents sorted by cell mostly
-// have the cells of 16 within a few dozen entries of one row (i0), and the next cell along the
-// velocity (i1) beside it or in the rows above and below: with AVX-512 such a group's lookups are
-// three windows of 32 entries loaded whole and permuted, where a lookup lane by lane costs a load
-// and an insert per lane. The others (six in ten of the town's groups qualify) go one by one. The
-// values are the same either way: only the loads differ.
+// The same for the agents of a block (box_lookup), 16 at a time, where i1[k] is -1 or the entry
+// beside i0[k] in its row (i0[k] +- 1) or in the rows above and below (i0[k] +- dw). Agents
+// sorted by cell mostly have the cells of 16 within a few dozen entries of one row: with AVX-512
+// such a group's lookups are three windows of 32 entries (the run of the row, the row above, the
+// row below) loaded whole and permuted, where a lookup lane by lane costs a load and an insert
+// per lane. The other groups (four in ten in the town) are looked up lane by lane. The values are
+// the same either way: only the loads differ.
 static void box_lookups(const float* restrict box, uint32_t dw, uint64_t cells, int n,
                         const int32_t* restrict i0, const int32_t* restrict i1, float* restrict b0,
                         float* restrict b1) {
@@ -282,7 +284,7 @@ static void box_lookups(const float* restrict box, uint32_t dw, uint64_t cells, 
         const float* up = box + (lo - (int32_t)dw);
         const float* down = box + (lo + (int32_t)dw);
         const __m512i at = _mm512_sub_epi32(a, _mm512_set1_epi32(lo)); // 0..29
-        const __m512i d = _mm512_sub_epi32(b, a);                      // +-1 or +-dw
+        const __m512i d = _mm512_sub_epi32(b, a); // +-1 or +-dw where i1 is an entry
         const __m512 m0 = _mm512_loadu_ps(mid), m1 = _mm512_loadu_ps(mid + 16);
         const __m512 e0 = _mm512_permutex2var_ps(m0, _mm512_add_epi32(at, one), m1);
         // The row's neighbors from the middle window at i1 - (lo - 1); those above and below
