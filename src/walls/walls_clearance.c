@@ -340,7 +340,7 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
     int32_t i0[CS_WALL_BLOCK], i1[CS_WALL_BLOCK], more[CS_WALL_BLOCK];
     float b0[CS_WALL_BLOCK], b1[CS_WALL_BLOCK];
     // The entries of the agent's cell and of the next one along its velocity's larger component
-    // (-1 for none), then their values, then the bounds: three loops, each a vector loop.
+    // (-1 for none), then their values (box_lookups), then the bounds: each a vector loop.
 #pragma omp simd
     for (int k = 0; k < n; ++k) {
         // See block_keys_dir for the unsigned box test.

@@ -130,6 +130,7 @@ static float clamp_agent(crowd_world* w, int s) {
 // move's reach (few: most agents are farther from every wall than one step), and only these are
 // worked on.
 #define CS_CLAMP_CHUNK 512
+_Static_assert(CS_CLAMP_CHUNK <= CS_WALLS_PIPE_CHUNK, "a chunk fits the pipeline");
 
 // The reach every agent's move has at most: the longest move of the integration (since_sort.moved,
 // the largest speed times dt, raised since the sort by the integration alone), a bound of every
@@ -154,10 +155,11 @@ static float hit_bound(const crowd_world* w) {
     return (float)((len + sk + w->radius_max) * 1.0001 + 1e-5);
 }
 
-// The slots of the chunk from b (none past hi) with a wall within reach; returns how many. Each
-// is far from the others, so the lines of its columns are fetched here, two chunks before it is
-// worked on.
-static int hits(crowd_world* w, float bound, int b, int hi, int* slot) {
+// The slots of the chunk from b (none past hi) whose clearance is below *bound (hit_bound): a
+// wall within reach; returns how many (a cs_walls_find_fn). Each is far from the others, so the
+// lines of its columns are fetched here, two chunks before it is worked on.
+static int hits(const crowd_world* w, const void* arg, int b, int hi, int* slot) {
+    const float bound = *(const float*)arg;
     const int n = hi - b < CS_CLAMP_CHUNK ? hi - b : CS_CLAMP_CHUNK;
     if (n <= 0) return 0;
     const float* restrict clear = w->wall_clear + b;
@@ -181,26 +183,17 @@ static int hits(crowd_world* w, float bound, int b, int hi, int* slot) {
 }
 
 // A chunk at a time: its hits were found (and their columns fetched) two chunks before, their
-// radii (by agent index) and cells' entries one chunk before and their lists now (see
-// cs_walls_fetch_entries). The longest move a slide made goes to since_sort.moved
-// (crowd_world.since_sort): a slide is never longer than the integration's move, but the bound
-// the obstacle add relies on is measured rather than argued.
+// radii (by agent index) and cells' entries one chunk before and their lists now (cs_walls_pipe).
+// The longest move a slide made goes to since_sort.moved (crowd_world.since_sort): a slide is never
+// longer than the integration's move, but the bound the obstacle add relies on is measured rather
+// than argued.
 static void clamp_range(crowd_world* w, float bound, int lo, int hi) {
-    int slot[3][CS_CLAMP_CHUNK], count[3];
-    int32_t entry[3][CS_CLAMP_CHUNK];
-    const float* px = w->alt.px;
-    const float* py = w->alt.py;
-    count[0] = hits(w, bound, lo, hi, slot[0]);
-    count[1] = hits(w, bound, lo + CS_CLAMP_CHUNK, hi, slot[1]);
-    cs_walls_fetch_entries(w, px, py, slot[0], count[0], entry[0]);
+    cs_walls_pipe pipe;
+    cs_walls_pipe_start(&pipe, w, w->alt.px, w->alt.py, hits, &bound, lo, hi, CS_CLAMP_CHUNK);
     float moved = 0.0f;
-    for (int b = lo, t = 0; b < hi; b += CS_CLAMP_CHUNK, t = t == 2 ? 0 : t + 1) {
-        const int t1 = t == 2 ? 0 : t + 1, t2 = t1 == 2 ? 0 : t1 + 1;
-        count[t2] = hits(w, bound, b + 2 * CS_CLAMP_CHUNK, hi, slot[t2]);
-        cs_walls_fetch_entries(w, px, py, slot[t1], count[t1], entry[t1]);
-        cs_walls_fetch_lists(w, px, py, slot[t], count[t], entry[t]);
-        const int m = count[t];
-        const int* restrict sl = slot[t];
+    for (int b = lo; b < hi; b += CS_CLAMP_CHUNK) {
+        const int* sl;
+        const int m = cs_walls_pipe_next(&pipe, b, &sl);
         for (int i = 0; i < m; ++i) {
             const float d = clamp_agent(w, sl[i]);
             moved = d > moved ? d : moved;

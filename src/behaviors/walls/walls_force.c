@@ -23,6 +23,7 @@
 
 // Agents a force pass sorts into candidates at a time.
 #define CS_FORCE_CHUNK 256
+_Static_assert(CS_FORCE_CHUNK <= CS_WALLS_PIPE_CHUNK, "a chunk fits the pipeline");
 
 typedef struct probe {
     double px, py, qx, qy;
@@ -61,12 +62,20 @@ static bool nearest(void* ctx, const cs_wall_seg* list, uint32_t n) {
     return false;
 }
 
+// Which agents look for a wall (see candidates).
+typedef struct candidate_test {
+    bool probed; // the probe clearances say (else every agent does)
+    float band;  // those below it
+} candidate_test;
+
 // The candidates of the chunk of agents from b (none past hi): every agent, or with probe
-// clearances those whose probe clearance is below `band`; returns how many. The candidates are few
-// and far apart, so each reads lines of its own: every column it reads or writes by sorted slot
-// (where it finds its list, its index, position, velocity, clearance, force) is fetched here, two
-// chunks before it is worked on.
-static int candidates(const crowd_world* w, bool probed, float band, int b, int hi, int* cand) {
+// clearances those whose probe clearance is below `band`; returns how many (a cs_walls_find_fn).
+// The candidates are few and far apart, so each reads lines of its own: every column it reads or
+// writes by sorted slot (where it finds its list, its index, position, velocity, clearance, force)
+// is fetched here, two chunks before it is worked on.
+static int candidates(const crowd_world* w, const void* arg, int b, int hi, int* cand) {
+    const bool probed = ((const candidate_test*)arg)->probed;
+    const float band = ((const candidate_test*)arg)->band;
     const int e = b + CS_FORCE_CHUNK < hi ? b + CS_FORCE_CHUNK : hi;
     int m = 0;
     if (!probed) {
@@ -110,19 +119,13 @@ static void force_range(crowd_world* w, int lo, int hi) {
     const bool probed = w->wall_probe_time >= lmax;
     // A chunk of agents at a time, its candidates (those whose probe clearance is below 2 radii;
     // with no probe clearance, every agent) found two chunks before, their cells' entries and
-    // radii fetched one chunk before and their lists now (see cs_walls_fetch_entries).
-    int cand[3][CS_FORCE_CHUNK], count[3];
-    int32_t entry[3][CS_FORCE_CHUNK];
-    count[0] = candidates(w, probed, band, lo, hi, cand[0]);
-    count[1] = candidates(w, probed, band, lo + CS_FORCE_CHUNK, hi, cand[1]);
-    cs_walls_fetch_entries(w, c.px, c.py, cand[0], count[0], entry[0]);
-    for (int b = lo, t = 0; b < hi; b += CS_FORCE_CHUNK, t = t == 2 ? 0 : t + 1) {
-        const int t1 = t == 2 ? 0 : t + 1, t2 = t1 == 2 ? 0 : t1 + 1;
-        count[t2] = candidates(w, probed, band, b + 2 * CS_FORCE_CHUNK, hi, cand[t2]);
-        cs_walls_fetch_entries(w, c.px, c.py, cand[t1], count[t1], entry[t1]);
-        cs_walls_fetch_lists(w, c.px, c.py, cand[t], count[t], entry[t]);
-        const int m = count[t];
-        const int* restrict cd = cand[t];
+    // radii fetched one chunk before and their lists now (cs_walls_pipe).
+    const candidate_test test = {probed, band};
+    cs_walls_pipe pipe;
+    cs_walls_pipe_start(&pipe, w, c.px, c.py, candidates, &test, lo, hi, CS_FORCE_CHUNK);
+    for (int b = lo; b < hi; b += CS_FORCE_CHUNK) {
+        const int* cd;
+        const int m = cs_walls_pipe_next(&pipe, b, &cd);
         for (int i = 0; i < m; ++i) {
             const int s = cd[i];
             const float x = c.px[s], y = c.py[s], vx = c.vx[s], vy = c.vy[s];

@@ -54,11 +54,11 @@ static inline int cs_walls_flagged(const uint8_t* flag, int n, int base, int* sl
 // nothing else fetched: its columns by sorted slot, its radius by agent index, its cell's entry in
 // the direct index and, through that entry, its cell's list. The entry and the list are chained
 // (the list's place is in the entry), so they are fetched a chunk apart: with chunk t + 2's
-// candidates found and their columns fetched (the pass's own step), chunk t + 1's cells are worked
-// out from the positions fetched a chunk ago and their entries and radii fetched
+// candidates found and their columns fetched (the pass's own `find`), chunk t + 1's cells are
+// worked out from the positions fetched a chunk ago and their entries and radii fetched
 // (cs_walls_fetch_entries), and chunk t's lists are fetched from the entries
-// (cs_walls_fetch_lists) before chunk t is worked on. Fetched one step before use, the entry's
-// miss stalled half of the force pass's own time.
+// (cs_walls_fetch_lists) before chunk t is worked on (cs_walls_pipe). Fetched one step before use,
+// the entry's miss stalled half of the force pass's own time.
 
 // The direct index entries of the cells of (px, py) for the m slots (-1 outside the index, or
 // without one), into `entry`; fetches them and the agents' radii.
@@ -87,6 +87,48 @@ static inline void cs_walls_fetch_lists(const crowd_world* w, const float* px, c
         else if (!g->dir) // (a cell outside the index has no list)
             __builtin_prefetch(g->segs + cs_walls_list_at(g, px[slot[i]], py[slot[i]]).start);
     }
+}
+
+// The slots of the chunk of `chunk` agents from b (none past hi) that a pass works on, into
+// `slot`, with their columns fetched; returns how many.
+typedef int cs_walls_find_fn(const crowd_world* w, const void* arg, int b, int hi, int* slot);
+
+// Most agents in a chunk of the pipeline.
+#define CS_WALLS_PIPE_CHUNK 512
+
+// The three stages above over the chunks lo, lo + chunk, ... of [lo, hi), the agents' cells
+// taken from (px, py): cs_walls_pipe_start, then cs_walls_pipe_next for each chunk in order.
+typedef struct cs_walls_pipe {
+    const crowd_world* w;
+    const float *px, *py;
+    cs_walls_find_fn* find;
+    const void* arg; // find's
+    int hi, chunk, t;
+    int slot[3][CS_WALLS_PIPE_CHUNK], count[3];
+    int32_t entry[3][CS_WALLS_PIPE_CHUNK];
+} cs_walls_pipe;
+
+static inline __attribute__((always_inline)) void
+cs_walls_pipe_start(cs_walls_pipe* p, const crowd_world* w, const float* px, const float* py,
+                    cs_walls_find_fn* find, const void* arg, int lo, int hi, int chunk) {
+    p->w = w, p->px = px, p->py = py, p->find = find, p->arg = arg;
+    p->hi = hi, p->chunk = chunk, p->t = 0;
+    p->count[0] = find(w, arg, lo, hi, p->slot[0]);
+    p->count[1] = find(w, arg, lo + chunk, hi, p->slot[1]);
+    cs_walls_fetch_entries(w, px, py, p->slot[0], p->count[0], p->entry[0]);
+}
+
+// The slots of the chunk from b into *slot, their lists fetched, as the next two chunks' slots
+// are found and the next one's entries fetched; returns how many.
+static inline __attribute__((always_inline)) int cs_walls_pipe_next(cs_walls_pipe* p, int b,
+                                                                    const int** slot) {
+    const int t = p->t, t1 = t == 2 ? 0 : t + 1, t2 = t1 == 2 ? 0 : t1 + 1;
+    p->count[t2] = p->find(p->w, p->arg, b + 2 * p->chunk, p->hi, p->slot[t2]);
+    cs_walls_fetch_entries(p->w, p->px, p->py, p->slot[t1], p->count[t1], p->entry[t1]);
+    cs_walls_fetch_lists(p->w, p->px, p->py, p->slot[t], p->count[t], p->entry[t]);
+    p->t = t1;
+    *slot = p->slot[t];
+    return p->count[t];
 }
 
 // Passes: the force in CROWD_PHASE_WALLS (walls_force.c), the clamp in CROWD_PHASE_CLAMP
