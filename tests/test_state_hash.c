@@ -48,7 +48,7 @@ static scene build(void) {
 
     s.leader = add_at(w, 0, -10);
     cr_assert_eq(
-        crowd_agent_set_goal(w, s.leader, &(crowd_goal){CROWD_GOAL_SEEK, {40, -10}, 1.0f, 1.0f}),
+        crowd_agent_set_goal(w, s.leader, &(crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {40, -10}, .slow_radius = 1.0f, .weight = 1.0f}),
         CROWD_OK);
     crowd_formation_def fd = crowd_formation_def_default();
     fd.shape = CROWD_FORMATION_LINE;

@@ -16,8 +16,9 @@ typedef struct scene {
     crowd_obstacle_id gate;
 } scene;
 
-static void build(scene* sc, int threads, bool far_wall) {
-    sc->w = walls_world(threads, 0.1f);
+// straight: agents head straight at their goals (no navigation).
+static void build(scene* sc, int threads, bool far_wall, bool straight) {
+    sc->w = straight ? walls_world_straight(threads, 0.1f) : walls_world(threads, 0.1f);
     crowd_world* w = sc->w;
     if (far_wall) {
         const crowd_vec2 far[2] = {{9e5f, 9e5f}, {9e5f + 1.0f, 9e5f}};
@@ -58,7 +59,10 @@ static void build(scene* sc, int threads, bool far_wall) {
             crowd_follow_def f = crowd_follow_def_default();
             cr_assert_eq(crowd_agent_follow(w, sc->ids[i], sc->ids[i - 1], &f), CROWD_OK);
         } else {
-            crowd_goal g = {CROWD_GOAL_ARRIVE, {frand(&seed, 1, 29), frand(&seed, 1, 19)}, 1, 1};
+            crowd_goal g = {.mode = CROWD_GOAL_ARRIVE,
+                            .target = {frand(&seed, 1, 29), frand(&seed, 1, 19)},
+                            .slow_radius = 1,
+                            .weight = 1};
             cr_assert_eq(crowd_agent_set_goal(w, sc->ids[i], &g), CROWD_OK);
         }
         ++i;
@@ -80,7 +84,7 @@ static void events(scene* sc, int t) {
 
 Test(walls_determinism, walled_world_is_bit_identical_on_1_2_3_8_threads) {
     scene sc[WORLDS];
-    for (int k = 0; k < WORLDS; ++k) build(&sc[k], thread_counts[k], false);
+    for (int k = 0; k < WORLDS; ++k) build(&sc[k], thread_counts[k], false, false);
     const char* s = getenv("CROWD_TEST_SCALE");
     const int ticks = s && strcmp(s, "small") == 0 ? 200 : 600;
     for (int t = 0; t < ticks; ++t) {
@@ -99,8 +103,10 @@ Test(walls_determinism, walled_world_is_bit_identical_on_1_2_3_8_threads) {
 
 Test(walls_determinism, a_far_wall_changes_no_move) {
     scene near, far;
-    build(&near, 1, false);
-    build(&far, 1, true);
+    // A far wall makes the navigation grid too large to lay (crowd/nav.h: navigation suspended):
+    // this comparison is about the walls alone, so both worlds head straight.
+    build(&near, 1, false, true);
+    build(&far, 1, true, true);
     crowd_vec2 pa[AGENTS], pb[AGENTS], va[AGENTS], vb[AGENTS];
     crowd_agent_id ia[AGENTS], ib[AGENTS];
     for (int t = 0; t < 240; ++t) {

@@ -8,7 +8,7 @@
 // far outside it, each in its own direction: every move is 30-40 times the agent's diameter.
 Test(walls_guarantee, no_tunnelling_through_thin_walls_at_100_mps_and_dt_1s) {
     for (int threads = 1; threads <= 2; ++threads) {
-        crowd_world* w = walls_world(threads, 1.0f);
+        crowd_world* w = walls_world_straight(threads, 1.0f);
         const crowd_vec2 room[5] = {{-10, -10}, {10, -10}, {10, 10}, {-10, 10}, {-10, -10}};
         wall_add(w, CROWD_OBSTACLE_WALL, room, 5);
         // A thin solid sliver across the middle as well.
@@ -23,7 +23,7 @@ Test(walls_guarantee, no_tunnelling_through_thin_walls_at_100_mps_and_dt_1s) {
             a.max_force = 1000.0f;
             const float ang = frand(&seed, 0.0f, 6.2831853f);
             a.goal =
-                (crowd_goal){CROWD_GOAL_SEEK, {200.0f * cosf(ang), 200.0f * sinf(ang)}, 1.0f, 1.0f};
+                (crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {200.0f * cosf(ang), 200.0f * sinf(ang)}, .slow_radius = 1.0f, .weight = 1.0f};
             a.velocity = (crowd_vec2){a.max_speed * cosf(ang), a.max_speed * sinf(ang)};
             crowd_agent_id id;
             cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
@@ -48,7 +48,7 @@ Test(walls_guarantee, no_tunnelling_through_thin_walls_at_100_mps_and_dt_1s) {
 // Hundreds of agents seeking a point inside a solid block and behind a thin wall: separation and
 // the crowd's pressure push them against the walls for 40 s, and none gets in.
 Test(walls_guarantee, crowd_pressure_never_pushes_an_agent_into_a_wall) {
-    crowd_world* w = walls_world(2, 0.1f);
+    crowd_world* w = walls_world_straight(2, 0.1f);
     const crowd_vec2 block[4] = {{-5, -5}, {5, -5}, {5, 5}, {-5, 5}};
     wall_add(w, CROWD_OBSTACLE_POLYGON, block, 4);
     const crowd_vec2 thin[2] = {{20, -15}, {20, 15}};
@@ -62,8 +62,7 @@ Test(walls_guarantee, crowd_pressure_never_pushes_an_agent_into_a_wall) {
                           : (crowd_vec2){frand(&seed, 8, 19), frand(&seed, -12, 12)};
         a.separation_weight = 3.0f;
         a.max_speed = 2.0f;
-        a.goal = (crowd_goal){CROWD_GOAL_SEEK, left ? (crowd_vec2){0, 0} : (crowd_vec2){30, 0},
-                              1.0f, 1.0f};
+        a.goal = (crowd_goal){.mode = CROWD_GOAL_SEEK, .target = left ? (crowd_vec2){0, 0} : (crowd_vec2){30, 0}, .slow_radius = 1.0f, .weight = 1.0f};
         crowd_agent_id id;
         if (crowd_agent_add(w, &a, &id) == CROWD_OK) ++added;
     }
@@ -89,7 +88,7 @@ Test(walls_guarantee, crowd_pressure_never_pushes_an_agent_into_a_wall) {
 // clamp holds them); each step is checked.
 Test(walls_guarantee, far_from_the_origin_with_mixed_speeds) {
     const float ox = 900000.0f, oy = -700000.0f;
-    crowd_world* w = walls_world(2, 0.1f);
+    crowd_world* w = walls_world_straight(2, 0.1f);
     const crowd_vec2 room[5] = {{ox - 30, oy - 30},
                                 {ox + 30, oy - 30},
                                 {ox + 30, oy + 30},
@@ -109,8 +108,7 @@ Test(walls_guarantee, far_from_the_origin_with_mixed_speeds) {
         a.max_force = 50.0f;
         a.walls.weight = 0.0f;
         const float ang = frand(&seed, 0.0f, 6.2831853f);
-        a.goal = (crowd_goal){
-            CROWD_GOAL_SEEK, {ox + 100.0f * cosf(ang), oy + 100.0f * sinf(ang)}, 1.0f, 1.0f};
+        a.goal = (crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {ox + 100.0f * cosf(ang), oy + 100.0f * sinf(ang)}, .slow_radius = 1.0f, .weight = 1.0f};
         crowd_agent_id id;
         if (crowd_agent_add(w, &a, &id) == CROWD_OK) ++added;
     }
@@ -139,12 +137,12 @@ Test(walls_guarantee, far_from_the_origin_with_mixed_speeds) {
 // Obstacles added and removed between steps: a wall in the way stops the agents, removing it
 // lets them through, adding one over an agent is refused.
 Test(walls_guarantee, obstacles_added_and_removed_at_runtime) {
-    crowd_world* w = walls_world(2, 0.1f);
+    crowd_world* w = walls_world_straight(2, 0.1f);
     crowd_agent_id ids[20];
     for (int i = 0; i < 20; ++i) {
         crowd_agent_def a = crowd_agent_def_default();
         a.position = (crowd_vec2){-3.0f, (float)i * 1.5f - 15.0f};
-        a.goal = (crowd_goal){CROWD_GOAL_SEEK, {10.0f, a.position.y}, 1.0f, 1.0f};
+        a.goal = (crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {10.0f, a.position.y}, .slow_radius = 1.0f, .weight = 1.0f};
         cr_assert_eq(crowd_agent_add(w, &a, &ids[i]), CROWD_OK);
     }
     const crowd_vec2 gate[2] = {{0, -20}, {0, 20}};
@@ -174,7 +172,7 @@ Test(walls_guarantee, obstacles_added_and_removed_at_runtime) {
     wall_add(w, CROWD_OBSTACLE_WALL, ahead, 2);
     for (int i = 0; i < 20; ++i)
         cr_assert_eq(crowd_agent_set_goal(
-                         w, ids[i], &(crowd_goal){CROWD_GOAL_SEEK, {30.0f, 0.0f}, 1.0f, 1.0f}),
+                         w, ids[i], &(crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {30.0f, 0.0f}, .slow_radius = 1.0f, .weight = 1.0f}),
                      CROWD_OK);
     for (int t = 0; t < 150; ++t) {
         cr_assert_eq(crowd_world_step(w), CROWD_OK);
@@ -191,7 +189,7 @@ Test(walls_guarantee, obstacles_added_and_removed_at_runtime) {
 // no respawn puts a disc over a wall or inside the block, each arrived agent is either back in
 // the area's free part or, when every draw was blocked, still where it arrived.
 Test(walls_guarantee, respawn_never_places_an_agent_inside_an_obstacle) {
-    crowd_world* w = walls_world(2, 0.1f);
+    crowd_world* w = walls_world_straight(2, 0.1f);
     const crowd_vec2 solid[4] = {{-1, 1.5f}, {11, 1.5f}, {11, 11}, {-1, 11}};
     wall_add(w, CROWD_OBSTACLE_POLYGON, solid, 4);
     const crowd_vec2 wall[2] = {{2, 0.75f}, {8, 0.75f}};
@@ -244,7 +242,7 @@ Test(walls_guarantee, respawn_never_places_an_agent_inside_an_obstacle) {
 // A start area wholly inside a solid: the arrived agents stay at the goal, are reported again on
 // every step they remain there, and never enter the solid.
 Test(walls_guarantee, respawn_into_a_covered_area_keeps_the_agent_where_it_arrived) {
-    crowd_world* w = walls_world(1, 0.1f);
+    crowd_world* w = walls_world_straight(1, 0.1f);
     const crowd_vec2 solid[4] = {{-10, -10}, {0, -10}, {0, 0}, {-10, 0}};
     wall_add(w, CROWD_OBSTACLE_POLYGON, solid, 4);
     crowd_agent_def a = crowd_agent_def_default();

@@ -70,7 +70,7 @@ static float evacuate(float width, int threads) {
     for (int i = 0; i < n; ++i) {
         crowd_agent_def a = crowd_agent_def_default();
         a.position = (crowd_vec2){1.0f + (float)(i % 14) * 1.0f, 1.0f + (float)(i / 14) * 1.0f};
-        a.goal = (crowd_goal){CROWD_GOAL_SEEK, {26.0f, 8.0f}, 1.0f, 1.0f};
+        a.goal = (crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {26.0f, 8.0f}, .slow_radius = 1.0f, .weight = 1.0f};
         crowd_agent_id id;
         cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
     }

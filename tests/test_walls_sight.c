@@ -15,7 +15,7 @@ typedef struct scene {
 // Agent A at the origin; B behind the wall y = 0.35 (or where the wall would be); C on A's side.
 // Returns A's velocity after one step.
 static crowd_vec2 step_a(scene sc, int threads) {
-    crowd_world* w = walls_world(threads, 0.1f);
+    crowd_world* w = walls_world_straight(threads, 0.1f);
     if (sc.wall) {
         const crowd_vec2 wall[2] = {{-6, 0.35f}, {6, 0.35f}};
         wall_add(w, CROWD_OBSTACLE_WALL, wall, 2);

@@ -63,13 +63,24 @@ static inline double min_clearance(const crowd_world* w) {
     return worst;
 }
 
-static inline crowd_world* walls_world(int threads, float dt) {
+static inline crowd_world* walls_world_nav(int threads, float dt, bool nav) {
     crowd_world_def wd = crowd_world_def_default();
     wd.threads = threads;
     wd.dt = dt;
+    wd.nav.enable = nav;
     crowd_world* w = NULL;
     cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
     return w;
+}
+
+static inline crowd_world* walls_world(int threads, float dt) {
+    return walls_world_nav(threads, dt, true);
+}
+
+// A walled world whose agents head straight at their goals (no navigation, crowd/nav.h): for the
+// tests that drive agents into walls on purpose, to test what keeps them out.
+static inline crowd_world* walls_world_straight(int threads, float dt) {
+    return walls_world_nav(threads, dt, false);
 }
 
 static inline crowd_obstacle_id wall_add(crowd_world* w, crowd_obstacle_kind kind,

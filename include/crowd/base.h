@@ -72,6 +72,10 @@ typedef enum crowd_status {
     CROWD_ERR_INSIDE_OBSTACLE,   // an agent would overlap a wall or stand inside a solid obstacle
     CROWD_ERR_NOT_DISTRIBUTABLE, // a world split across processes cannot do it (crowd/dist.h)
     CROWD_ERR_RANK_FAILED, // another rank of a split world failed in the same call (crowd/dist.h)
+    CROWD_ERR_NULL_EXITS,    // the zero (null) exit set handle was passed
+    CROWD_ERR_STALE_EXITS,   // the exit set behind the handle was destroyed
+    CROWD_ERR_FOREIGN_EXITS, // the exit set handle belongs to another world or was never issued
+    CROWD_ERR_IN_USE,        // the object is still used by agents (an exit set some goal names)
     CROWD_STATUS_COUNT
 } crowd_status;
 

@@ -4,6 +4,7 @@
 
 #include "crowd/base.h"
 #include "crowd/leader.h"
+#include "crowd/nav.h"
 #include "crowd/obstacle.h"
 #include "crowd/path.h"
 #include "crowd/queue.h"

@@ -146,6 +146,10 @@ typedef struct crowd_path_follow_def {
                           // the point whose outgoing segment is the first hint (cursor_start)
     bool reverse;         // travel from high to low indices (default false)
     crowd_path_form form; // default CROWD_PATH_FLOW
+    // WAYPOINTS: each leg to the next waypoint goes around walls (crowd/nav.h), the default, or
+    // straight (CROWD_ROUTE_STRAIGHT). A waypoint counts as reached within arrive_radius as
+    // before; the one it routes to must then be reachable. TUBE: not used (a tube is its own way).
+    crowd_route route;
 } crowd_path_follow_def;
 
 // A follower's progress.

@@ -17,6 +17,27 @@ typedef struct crowd_world crowd_world;
 typedef void* crowd_alloc_fn(size_t size, size_t align, void* user);
 typedef void crowd_free_fn(void* ptr, size_t size, void* user);
 
+// Navigation (crowd/nav.h): the grid its fields are built on and the memory they may take.
+typedef struct crowd_nav_def {
+    // Routing on (the default). false: every goal and waypoint leg is straight, as
+    // CROWD_ROUTE_STRAIGHT, and navigation takes no memory.
+    bool enable;
+    // Edge of a field cell in metres, in [CROWD_MIN_CELL_SIZE, CROWD_MAX_DISTANCE] (default 0.5).
+    float cell_size;
+    // Clearance routes keep from walls, in metres: cells whose centre is nearer a wall than this
+    // are not walked through. In (cell_size / 2, CROWD_MAX_DISTANCE] (default 0.3, the default
+    // agent radius): above half a cell, so that no wall can pass between two walkable cells.
+    float clearance;
+    // Bytes the fields may take together (default 1 GiB). A goal or path that would bring a new
+    // destination into use beyond it is refused with CROWD_ERR_CAPACITY; obstacles that grow the
+    // grid until the fields in use no longer fit suspend navigation (see max_cells).
+    size_t budget;
+    // Most cells of the grid, in [1, 2^30] (default 1 << 26: 4 x 4 km at 0.5 m). Obstacles spread
+    // wider are never refused, but navigation is then suspended: no grid, every agent heads
+    // straight (crowd_nav_stats.suspended) until obstacles are removed.
+    int64_t max_cells;
+} crowd_nav_def;
+
 typedef struct crowd_world_def {
     float dt;        // tick length in seconds, in (0, CROWD_MAX_DT] (default 0.1)
     float cell_size; // spatial hash cell edge in metres, in [CROWD_MIN_CELL_SIZE,
@@ -30,12 +51,14 @@ typedef struct crowd_world_def {
                            // crowd_world_set_max_neighbors
     uint16_t world_tag;    // tag stamped on handles; 0 = derived from the world's address
     uint64_t seed;         // keys each random draw with handle and tick (respawns) (default 1)
+    crowd_nav_def nav;     // default: crowd_nav_def_default()
     crowd_alloc_fn* alloc; // NULL = the C library's aligned_alloc
     crowd_free_fn* free;   // NULL = the C library's free
     void* alloc_user;
 } crowd_world_def;
 
 CROWD_API crowd_world_def crowd_world_def_default(void);
+CROWD_API crowd_nav_def crowd_nav_def_default(void);
 
 // Creates a world. On failure *out is set to NULL.
 CROWD_API crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out);
@@ -94,6 +117,7 @@ CROWD_API crowd_status crowd_world_get_agents(const crowd_world* world, crowd_ag
 // Wall time of each phase of the last step.
 typedef enum crowd_phase {
     CROWD_PHASE_SORT,      // cell keys, counting sort, gather into cell order (agents, records)
+    CROWD_PHASE_ROUTE,     // navigation: the fields of the destinations in use, built or rebuilt
     CROWD_PHASE_NEIGHBOR,  // separation and queue-cone neighbor pass
     CROWD_PHASE_LEADER,    // follow-leader pass
     CROWD_PHASE_PATH,      // path-following pass
@@ -131,11 +155,32 @@ typedef enum crowd_goal_mode {
     CROWD_GOAL_MODE_COUNT
 } crowd_goal_mode;
 
+// How an agent heads for a point: around the walls (the default) or in a straight line.
+typedef enum crowd_route {
+    // Along the shortest way around walls and solid obstacles (crowd/nav.h): the agent steers at
+    // the next corner of that way, and at its goal once the goal is in sight. With no obstacles in
+    // the world, the same as STRAIGHT.
+    CROWD_ROUTE_FIELD = 0,
+    CROWD_ROUTE_STRAIGHT, // straight at the point, walls or not (the spec's seek and arrive)
+    CROWD_ROUTE_COUNT
+} crowd_route;
+
+// Generational handle of an exit set (crowd/nav.h), the same scheme as crowd_agent_id. All-zero
+// is the null handle: no exit set.
+typedef struct crowd_exits_id {
+    uint32_t index1;
+    uint16_t generation;
+    uint16_t world;
+} crowd_exits_id;
+
 typedef struct crowd_goal {
     crowd_goal_mode mode;
     crowd_vec2 target;
-    float slow_radius; // > 0 (default 1)
-    float weight;      // >= 0 (default 1)
+    float slow_radius;    // > 0 (default 1)
+    float weight;         // >= 0 (default 1)
+    crowd_route route;    // default CROWD_ROUTE_FIELD; FLEE is never routed
+    crowd_exits_id exits; // not null: the goal is the nearest exit of the set by walking
+                          // distance and target is not used (SEEK, ARRIVE, ARRIVE_LITERAL)
 } crowd_goal;
 
 // Steering away from walls before contact (Reynolds' containment), see crowd/obstacle.h. Every

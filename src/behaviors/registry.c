@@ -37,6 +37,8 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .reserve = cs_goal_world_reserve,
                 .on_remove = cs_goal_on_remove,
                 .hash = cs_goal_hash,
+                .count_routes = cs_goal_count_routes,
+                .route = cs_goal_route,
                 // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its def.
             },
         [CS_BEH_QUEUE] =
@@ -74,6 +76,8 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .records = {{CS_REC_PATH, sizeof(cs_path_rec), 0}},
                 .passes = {{CROWD_PHASE_PATH, cs_pass_path}},
                 .on_remove = cs_path_on_remove,
+                .count_routes = cs_path_count_routes,
+                .route = cs_path_route,
                 .hash = cs_path_hash,
                 .destroy = cs_paths_free,
                 .snapshot = &path_section,

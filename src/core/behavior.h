@@ -90,6 +90,12 @@ typedef struct cs_behavior {
     // allocates nothing: whatever a removal could need was reserved when the behavior was set.
     // Runs while the agent is still in storage, before any later entry's hook.
     void (*on_remove)(crowd_world* w, uint32_t idx);
+    // The world gets its first obstacle: count every use the behavior's agents make of a
+    // destination (cs_nav_reserve, then cs_nav_ref). May fail; src/nav/ then forgets every count.
+    crowd_status (*count_routes)(crowd_world* w);
+    // The route (crowd/nav.h) of live agent `idx` in `slot` toward what the behavior heads it for;
+    // false when it heads it for nothing. crowd_agent_get_route asks the entries in table order.
+    bool (*route)(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
     // Adds the behavior's state of live agent `idx` (record kinds it owns) to the state hash h.
     uint64_t (*hash)(const crowd_world* w, uint32_t idx, uint64_t h);
     // Frees what its records and state own besides the pools and the state block, which the

@@ -13,6 +13,7 @@
 #include "core/pool.h"
 #include "core/team.h"
 #include "crowd/crowd.h"
+#include "nav/nav.h"
 #include "walls/walls_store.h"
 
 // Fixed lane count of every neighbor accumulation. The sums are always carried in this many
@@ -167,6 +168,7 @@ struct crowd_world {
     const uint8_t* split_live;
 
     cs_walls walls; // static obstacles and their segment grid (src/walls/)
+    cs_nav nav;     // the navigation grid, the fields and exit sets (src/nav/)
 
     crowd_profile profile;
 };

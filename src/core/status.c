@@ -104,6 +104,14 @@ const char* crowd_status_string(crowd_status status) {
                "removed on arrival)";
     case CROWD_ERR_RANK_FAILED:
         return "another rank of the split world failed; the split world takes no more calls";
+    case CROWD_ERR_NULL_EXITS:
+        return "null exit set handle";
+    case CROWD_ERR_STALE_EXITS:
+        return "stale exit set handle";
+    case CROWD_ERR_FOREIGN_EXITS:
+        return "exit set handle of another world";
+    case CROWD_ERR_IN_USE:
+        return "still in use by agents";
     case CROWD_STATUS_COUNT:
         break;
     }
@@ -114,6 +122,8 @@ const char* crowd_phase_name(crowd_phase phase) {
     switch (phase) {
     case CROWD_PHASE_SORT:
         return "sort";
+    case CROWD_PHASE_ROUTE:
+        return "route";
     case CROWD_PHASE_NEIGHBOR:
         return "neighbor";
     case CROWD_PHASE_LEADER:

@@ -1,8 +1,8 @@
 // The tick: phases in a fixed order, each timed.
 //
-//   sort -> neighbor -> leader -> path -> goal -> walls -> integrate -> clamp -> arrival
+//   sort -> route -> neighbor -> leader -> path -> goal -> walls -> integrate -> clamp -> arrival
 //
-// A phase runs the core's own pass for it (sort, neighbor, integrate), then the passes the
+// A phase runs the core's own pass for it (sort, route, neighbor, integrate), then the passes the
 // behavior table (core/behavior.h) registers for it, in table order: leader (follow), path, goal,
 // walls (the wall force), clamp (walls: moves cut at the walls, after the integration), arrival
 // (queue). Every pass is parallel over agents and writes only its own agents' slots, so
@@ -34,6 +34,10 @@ static void pass_neighbor(crowd_world* w) {
 
 static const phase_entry phases[CROWD_PHASE_COUNT] = {
     {CROWD_PHASE_SORT, cs_pass_sort},
+    // Navigation (src/nav/): the fields the goal and path passes read, built if missing. It
+    // allocates them; when that fails the step ends there and returns the failure, before any
+    // pass has changed the world (the sort only reorders storage).
+    {CROWD_PHASE_ROUTE, cs_pass_route},
     {CROWD_PHASE_NEIGHBOR, pass_neighbor},
     {CROWD_PHASE_LEADER, NULL},
     {CROWD_PHASE_PATH, NULL},
@@ -60,6 +64,7 @@ crowd_status crowd_world_step(crowd_world* w) {
     double t = start;
     for (int i = 0; i < CROWD_PHASE_COUNT; ++i) {
         run_phase(w, &phases[i]);
+        if (phases[i].phase == CROWD_PHASE_ROUTE && w->nav.status != CROWD_OK) return w->nav.status;
         const double now = omp_get_wtime();
         p->phase_ms[phases[i].phase] = (now - t) * 1e3;
         t = now;

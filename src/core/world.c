@@ -36,6 +36,7 @@ crowd_world_def crowd_world_def_default(void) {
         .max_agents = 1 << 24,
         .threads = 0,
         .seed = 1,
+        .nav = crowd_nav_def_default(),
     };
 }
 
@@ -269,6 +270,8 @@ static crowd_status validate_def(const crowd_world_def* def) {
     if (def->max_neighbors < 0 || def->max_neighbors > CROWD_MAX_NEIGHBORS)
         return CROWD_ERR_BAD_COUNT;
     if ((def->alloc == NULL) != (def->free == NULL)) return CROWD_ERR_NULL_ARGUMENT;
+    const crowd_status nav = cs_nav_check_def(&def->nav);
+    if (nav != CROWD_OK) return nav;
     return CROWD_OK;
 }
 
@@ -296,6 +299,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
     w->seed = def->seed;
     w->free_top = -1;
     cs_walls_init(&w->walls, w->cell_size);
+    cs_nav_init(&w->nav, &def->nav);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r) {
             const cs_record_def* d = &cs_behaviors[b].records[r];
@@ -337,6 +341,7 @@ void crowd_world_destroy(crowd_world* w) {
     for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
     cs_free(w, w->rec_spare, w->rec_spare_bytes);
     cs_walls_free(w, &w->walls);
+    cs_nav_free(w, &w->nav);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
     for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));

@@ -286,7 +286,13 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
                                         : area > 0.0                   ? 1
                                                                        : -1),
                        .convex = kind == CROWD_OBSTACLE_POLYGON && !(left && right)};
-    crowd_status st = cs_walls_grid_insert(w, g, oi);
+    // The first obstacle starts the count of the destinations routes use (src/nav/).
+    const bool first = g->live == 0 && w->nav.def.enable;
+    crowd_status st = first ? cs_nav_start_counting(w) : CROWD_OK;
+    if (st == CROWD_OK) {
+        st = cs_walls_grid_insert(w, g, oi);
+        if (st != CROWD_OK && first) cs_nav_stop_counting(w);
+    }
     if (st != CROWD_OK) {
         cs_free(w, copy, bytes);
         o->points = NULL;
@@ -294,6 +300,7 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
         return st;
     }
     g->live++;
+    cs_nav_obstacles_changed(w, o);
     return CROWD_OK;
 }
 
@@ -365,6 +372,8 @@ crowd_status crowd_obstacle_remove(crowd_world* w, crowd_obstacle_id id) {
     *o = (cs_obstacle){.generation = next};
     g->free_list[g->free_count++] = (int32_t)oi;
     g->live--;
+    cs_nav_obstacles_changed(w, NULL);
+    if (g->live == 0) cs_nav_stop_counting(w);
     return CROWD_OK;
 }
 

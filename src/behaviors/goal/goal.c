@@ -41,6 +41,20 @@ static inline float queue_brake(float along, float cone_length) {
 // Which forces a block needs: the stopping arrive, the others, or both.
 enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 
+// The point the agent in slot s steers for: its goal's target, or with routing (crowd/nav.h) the
+// next corner of its way or the nearest exit. A corner is pushed out along the same direction
+// beyond where an arrive starts to slow down (the slow radius plus the braking distance at full
+// speed), so the agent keeps its speed past it.
+static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
+                               const crowd_goal* g) {
+    const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
+    if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
+    const crowd_vec2 pos = {c->px[s], c->py[s]};
+    const cs_nav_aim a = cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
+    const float v = c->max_speed[s];
+    return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
+}
+
 // Reads the records of slots [lo, lo + k) into lanes 0 .. k - 1; returns what the block needs.
 static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
     int need = 0;
@@ -60,8 +74,9 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
         l->mode[i] = (int32_t)g->mode;
         need |= g->mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
-        l->tx[i] = g->target.x;
-        l->ty[i] = g->target.y;
+        const crowd_vec2 to = route(w, c, s, g);
+        l->tx[i] = to.x;
+        l->ty[i] = to.y;
         l->slow[i] = g->slow_radius;
         l->weight[i] = g->weight;
         l->queue[i] = NO_QUEUE;

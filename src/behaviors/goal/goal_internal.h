@@ -24,5 +24,8 @@ void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
 crowd_status cs_goal_world_reserve(crowd_world* w, int agents);
 void cs_goal_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h);
+crowd_status cs_goal_count_routes(crowd_world* w);
+// The agent's route toward its goal (false: no goal with a point to head for).
+bool cs_goal_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
 
 #endif

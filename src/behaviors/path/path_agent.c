@@ -17,12 +17,13 @@ crowd_path_follow_def crowd_path_follow_def_default(void) {
         .start_index = 0,
         .reverse = false,
         .form = CROWD_PATH_FLOW,
+        .route = CROWD_ROUTE_FIELD,
     };
 }
 
 crowd_status cs_path_check_follow(const crowd_path_follow_def* d) {
     if ((unsigned)d->kind >= CROWD_PATH_KIND_COUNT || (unsigned)d->mode >= CROWD_PATH_MODE_COUNT ||
-        (unsigned)d->form >= CROWD_PATH_FORM_COUNT)
+        (unsigned)d->form >= CROWD_PATH_FORM_COUNT || (unsigned)d->route >= CROWD_ROUTE_COUNT)
         return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(d->arrive_radius) || !isfinite(d->slow_radius) || !isfinite(d->tube_radius) ||
         !isfinite(d->predict_ahead) || !isfinite(d->weight))
@@ -49,11 +50,20 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
     if (st != CROWD_OK) return st;
     if (def->start_index < 0 || def->start_index >= e->path->count) return CROWD_ERR_BAD_PATH_INDEX;
     const uint32_t idx = id.index1 - 1;
-    if (cs_rec_num(w, CS_REC_PATH, idx) < 0) {
+    const bool fresh = cs_rec_num(w, CS_REC_PATH, idx) < 0;
+    if (fresh) {
         st = cs_pool_reserve(w, &w->pools[CS_REC_PATH], 1);
         if (st != CROWD_OK) return st;
-        w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
     }
+    cs_path_entry* entry = &cs_paths(w)->entries[def->path.index1 - 1];
+    if (cs_path_routes(def)) {
+        st = cs_path_route_join(w, entry); // before leaving the old path: it may be the same
+        if (st != CROWD_OK) return st;
+    }
+    if (fresh)
+        w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
+    else
+        cs_path_route_drop(w, idx);
     *cs_path_of(w, idx) = (cs_path_rec){
         .def = *def,
         .agent = {.cursor = crowd_path_cursor_start(e->path->count, def), .revision = e->revision},
@@ -65,6 +75,7 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
 
 void cs_path_on_remove(crowd_world* w, uint32_t idx) {
     if (cs_rec_num(w, CS_REC_PATH, idx) < 0) return;
+    cs_path_route_drop(w, idx);
     int32_t* rec = &w->rec_of[CS_REC_PATH][idx];
     cs_pool_release(&w->pools[CS_REC_PATH], *rec);
     *rec = -1;
@@ -113,6 +124,7 @@ uint64_t cs_path_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     h = cs_hash_float(h, d->weight);
     h = cs_hash_word(h, (uint32_t)d->start_index);
     h = cs_hash_word(h, d->reverse);
+    if (d->route != CROWD_ROUTE_FIELD) h = cs_hash_word(h, (uint32_t)d->route); // as before routing
     const cs_path_agent* a = &r->agent;
     h = cs_hash_word(h, (uint32_t)a->cursor.state);
     h = cs_hash_word(h, (uint32_t)a->cursor.index);

@@ -72,6 +72,9 @@ typedef struct cs_path {
 // the table (small and hot) is all it touches besides the geometry itself.
 typedef struct cs_path_entry {
     cs_path* path; // NULL when the slot is free
+    // Followers whose waypoint legs are routed (crowd/nav.h); while there are any (and the world
+    // counts uses of destinations), every point of the path counts as one (path_route.c)
+    int32_t nav_users;
     const crowd_vec2* points;
     const float* seg;
     int count;
@@ -107,6 +110,27 @@ void cs_pass_path(crowd_world* w);
 void cs_path_on_remove(crowd_world* w, uint32_t idx); // path_agent.c
 uint64_t cs_path_hash(const crowd_world* w, uint32_t idx, uint64_t h);
 void cs_paths_free(crowd_world* w); // path_store.c: frees every path
+
+// ---- routed waypoint legs (path_route.c) -------------------------------------------------------
+
+static inline bool cs_path_routes(const crowd_path_follow_def* d) {
+    return d->kind == CROWD_PATH_WAYPOINTS && d->route == CROWD_ROUTE_FIELD;
+}
+
+// A follower with a routed def starts (join: may fail with the budget's CROWD_ERR_CAPACITY or
+// CROWD_ERR_OUT_OF_MEMORY, changing nothing) or stops (leave) using path entry e.
+crowd_status cs_path_route_join(crowd_world* w, cs_path_entry* e);
+void cs_path_route_leave(crowd_world* w, cs_path_entry* e);
+// The agent idx's record stops routing on its path, when it did (its path still live).
+void cs_path_route_drop(crowd_world* w, uint32_t idx);
+// Entry e's points change to pts[0, n) (a replace): the new points are counted first (may fail,
+// changing nothing), then the old ones released by cs_path_route_release.
+crowd_status cs_path_route_count(crowd_world* w, const cs_path_entry* e, const crowd_vec2* pts,
+                                 int n);
+void cs_path_route_release(crowd_world* w, const cs_path_entry* e);
+// Table hooks.
+crowd_status cs_path_count_routes(crowd_world* w);
+bool cs_path_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
 
 // ---- lookup (path_store.c) --------------------------------------------------------------------
 
@@ -180,10 +204,14 @@ static inline crowd_vec2 cs_path_arrive(const crowd_path_follow_def* d, crowd_ve
     return cs_steer_arrive_stop(pos, vel, max_speed, max_force, target, d->slow_radius);
 }
 
+// `nav`: the world's navigation when the leg is routed (crowd/nav.h), else NULL (straight at the
+// waypoint, the spec's form). The waypoint is reached within arrive_radius either way; a routed
+// leg steers at its way's next corner, pushed out beyond where an arrive slows down.
 static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int count,
                                                  const crowd_path_follow_def* d,
                                                  crowd_path_cursor* c, crowd_vec2 pos,
-                                                 crowd_vec2 vel, float max_speed, float max_force) {
+                                                 crowd_vec2 vel, float max_speed, float max_force,
+                                                 const cs_nav* nav) {
     const int final_pt = cs_path_final_point(count, c->direction);
     if (cs_path_dist(pos, pts[c->index]) < d->arrive_radius) {
         switch (d->mode) {
@@ -205,7 +233,11 @@ static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int coun
             break;
         }
     }
-    const crowd_vec2 target = pts[c->index];
+    crowd_vec2 target = pts[c->index];
+    if (nav && nav->blocked) {
+        const cs_nav_aim a = cs_nav_aim_of(nav, target, (crowd_exits_id){0}, pos, true);
+        target = cs_nav_steer_point(a, pos, d->slow_radius + max_speed * max_speed / max_force);
+    }
     if (d->mode == CROWD_PATH_ONE_SHOT && c->index == final_pt)
         return cs_path_arrive(d, pos, vel, max_speed, max_force, target);
     return cs_steer_seek(pos, vel, max_speed, target);

@@ -249,6 +249,12 @@ crowd_status crowd_path_replace(crowd_world* w, crowd_path_id id, const crowd_ve
     cs_path* p = build(w, points, count);
     if (!p) return CROWD_ERR_OUT_OF_MEMORY;
     cs_path_entry* e = &cs_paths(w)->entries[id.index1 - 1];
+    st = cs_path_route_count(w, e, points, count); // its routed followers' new waypoints
+    if (st != CROWD_OK) {
+        free_path(w, p);
+        return st;
+    }
+    cs_path_route_release(w, e);
     free_path(w, e->path);
     set_path(e, p);
     e->revision++;
@@ -261,6 +267,8 @@ crowd_status crowd_path_destroy(crowd_world* w, crowd_path_id id) {
     if (st != CROWD_OK) return st;
     cs_path_table* t = cs_paths(w);
     cs_path_entry* e = &t->entries[id.index1 - 1];
+    cs_path_route_release(w, e); // its followers are detached: none routes any more
+    e->nav_users = 0;
     free_path(w, e->path);
     set_path(e, NULL);
     e->generation++;

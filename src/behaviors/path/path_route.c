@@ -1,0 +1,77 @@
+// Routed waypoint legs (crowd/nav.h): a path whose followers route counts each of its points as a
+// destination in use, once for all its routed followers, so that the field to every waypoint is
+// built before a follower turns toward it.
+#include "behaviors/path/path_internal.h"
+
+static void release_points(crowd_world* w, const crowd_vec2* pts, int n) {
+    for (int k = 0; k < n; ++k) cs_nav_ref(w, cs_nav_point_key(&w->nav, pts[k]), -1);
+}
+
+// Counts pts[0, n) as destinations in use; on failure counts none of them.
+static crowd_status count_points(crowd_world* w, const crowd_vec2* pts, int n) {
+    for (int k = 0; k < n; ++k) {
+        const cs_nav_key key = cs_nav_point_key(&w->nav, pts[k]);
+        const crowd_status st = cs_nav_reserve(w, key);
+        if (st != CROWD_OK) {
+            release_points(w, pts, k);
+            return st;
+        }
+        cs_nav_ref(w, key, +1);
+    }
+    return CROWD_OK;
+}
+
+crowd_status cs_path_route_join(crowd_world* w, cs_path_entry* e) {
+    if (e->nav_users == 0 && cs_nav_counting(w)) {
+        const crowd_status st = count_points(w, e->points, e->count);
+        if (st != CROWD_OK) return st;
+    }
+    e->nav_users++;
+    return CROWD_OK;
+}
+
+void cs_path_route_leave(crowd_world* w, cs_path_entry* e) {
+    if (--e->nav_users == 0 && cs_nav_counting(w)) release_points(w, e->points, e->count);
+}
+
+void cs_path_route_drop(crowd_world* w, uint32_t idx) {
+    const cs_path_rec* r = cs_path_of(w, idx);
+    const cs_path_entry* e;
+    if (r && cs_path_routes(&r->def) && cs_path_lookup(w, r->def.path, &e) == CROWD_OK)
+        cs_path_route_leave(w, &cs_paths(w)->entries[r->def.path.index1 - 1]);
+}
+
+crowd_status cs_path_route_count(crowd_world* w, const cs_path_entry* e, const crowd_vec2* pts,
+                                 int n) {
+    return e->nav_users > 0 && cs_nav_counting(w) ? count_points(w, pts, n) : CROWD_OK;
+}
+
+void cs_path_route_release(crowd_world* w, const cs_path_entry* e) {
+    if (e->nav_users > 0 && cs_nav_counting(w)) release_points(w, e->points, e->count);
+}
+
+crowd_status cs_path_count_routes(crowd_world* w) {
+    const cs_path_table* t = cs_paths(w);
+    for (int i = 0; t && i < t->used; ++i) {
+        const cs_path_entry* e = &t->entries[i];
+        if (!e->path || e->nav_users == 0) continue;
+        const crowd_status st = count_points(w, e->points, e->count);
+        if (st != CROWD_OK) return st;
+    }
+    return CROWD_OK;
+}
+
+bool cs_path_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out) {
+    const cs_path_rec* r = cs_path_of(w, idx);
+    const cs_path_entry* e;
+    if (!r || r->def.kind != CROWD_PATH_WAYPOINTS || !(w->cur.flags[slot] & CS_FLAG_PATH) ||
+        cs_path_lookup(w, r->def.path, &e) != CROWD_OK)
+        return false;
+    cs_path_agent a = r->agent;
+    cs_path_sync(cs_paths(w), &r->def, &a);
+    const crowd_vec2 target = e->points[a.cursor.index];
+    *out = cs_nav_route_info(&w->nav, target, (crowd_exits_id){0},
+                             (crowd_vec2){w->cur.px[slot], w->cur.py[slot]},
+                             r->def.route == CROWD_ROUTE_FIELD);
+    return true;
+}

@@ -1,0 +1,276 @@
+// Navigation inside the library: the grid of walkable cells, the fields to each destination in use
+// and their cache, and the lookup the goal and path passes make per agent (see crowd/nav.h for
+// what routing does).
+//
+// It lives in src/nav/, beside src/walls/ rather than inside a behavior: like the obstacles it
+// is world-level state that several behaviors read (goals, waypoint paths). Behaviors count
+// their use of a destination with cs_nav_ref when they set it and read their agents' aims with
+// cs_nav_aim_of in their passes; the route phase (cs_pass_route) builds what is missing first.
+//
+// A field is one uint32_t per grid cell, the cell's anchor: below the cell count a cell index
+// (the corner the cell steers at; a cell that anchors to itself is a stand-in for an unreachable
+// destination), from CS_NAV_TARGET on target k = anchor - CS_NAV_TARGET of the destination (its
+// point, or exit k of a set), CS_NAV_NONE for a cell with no way (inside a solid, or walled off
+// from everything).
+#ifndef CS_NAV_H
+#define CS_NAV_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crowd/nav.h"
+
+#define CS_NAV_NONE UINT32_MAX
+#define CS_NAV_TARGET 0x80000000u // anchors from here on name a target of the destination
+#define CS_NAV_MAX_CELLS ((int64_t)1 << 30)
+
+// A cell's state in the grid.
+enum { CS_NAV_FREE = 0, CS_NAV_NEAR = 1, CS_NAV_SOLID = 2 }; // NEAR: within the clearance
+
+// A destination: a point quantized to the grid's cell size (its key cell's centre is the point
+// the field is built for; an agent anchored at the target steers at its own goal point), or an
+// exit set (by handle index).
+typedef uint64_t cs_nav_key;
+#define CS_NAV_KEY_EXITS ((uint64_t)1 << 63)
+
+typedef struct cs_nav_field {
+    cs_nav_key key;
+    int32_t users;     // goals, paths and holds that route here
+    bool built;        // anchor is this field for the current grid
+    uint32_t* anchor;  // one per grid cell; NULL until the route phase needs it
+    uint64_t last_use; // the clock when it last went out of use (least recently used goes first)
+    uint32_t* next;    // while the grid is laid again: its storage of the new size
+} cs_nav_field;
+
+// One exit set. A free slot has points == NULL.
+typedef struct cs_nav_exits {
+    crowd_vec2* points;
+    int32_t count;
+    int32_t users; // goals that name it
+    uint16_t generation;
+} cs_nav_exits;
+
+// What one thread needs to build a field (nav_build.c).
+typedef struct cs_nav_scratch {
+    float* g;        // walking distance from each cell to the destination
+    uint64_t* heap;  // a binary heap of (g, cell index) keys
+    uint32_t* pos;   // each cell's place in the heap (+1; 0 = not in it)
+    uint8_t* closed; // 1 once the cell's distance is final
+} cs_nav_scratch;
+
+typedef struct cs_nav {
+    crowd_nav_def def;
+    float inv_cell;
+
+    // The grid: cells (gx0 + i, gy0 + j) of the quantization floor(p / cell_size), i < gw, j < gh,
+    // row by row. NULL blocked: no grid (a world without obstacles: everybody heads straight).
+    int32_t gx0, gy0, gw, gh;
+    size_t cells;
+    uint8_t* blocked;
+    bool grid_changed; // obstacles changed since the grid was laid
+    // The grid the obstacles need exceeds max_cells, or its fields in use the budget: no grid,
+    // and everybody heads straight (crowd_nav_stats.suspended)
+    bool suspended;
+    // The obstacles' box as far as it is known between layings: grown by every add, kept by
+    // removals (an upper bound), exact again once the grid is laid. The budget checks use it.
+    float pending_x0, pending_y0, pending_x1, pending_y1;
+    uint64_t clock;      // counts fields going out of use (least recently used goes first)
+    crowd_status status; // of the last route phase (step.c stops a step that failed there)
+
+    // Fields, dense, and a hash index from key to field number + 1 (0: empty slot).
+    cs_nav_field* fields;
+    uint32_t nfields, fields_cap;
+    uint32_t* index;
+    uint32_t index_cap; // a power of two, at least twice nfields; 0 before the first field
+    size_t field_bytes; // of the fields' anchors, allocated
+    int32_t in_use;     // fields with users
+
+    // Exit sets by handle index.
+    cs_nav_exits* exits;
+    int32_t exits_used, exits_cap;
+
+    // Build scratch, one per thread that builds.
+    cs_nav_scratch* scratch;
+    int scratch_count;
+    size_t scratch_cells;
+
+    // The polygon scan lines' crossings when a polygon has more points than fit on the stack.
+    double* poly_xs;
+    size_t poly_xs_cap;
+
+    uint64_t builds;
+    double last_build_ms, last_grid_ms;
+} cs_nav;
+
+struct crowd_world;
+
+void cs_nav_init(cs_nav* nav, const crowd_nav_def* def);
+void cs_nav_free(struct crowd_world* w, cs_nav* nav);
+crowd_status cs_nav_check_def(const crowd_nav_def* def);
+
+// ---- destinations and their use (nav_cache.c) --------------------------------------------------
+
+static inline int32_t cs_nav_quantize(float v, float inv_cell) {
+    return (int32_t)floorf(v * inv_cell);
+}
+
+static inline cs_nav_key cs_nav_point_key(const cs_nav* nav, crowd_vec2 p) {
+    const int64_t qx = (int64_t)cs_nav_quantize(p.x, nav->inv_cell) + ((int64_t)1 << 30);
+    const int64_t qy = (int64_t)cs_nav_quantize(p.y, nav->inv_cell) + ((int64_t)1 << 30);
+    return (uint64_t)qx << 31 | (uint64_t)qy;
+}
+
+// The generation is part of the key: a set made later in the same slot never finds the old
+// set's field.
+static inline cs_nav_key cs_nav_exits_key(crowd_exits_id id) {
+    return CS_NAV_KEY_EXITS | (uint64_t)id.generation << 32 | id.index1;
+}
+
+// The field of a key, or NULL.
+const cs_nav_field* cs_nav_find(const cs_nav* nav, cs_nav_key key);
+
+// Room to count one more use of `key`: what cs_nav_ref then needs, so that it cannot fail.
+// CROWD_ERR_CAPACITY when a new destination in use would take the fields beyond the budget.
+crowd_status cs_nav_reserve(struct crowd_world* w, cs_nav_key key);
+// Counts a use (+1) or its end (-1) of `key`; a +1 needs cs_nav_reserve first.
+void cs_nav_ref(struct crowd_world* w, cs_nav_key key, int delta);
+
+// The route phase: lays the grid again after obstacles changed, then builds the missing fields in
+// use (crowd_world_nav_update is the same outside a step).
+crowd_status cs_nav_update(struct crowd_world* w);
+void cs_pass_route(struct crowd_world* w);
+
+// An obstacle was added (`added`, in storage) or removed (NULL).
+struct cs_obstacle;
+void cs_nav_obstacles_changed(struct crowd_world* w, const struct cs_obstacle* added);
+
+// Uses of destinations are counted only while the world has obstacles: the first obstacle starts
+// the count (asking every behavior's count_routes; on failure nothing is counted) and the removal
+// of the last stops it. cs_nav_counting says whether uses are being counted.
+crowd_status cs_nav_start_counting(struct crowd_world* w);
+bool cs_nav_counting(const struct crowd_world* w);
+void cs_nav_stop_counting(struct crowd_world* w);
+
+// ---- the grid (nav_grid.c) ---------------------------------------------------------------------
+
+// The grid that covers every obstacle of the world with the margin, in cells.
+typedef struct cs_nav_box {
+    int32_t gx0, gy0, gw, gh;
+} cs_nav_box;
+
+cs_nav_box cs_nav_grid_box(const cs_nav* nav, float x0, float y0, float x1, float y1);
+// Marks each cell of nav->blocked FREE, NEAR or SOLID from the world's obstacles.
+void cs_nav_grid_lay(const struct crowd_world* w, cs_nav* nav);
+
+static inline crowd_vec2 cs_nav_center(const cs_nav* nav, uint32_t c) {
+    const int32_t i = (int32_t)(c % (uint32_t)nav->gw), j = (int32_t)(c / (uint32_t)nav->gw);
+    return (crowd_vec2){((float)(nav->gx0 + i) + 0.5f) * nav->def.cell_size,
+                        ((float)(nav->gy0 + j) + 0.5f) * nav->def.cell_size};
+}
+
+// The grid cell of point p, or CS_NAV_NONE outside the grid.
+static inline uint32_t cs_nav_cell(const cs_nav* nav, crowd_vec2 p) {
+    const int64_t i = (int64_t)cs_nav_quantize(p.x, nav->inv_cell) - nav->gx0;
+    const int64_t j = (int64_t)cs_nav_quantize(p.y, nav->inv_cell) - nav->gy0;
+    if (i < 0 || j < 0 || i >= nav->gw || j >= nav->gh) return CS_NAV_NONE;
+    return (uint32_t)(j * nav->gw + i);
+}
+
+// ---- building a field (nav_build.c) ------------------------------------------------------------
+
+// The targets of a destination: the exit set's points, or (points NULL, count 1) its key cell's
+// centre `one`.
+typedef struct cs_nav_targets {
+    const crowd_vec2* points;
+    int count;
+    crowd_vec2 one;
+} cs_nav_targets;
+
+static inline crowd_vec2 cs_nav_target(const cs_nav_targets* t, int k) {
+    return t->points ? t->points[k] : t->one;
+}
+
+cs_nav_targets cs_nav_targets_of(const cs_nav* nav, cs_nav_key key);
+
+crowd_status cs_nav_scratch_reserve(struct crowd_world* w, cs_nav* nav, int threads);
+void cs_nav_build(const struct crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
+                  cs_nav_scratch* s);
+
+// ---- reading a field (nav_query.c and inline) --------------------------------------------------
+
+// Where an agent at pos steers for a destination whose field is f (NULL: not built yet), with
+// `own` its own goal point (used where the field's target is in sight, for a point destination).
+typedef struct cs_nav_aim {
+    crowd_vec2 aim;
+    crowd_route_state state;
+    bool final; // the aim is where it stops (its goal, an exit, or the stand-in of an unreachable
+                // one), not a corner on the way
+} cs_nav_aim;
+
+// The target nearest pos in a straight line (the lowest number among equals), `own` for a point.
+static inline crowd_vec2 cs_nav_nearest(const cs_nav_targets* t, crowd_vec2 own, crowd_vec2 pos) {
+    if (!t->points) return own;
+    int best = 0;
+    float bd = INFINITY;
+    for (int k = 0; k < t->count; ++k) {
+        const float dx = t->points[k].x - pos.x, dy = t->points[k].y - pos.y;
+        const float d = dx * dx + dy * dy;
+        if (d < bd) bd = d, best = k;
+    }
+    return t->points[best];
+}
+
+static inline cs_nav_aim cs_nav_aim_at(const cs_nav* nav, const cs_nav_field* f,
+                                       const cs_nav_targets* t, crowd_vec2 own, crowd_vec2 pos) {
+    const bool ready = nav->blocked && !nav->grid_changed && f && f->built;
+    const uint32_t c = ready ? cs_nav_cell(nav, pos) : CS_NAV_NONE;
+    const uint32_t a = c == CS_NAV_NONE ? CS_NAV_NONE : f->anchor[c];
+    if (a == CS_NAV_NONE) {
+        // Outside the grid, or no way from here: straight at the nearest target.
+        crowd_route_state st = nav->grid_changed  ? CROWD_ROUTE_STATE_PENDING
+                               : !nav->blocked    ? CROWD_ROUTE_STATE_STRAIGHT
+                               : !(f && f->built) ? CROWD_ROUTE_STATE_PENDING
+                               : c == CS_NAV_NONE ? CROWD_ROUTE_STATE_STRAIGHT
+                                                  : CROWD_ROUTE_STATE_UNREACHABLE;
+        return (cs_nav_aim){cs_nav_nearest(t, own, pos), st, true};
+    }
+    if (a >= CS_NAV_TARGET) {
+        const uint32_t k = a - CS_NAV_TARGET;
+        return (cs_nav_aim){t->points ? t->points[k] : own, CROWD_ROUTE_STATE_ROUTED, true};
+    }
+    const bool stand_in = f->anchor[a] == a;
+    return (cs_nav_aim){cs_nav_center(nav, a),
+                        stand_in ? CROWD_ROUTE_STATE_UNREACHABLE : CROWD_ROUTE_STATE_ROUTED,
+                        stand_in};
+}
+
+// The aim of an agent at pos heading for its own point `own` or for an exit set (exits not null,
+// live),
+// through the cache: what the goal and path passes call per routed agent.
+// Not `routed`: straight at the point or the nearest exit.
+cs_nav_aim cs_nav_aim_of(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
+                         bool routed);
+
+// The same as a crowd_route_info, with the walking distance along the anchors.
+crowd_route_info cs_nav_route_info(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits,
+                                   crowd_vec2 pos, bool routed);
+
+// The aim pushed out past a corner so that an arrive toward it does not slow down there: along
+// the same direction, `reach` metres further. A final aim is returned as it is.
+static inline crowd_vec2 cs_nav_steer_point(cs_nav_aim a, crowd_vec2 pos, float reach) {
+    if (a.final) return a.aim;
+    const float dx = a.aim.x - pos.x, dy = a.aim.y - pos.y;
+    const float d = sqrtf(dx * dx + dy * dy);
+    if (!(d > 0.0f)) return a.aim;
+    const float k = (d + reach) / d;
+    return (crowd_vec2){pos.x + dx * k, pos.y + dy * k};
+}
+
+// ---- exit sets (nav_exits.c) -------------------------------------------------------------------
+
+crowd_status cs_nav_exits_lookup(const cs_nav* nav, uint16_t tag, crowd_exits_id id,
+                                 const cs_nav_exits** out);
+
+#endif
