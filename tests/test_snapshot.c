@@ -91,6 +91,9 @@ static void wr(uint8_t* p, int bytes, uint64_t v) {
     for (int i = 0; i < bytes; ++i) p[i] = (uint8_t)(v >> (8 * i));
 }
 
+// Section table entries of the current format, in file order.
+enum { S_WRLD, S_INDX, S_EXIT, S_AGNT, S_QUEU, S_PATH, S_FLLW, S_WALL, S_COUNT };
+
 // Offset of section k's payload, read from the section table.
 static size_t section(const bytes* b, int k) {
     return (size_t)rd(b->p + 24 + 24 * k + 8, 8);
@@ -367,20 +370,20 @@ Test(snapshot, every_bit_flip_is_refused) {
 typedef void edit_fn(bytes* b);
 
 static size_t agent_record(const bytes* b, int k) {
-    return section(b, 2) + 4 + 84 * (size_t)k;
+    return section(b, S_AGNT) + 4 + 96 * (size_t)k;
 }
 
 static void dup_agent_index(bytes* b) {
     memcpy(b->p + agent_record(b, 1), b->p + agent_record(b, 0), 4);
 }
 static void agent_index_is_free(bytes* b) {
-    const size_t ix = section(b, 1);
+    const size_t ix = section(b, S_INDX);
     const uint64_t index_count = rd(b->p + ix, 4);
     const uint32_t first_free = (uint32_t)rd(b->p + ix + 8 + 2 * index_count, 4);
     wr(b->p + agent_record(b, 0), 4, first_free);
 }
 static void agent_index_out_of_range(bytes* b) {
-    wr(b->p + agent_record(b, 0), 4, rd(b->p + section(b, 1), 4));
+    wr(b->p + agent_record(b, 0), 4, rd(b->p + section(b, S_INDX), 4));
 }
 static void nan_position(bytes* b) {
     wr(b->p + agent_record(b, 3) + 4, 4, 0x7fc00000u);
@@ -406,25 +409,26 @@ static void unknown_flag(bytes* b) {
     wr(b->p + r + 44, 4, rd(b->p + r + 44, 4) | 1u << 20);
 }
 static void count_mismatch(bytes* b) {
-    wr(b->p + section(b, 2), 4, rd(b->p + section(b, 2), 4) - 1);
+    wr(b->p + section(b, S_AGNT), 4, rd(b->p + section(b, S_AGNT), 4) - 1);
 }
 static void free_list_duplicate(bytes* b) {
-    const size_t ix = section(b, 1);
+    const size_t ix = section(b, S_INDX);
     const uint64_t index_count = rd(b->p + ix, 4);
     memcpy(b->p + ix + 8 + 2 * index_count + 4, b->p + ix + 8 + 2 * index_count, 4);
 }
 static void index_count_beyond_capacity(bytes* b) {
-    wr(b->p + section(b, 1), 4, rd(b->p + section(b, 0) + 16, 4) + 1);
+    wr(b->p + section(b, S_INDX), 4, rd(b->p + section(b, S_WRLD) + 16, 4) + 1);
 }
 static void zero_dt(bytes* b) {
-    wr(b->p + section(b, 0), 4, 0);
+    wr(b->p + section(b, S_WRLD), 4, 0);
 }
 static void capacity_below_max(bytes* b) {
-    wr(b->p + section(b, 0) + 12, 4, rd(b->p + section(b, 0) + 16, 4) - 1); // max < capacity
+    wr(b->p + section(b, S_WRLD) + 12, 4,
+       rd(b->p + section(b, S_WRLD) + 16, 4) - 1); // max < capacity
 }
 // The world section's neighbor cap (a reserved 0 before the cap existed) beyond its range.
 static void neighbor_cap_too_large(bytes* b) {
-    wr(b->p + section(b, 0) + 22, 2, CROWD_MAX_NEIGHBORS + 1);
+    wr(b->p + section(b, S_WRLD) + 22, 2, CROWD_MAX_NEIGHBORS + 1);
 }
 static void table_reserved_nonzero(bytes* b) {
     wr(b->p + 24 + 24 + 4, 4, 1);
@@ -492,7 +496,8 @@ Test(snapshot, inconsistent_content_is_refused) {
     };
     crowd_world* a = busy_world(30, 1, 8);
     bytes b = save(a);
-    cr_assert_gt(rd(b.p + section(&b, 1) + 4, 4), 1, "the world has a free list of two or more");
+    cr_assert_gt(rd(b.p + section(&b, S_INDX) + 4, 4), 1,
+                 "the world has a free list of two or more");
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
@@ -516,7 +521,7 @@ Test(snapshot, retired_index_only_at_its_last_generation) {
     cr_assert_eq(id.index1, 2, "index 0 was retired");
     bytes b = save(a);
     cr_assert_eq(try_load(&b), CROWD_OK);
-    const size_t ix = section(&b, 1);
+    const size_t ix = section(&b, S_INDX);
     cr_assert_eq(rd(b.p + ix, 4), 2);     // index_count
     cr_assert_eq(rd(b.p + ix + 4, 4), 0); // nothing free
     cr_assert_eq(rd(b.p + ix + 8, 2), 0xffff);
@@ -633,11 +638,11 @@ Test(snapshot, queue_world_continues_bit_identically) {
 enum { QUEUE_RECORD = 56 };
 
 static size_t queue_record(const bytes* b, int k) {
-    return section(b, 3) + 12 + QUEUE_RECORD * (size_t)k;
+    return section(b, S_QUEU) + 12 + QUEUE_RECORD * (size_t)k;
 }
 
 static void queue_count_off(bytes* b) {
-    wr(b->p + section(b, 3) + 8, 4, rd(b->p + section(b, 3) + 8, 4) - 1);
+    wr(b->p + section(b, S_QUEU) + 8, 4, rd(b->p + section(b, S_QUEU) + 8, 4) - 1);
 }
 static void queue_records_swapped(bytes* b) {
     const uint64_t first = rd(b->p + queue_record(b, 0), 4);
@@ -687,8 +692,8 @@ Test(snapshot, inconsistent_queues_are_refused) {
     };
     crowd_world* a = queue_world(60, 3);
     bytes b = save(a);
-    cr_assert_eq(rd(b.p + 24 + 24 * 3, 4), (uint64_t)CS_SNAP_ID('Q', 'U', 'E', 'U'));
-    cr_assert_geq(rd(b.p + section(&b, 3) + 8, 4), 2, "two queueing agents or more");
+    cr_assert_eq(rd(b.p + 24 + 24 * S_QUEU, 4), (uint64_t)CS_SNAP_ID('Q', 'U', 'E', 'U'));
+    cr_assert_geq(rd(b.p + section(&b, S_QUEU) + 8, 4), 2, "two queueing agents or more");
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
@@ -776,9 +781,9 @@ Test(snapshot, path_world_continues_bit_identically) {
     cr_assert_eq(again.n, b.n);
     size_t diff = 0;
     while (diff < b.n && again.p[diff] == b.p[diff]) ++diff;
-    cr_assert_eq(diff, b.n,
-                 "save(load(x)) == x; first difference at %zu (sections at %zu %zu %zu %zu)", diff,
-                 section(&b, 1), section(&b, 2), section(&b, 3), section(&b, 4));
+    cr_assert_eq(
+        diff, b.n, "save(load(x)) == x; first difference at %zu (sections at %zu %zu %zu %zu)",
+        diff, section(&b, S_INDX), section(&b, S_AGNT), section(&b, S_QUEU), section(&b, S_PATH));
     cr_assert_eq(crowd_world_path_count(l), crowd_world_path_count(a));
     expect_same_paths(a, l, ids, n, 0);
     for (int t = 1; t <= 1000; ++t) {
@@ -802,19 +807,19 @@ Test(snapshot, path_world_continues_bit_identically) {
     free(b.p);
 }
 
-// The PATH section is the fifth; its follower records follow the table.
+// The PATH section's follower records follow its table.
 static size_t path_followers(const bytes* b) {
-    const uint8_t* p = b->p + section(b, 4);
+    const uint8_t* p = b->p + section(b, S_PATH);
     const uint32_t used = (uint32_t)rd(p, 4), free_count = (uint32_t)rd(p + 4, 4);
     size_t at = 8 + 4 * (size_t)free_count;
     for (uint32_t i = 0; i < used; ++i) at += 12 + 8 * rd(p + at + 8, 4);
-    return section(b, 4) + at;
+    return section(b, S_PATH) + at;
 }
 static size_t path_record(const bytes* b, int k) {
-    return path_followers(b) + 4 + 72 * (size_t)k;
+    return path_followers(b) + 4 + 76 * (size_t)k;
 }
 static void path_index_beyond_table(bytes* b) {
-    wr(b->p + path_record(b, 0) + 4, 4, rd(b->p + section(b, 4), 4) + 1);
+    wr(b->p + path_record(b, 0) + 4, 4, rd(b->p + section(b, S_PATH), 4) + 1);
 }
 static void path_cursor_past_end(bytes* b) {
     for (int k = 0;; ++k) {
@@ -828,7 +833,7 @@ static void path_bad_direction(bytes* b) {
     wr(b->p + path_record(b, 0) + 56, 4, 0);
 }
 static void path_free_list_names_live_slot(bytes* b) {
-    const size_t s = section(b, 4);
+    const size_t s = section(b, S_PATH);
     wr(b->p + s + 8, 4, rd(b->p + s + 8, 4) == 0 ? 1 : 0);
 }
 static void path_flag_without_record(bytes* b) {
@@ -843,7 +848,7 @@ static void path_flag_without_record(bytes* b) {
     }
 }
 static void path_nan_point(bytes* b) {
-    const size_t s = section(b, 4);
+    const size_t s = section(b, S_PATH);
     const uint32_t free_count = (uint32_t)rd(b->p + s + 4, 4);
     size_t at = s + 8 + 4 * (size_t)free_count;
     while (rd(b->p + at + 8, 4) == 0) at += 12;
@@ -868,7 +873,7 @@ Test(snapshot, inconsistent_paths_are_refused) {
     int n;
     crowd_world* a = path_world(N, ids, &n);
     bytes b = save(a);
-    cr_assert_eq(rd(b.p + 24 + 24 * 4, 4), (uint64_t)CS_SNAP_ID('P', 'A', 'T', 'H'));
+    cr_assert_eq(rd(b.p + 24 + 24 * S_PATH, 4), (uint64_t)CS_SNAP_ID('P', 'A', 'T', 'H'));
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);
     crowd_world_destroy(a);
@@ -996,9 +1001,9 @@ Test(snapshot, group_world_continues_bit_identically) {
     free(b.p);
 }
 
-// Record offsets inside the FLLW section (the sixth), found by agent index.
+// Record offsets inside the FLLW section, found by agent index.
 static size_t fllw_follower(const bytes* b, uint32_t idx) {
-    const size_t s = section(b, 5);
+    const size_t s = section(b, S_FLLW);
     const uint32_t count = (uint32_t)rd(b->p + s, 4);
     for (uint32_t k = 0; k < count; ++k)
         if (rd(b->p + s + 4 + 60 * (size_t)k, 4) == idx) return s + 4 + 60 * (size_t)k;
@@ -1006,7 +1011,7 @@ static size_t fllw_follower(const bytes* b, uint32_t idx) {
     return 0;
 }
 static size_t fllw_leader(const bytes* b, uint32_t idx) {
-    const size_t s = section(b, 5);
+    const size_t s = section(b, S_FLLW);
     size_t at = s + 4 + 60 * (size_t)rd(b->p + s, 4);
     const uint32_t count = (uint32_t)rd(b->p + at, 4);
     at += 4;
@@ -1052,7 +1057,7 @@ static crowd_world* group_edit_world(void) {
 }
 
 static void leader_out_of_range(bytes* b) {
-    wr(b->p + fllw_follower(b, gZ) + 8, 4, rd(b->p + section(b, 1), 4) + 1);
+    wr(b->p + fllw_follower(b, gZ) + 8, 4, rd(b->p + section(b, S_INDX), 4) + 1);
 }
 static void leader_not_listing(bytes* b) {
     wr(b->p + fllw_follower(b, gZ) + 8, 4, gL + 1); // L does not list Z
@@ -1085,7 +1090,7 @@ static void custom_offset_nan(bytes* b) {
 static void fallback_self(bytes* b) {
     const size_t r = fllw_leader(b, gL);
     wr(b->p + r + 4, 4, gL + 1);
-    wr(b->p + r + 10, 2, rd(b->p + section(b, 0) + 20, 2)); // the world tag
+    wr(b->p + r + 10, 2, rd(b->p + section(b, S_WRLD) + 20, 2)); // the world tag
 }
 static void stopped_with_slot(bytes* b) {
     wr(b->p + fllw_follower(b, gZ) + 4, 4, CROWD_FOLLOW_STOPPED);
@@ -1106,7 +1111,7 @@ Test(snapshot, inconsistent_groups_are_refused) {
     };
     crowd_world* a = group_edit_world();
     bytes b = save(a);
-    cr_assert_eq(rd(b.p + 24 + 24 * 5, 4), (uint64_t)CS_SNAP_ID('F', 'L', 'L', 'W'));
+    cr_assert_eq(rd(b.p + 24 + 24 * S_FLLW, 4), (uint64_t)CS_SNAP_ID('F', 'L', 'L', 'W'));
     cr_assert_eq(try_load(&b), CROWD_OK);
     expect_refused(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.p);

@@ -3,7 +3,9 @@
 // velocity * look_ahead; the segment nearest that probe, over every segment of every obstacle,
 // pushes once it is within 2 radii, along the direction from its closest point to the probe's (the
 // wall's normal on the agent's side where the probe crosses it), by max_force * weight *
-// -dot(heading, n) * min(1, (2 r - d) / r), and only while the agent heads toward it. The agents
+// -dot(heading, n) * min(1, (2 r - d) / r) (for an agent slower than 0.2 m/s at most what stops
+// its approach within the step, a bound that grows with the speed beyond), and only while the
+// agent heads toward it. The agents
 // do not separate and follow nothing, so after one step each one's velocity is the reference force
 // integrated by crowd_steer_integrate. Radii, look-aheads and weights vary per agent, so the
 // engine's bounds for the largest probe and radius are exercised against agents with smaller
@@ -94,7 +96,10 @@ static expect reference(const crowd_agent_def* a, const seg* segs, int n, float 
         if (fabs(along) < 1e-4) return e;
         if (along < 0.0) {
             const double k = fmin(1.0, (2.0 * r - d) / r);
-            const double mag = -along * k * a->max_force * a->walls.weight;
+            // A slow agent's push stops its approach within the step at most; the bound grows
+            // with the speed beyond 0.2 m/s.
+            const double stop = -along * sp / dt * fmax(1.0, sp / 0.2);
+            const double mag = -along * fmin(k * a->max_force * a->walls.weight, stop);
             f = (crowd_vec2){(float)(nx * mag), (float)(ny * mag)};
             e.pushed = true;
         }

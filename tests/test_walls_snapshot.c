@@ -1,7 +1,8 @@
 // Snapshots with walls: obstacles (handles, generations, free list) and wall defs survive a save
 // and load bit for bit and the loaded world steps exactly like the original; a version 3 snapshot
-// (before obstacles) still loads; a snapshot that puts an agent in a wall or holds a bad polygon
-// is refused.
+// (before obstacles and navigation) still loads; a snapshot that puts an agent in a wall or holds a
+// bad polygon is refused.
+#include "fuzz/snapshot_downgrade.h"
 #include "walls_helpers.h"
 
 typedef struct blob {
@@ -74,7 +75,8 @@ static crowd_world* build(void) {
     for (int i = 0; i < 40; ++i) {
         crowd_agent_def ag = crowd_agent_def_default();
         ag.position = (crowd_vec2){-9.0f + (float)(i % 8) * 1.1f, -9.0f + (float)(i / 8) * 1.0f};
-        ag.goal = (crowd_goal){CROWD_GOAL_SEEK, {9.0f, 9.0f}, 1.0f, 1.0f};
+        ag.goal = (crowd_goal){
+            .mode = CROWD_GOAL_SEEK, .target = {9.0f, 9.0f}, .slow_radius = 1.0f, .weight = 1.0f};
         if (i % 3 == 0) ag.walls = (crowd_wall_def){0.5f + (float)i * 0.1f, 0.5f};
         crowd_agent_id id;
         cr_assert_eq(crowd_agent_add(w, &ag, &id), CROWD_OK);
@@ -116,8 +118,9 @@ Test(walls_snapshot, round_trip_continues_bit_for_bit) {
     crowd_world_destroy(w), crowd_world_destroy(v);
 }
 
-// A version 3 file is a version 4 file without the walls section: made here by cutting it out of
-// the save of a world without obstacles or wall defs, it loads as that world.
+// A version 3 file (before obstacles and navigation), written from the save of a world without
+// obstacles or wall defs by tests/fuzz/snapshot_downgrade.h, loads as that world with navigation
+// off.
 Test(walls_snapshot, version_3_snapshots_still_load) {
     crowd_world* w = walls_world(1, 0.1f);
     for (int i = 0; i < 10; ++i) {
@@ -128,38 +131,18 @@ Test(walls_snapshot, version_3_snapshots_still_load) {
     }
     cr_assert_eq(crowd_world_step(w), CROWD_OK);
     blob b = save(w);
-    size_t len, off = section(&b, "WALL", &len);
-    cr_assert_gt(off, 0);
-    const uint32_t sections = rd32(b.p + 12);
-    uint32_t k = 0;
-    while (memcmp(b.p + 24 + 24 * k, "WALL", 4) != 0) ++k;
-    blob old = {malloc(b.n), 0};
-    // Header and table without the entry, every later offset 24 bytes earlier and the payloads
-    // after WALL's `len` bytes earlier still.
-    memcpy(old.p, b.p, 24);
-    wr32(old.p + 8, 3);
-    wr32(old.p + 12, sections - 1);
-    size_t at = 24;
-    for (uint32_t j = 0; j < sections; ++j) {
-        if (j == k) continue;
-        memcpy(old.p + at, b.p + 24 + 24 * j, 24);
-        const uint64_t o = rd64(b.p + 24 + 24 * j + 8);
-        wr64(old.p + at + 8, o - 24 - (o > off ? len : 0));
-        at += 24;
-    }
-    const size_t payloads = 24 + 24 * (size_t)sections;
-    memcpy(old.p + at, b.p + payloads, off - payloads);
-    at += off - payloads;
-    memcpy(old.p + at, b.p + off + len, b.n - off - len - 8);
-    at += b.n - off - len - 8;
-    old.n = at + 8;
-    seal(&old);
+    blob old = {0};
+    cr_assert(snapshot_downgrade(b.p, b.n, 3, &old.p, &old.n));
+    cr_assert_eq(rd32(old.p + 8), 3);
     crowd_world* v = NULL;
     cr_assert_eq(crowd_world_load(old.p, old.n, NULL, &v), CROWD_OK);
     cr_assert_eq(crowd_world_state_hash(v), crowd_world_state_hash(w));
     cr_assert_eq(crowd_world_obstacle_count(v), 0);
-    // It saves as version 4, the same bytes as the original world.
+    // It saves in the current format: the original world's bytes with navigation off.
     blob again = save(v);
+    size_t len, at = section(&b, "WRLD", &len);
+    wr32(b.p + at + 32, 0);
+    seal(&b);
     cr_assert(again.n == b.n && memcmp(again.p, b.p, b.n) == 0);
     // A version below 3 is not read.
     wr32(old.p + 8, 2);

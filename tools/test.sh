@@ -6,8 +6,8 @@
 #     suite on it;
 #  4. a bounded libFuzzer run of every fuzz target (clang, ASan + UBSan), seeded from real data;
 #  5. determinism: state hashes equal across thread counts and between the -march=native and the
-#     portable x86-64 builds, for the built-in scenes (the walled town among them) and for two
-#     scenario files (one with walls);
+#     portable x86-64 builds, for the built-in scenes (the walled town among them) and for four
+#     scenario files (three with walls, two of them routed);
 #  6. the MPI build (-DCROWD_MPI=ON): a world split across 1, 2, 3, 4 and 7 ranks (7 more than
 #     this machine's cores) gives the one-process state hash for every scene it supports, with
 #     churn, and the split world's cases (tests/dist/).
@@ -94,8 +94,9 @@ for bin in build/release/crowd build/portable/crowd; do
   done
 done
 echo "plaza, neighbor cap 6: $ref (native and portable, 1/2/3/8 threads)"
-# The same through scenario files (one with walls) and `crowd run --hash`.
-for file in crossing shop; do
+# The same through scenario files (walls; routed goals to an exit set; routed waypoint legs) and
+# `crowd run --hash`.
+for file in crossing shop building town-patrol; do
   ref=""
   for bin in build/release/crowd build/portable/crowd; do
     for t in 1 2 3 8; do

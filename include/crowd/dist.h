@@ -17,9 +17,15 @@
 // holds only the agents the rank owns: read them there with the ordinary API, never change it.
 //
 // Supported: separation, goals, queues (every arrival rule), path following, follow leader with
-// formations and fallbacks, obstacles and wall avoidance. Paths and obstacles are replicated: every
-// rank builds them identically before crowd_dist_create; afterwards no path is added, and
-// obstacles are added and removed with crowd_dist_obstacle_add and crowd_dist_obstacle_remove.
+// formations and fallbacks, obstacles and wall avoidance, navigation (crowd/nav.h: routed goals
+// and waypoint legs, exit sets). Paths, obstacles and exit sets are replicated: every rank builds
+// them identically before crowd_dist_create; afterwards no path is added, obstacles are added and
+// removed with crowd_dist_obstacle_add and crowd_dist_obstacle_remove, and exit sets made and
+// destroyed with crowd_dist_exits_create and crowd_dist_exits_destroy. Every rank counts the whole
+// world's destinations in use and builds the field of each (a field depends only on the obstacles,
+// the navigation def and its destination), so the navigation budget and an exit set's users give
+// every rank the whole world's answer: a call they refuse is refused on every rank, as in one
+// process.
 // So is the follow graph (who follows whom, formations, slot assignments): every rank keeps it
 // whole, and a leader on another rank is fetched by handle for each step, whatever the distance.
 // crowd_dist_create refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world with a neighbor cap (which
@@ -31,6 +37,7 @@
 
 #include <mpi.h>
 
+#include "crowd/nav.h"
 #include "crowd/obstacle.h"
 #include "crowd/queue.h"
 #include "crowd/snapshot.h"
@@ -62,8 +69,10 @@ typedef struct crowd_dist_stats {
 // Splits `world` across the ranks of `comm`. Every rank passes the same world (built by the same
 // calls); the call takes it over: each rank keeps the agents of its strip, and every rank gets
 // rank 0's world tag, so handles are equal everywhere (handles read from the world before the
-// call carry the old tag on the other ranks: take them from crowd_dist_get_agents). On failure
-// the world is left as it was and still belongs to the caller.
+// call carry the old tag on the other ranks: take them from crowd_dist_get_agents; for paths,
+// obstacles and exit sets, give the worlds one crowd_world_def.world_tag, or make exit sets with
+// crowd_dist_exits_create). The handles the agents' goals and path followers hold take the new
+// tag. On failure the world is left as it was and still belongs to the caller.
 CROWD_API crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** out);
 // Destroys the rank's world too.
 CROWD_API void crowd_dist_destroy(crowd_dist* d);
@@ -92,6 +101,13 @@ CROWD_API crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kin
                                                const crowd_vec2* points, int count,
                                                crowd_obstacle_id* out);
 CROWD_API crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id);
+
+// Exit sets, as crowd_exits_create and crowd_exits_destroy: every rank keeps every exit set, with
+// the same handles. A destroy is refused with CROWD_ERR_IN_USE on every rank while a goal anywhere
+// names the set.
+CROWD_API crowd_status crowd_dist_exits_create(crowd_dist* d, const crowd_vec2* points, int count,
+                                               crowd_exits_id* out);
+CROWD_API crowd_status crowd_dist_exits_destroy(crowd_dist* d, crowd_exits_id id);
 
 // Agents in the whole world, and their handles in handle order (no communication).
 CROWD_API int crowd_dist_agent_count(const crowd_dist* d);

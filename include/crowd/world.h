@@ -64,7 +64,11 @@ CROWD_API crowd_nav_def crowd_nav_def_default(void);
 CROWD_API crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out);
 CROWD_API void crowd_world_destroy(crowd_world* world);
 
-// Advances the world by one tick of def.dt seconds. Performs no allocation.
+// Advances the world by one tick of def.dt seconds. Performs no allocation, but for navigation
+// (crowd/nav.h): its route phase allocates the fields of destinations that came into use and lays
+// the grid again after obstacles changed; when that fails the step returns
+// CROWD_ERR_OUT_OF_MEMORY having changed nothing. crowd_world_nav_update does that work outside a
+// step.
 CROWD_API crowd_status crowd_world_step(crowd_world* world);
 
 // Sizes every buffer for `agents` agents so that adding up to that many (with their goals and wall

@@ -9,6 +9,8 @@
 #include "core/dist_hooks.h"
 
 #include "behaviors/follow/follow_internal.h"
+#include "behaviors/goal/goal_internal.h"
+#include "behaviors/path/path_internal.h"
 #include "behaviors/queue/queue_internal.h"
 
 enum { HEAD_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8 };
@@ -210,8 +212,45 @@ void cs_dist_set_live(crowd_world* w, const uint8_t* live) {
 
 void cs_dist_set_tag(crowd_world* w, uint16_t tag) {
     w->tag = tag;
+    for (int i = 0; i < w->index_count; ++i) {
+        crowd_goal* g = cs_goal_of(w, (uint32_t)i);
+        if (g && g->exits.index1) g->exits.world = tag;
+        cs_path_rec* r = cs_path_of(w, (uint32_t)i);
+        if (r) r->def.path.world = tag;
+    }
 }
 
 uint16_t cs_dist_tag(const crowd_world* w) {
     return w->tag;
+}
+
+// ---- navigation ---------------------------------------------------------------------------------
+
+cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx) {
+    const crowd_goal* g = cs_goal_of(w, idx);
+    cs_dist_routes r = {.goal = g ? *g : crowd_goal_default()};
+    const cs_path_rec* p = cs_path_of(w, idx);
+    const cs_path_entry* e;
+    if (p && cs_path_routes(&p->def) && cs_path_lookup(w, p->def.path, &e) == CROWD_OK)
+        r.path = p->def.path;
+    return r;
+}
+
+void cs_dist_routes_end(crowd_world* w, const cs_dist_routes* r) {
+    // What the goal's removal ends: its exit set's user, and its destination's use while the
+    // world counts them.
+    cs_goal_count_use(w, &r->goal, -1);
+    // What the path follower's removal ends (cs_path_route_drop), while its path lives.
+    const cs_path_entry* e;
+    if (r->path.index1 && cs_path_lookup(w, r->path, &e) == CROWD_OK)
+        cs_path_route_leave(w, &cs_paths(w)->entries[r->path.index1 - 1]);
+}
+
+void cs_dist_exits_take_back(crowd_world* w, crowd_exits_id id) {
+    cs_nav* nav = &w->nav;
+    cs_nav_exits* e = &nav->exits[id.index1 - 1];
+    cs_free(w, e->points, (size_t)e->count * sizeof *e->points);
+    // A slot never used before has generation 0 and is the last one issued.
+    if (e->generation == 0) nav->exits_used--;
+    *e = (cs_nav_exits){.generation = e->generation};
 }

@@ -85,8 +85,36 @@ crowd_status cs_dist_obstacle_add(crowd_world* w, crowd_obstacle_kind kind,
                                   const crowd_vec2* points, int count, bool covered,
                                   crowd_obstacle_id* out);
 
-// Gives the world another tag (the tag every process of a split world shares).
+// Gives the world another tag (the tag every process of a split world shares), and the handles its
+// agents' records hold (a goal's exit set, a follower's path) with it.
 void cs_dist_set_tag(crowd_world* w, uint16_t tag);
 uint16_t cs_dist_tag(const crowd_world* w);
+
+// ---- navigation (crowd/nav.h) -------------------------------------------------------------------
+//
+// Every process counts every agent's uses of destinations and exit sets, stored there or not, as
+// one process holding the whole world does: each holds the whole world's destinations in use (and
+// builds their fields), so a budget check or an exit set's users give the same answer everywhere
+// and a call they refuse is refused on every process alike. The counts start whole (every process
+// holds every agent at the split, and every process adds every agent); moving storage changes no
+// count (cs_dist_put, cs_dist_drop); a removal ends the agent's uses on its owner through the
+// behaviors' hooks and on every other process from cs_dist_routes, kept per agent.
+
+// What an agent counts: its goal, and the path it counts its routed waypoint legs on.
+typedef struct cs_dist_routes {
+    crowd_goal goal;    // crowd_goal_default() when it has none
+    crowd_path_id path; // null unless it is a routed follower of that (live) path
+} cs_dist_routes;
+
+// Agent idx's (stored here).
+cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx);
+
+// Ends the uses `r` counted, on a process that does not store the agent, as the agent's removal
+// ends them on its owner.
+void cs_dist_routes_end(crowd_world* w, const cs_dist_routes* r);
+
+// Takes back exit set `id`, just made here, when another process could not make it: its slot is
+// left as it was before (free, at the same generation; unissued again when it was new).
+void cs_dist_exits_take_back(crowd_world* w, crowd_exits_id id);
 
 #endif

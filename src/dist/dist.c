@@ -8,6 +8,11 @@
 // the ordinary step of the rank's world; the copies dropped; and the arrivals of all ranks
 // gathered in handle order so every rank frees the same handles in the same order. Nothing is
 // summed across ranks in floating point; the only float reduction is a maximum.
+//
+// Navigation (crowd/nav.h): every rank counts the whole world's uses of destinations and exit sets
+// (see core/dist_hooks.h), so each builds every field in use and its budget checks are the whole
+// world's. The per-agent record of what each agent counts (routes) lets the ranks that do not own
+// a removed agent end its uses too.
 #define _POSIX_C_SOURCE 200809L // sched_yield
 
 #include "crowd/dist.h"
@@ -28,6 +33,8 @@ struct crowd_dist {
     crowd_world* w;
     uint8_t* live; // per agent index: its handle is issued and the agent lives (on some rank)
     size_t live_cap;
+    cs_dist_routes* routes; // per agent index: what it counts in navigation (every rank)
+    size_t routes_cap;
     int count;      // agents in the whole world
     int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
     int halo;       // cell columns of ghosts on each side of a strip
@@ -113,10 +120,18 @@ static int owner_of(const crowd_dist* d, int64_t col) {
 }
 
 static bool live_reserve(crowd_dist* d, int n) {
-    const bool ok =
-        grow(d->w, (void**)&d->live, &d->live_cap, (size_t)n < 1024 ? 1024 : (size_t)n, 1);
+    const size_t want = (size_t)n < 1024 ? 1024 : (size_t)n;
+    const bool ok = grow(d->w, (void**)&d->live, &d->live_cap, want, 1) &&
+                    grow(d->w, (void**)&d->routes, &d->routes_cap, want, sizeof *d->routes);
     cs_dist_set_live(d->w, d->live);
     return ok;
+}
+
+// Agent idx is removed: every rank but its owner (whose removal hooks did it, its record cleared
+// first) ends what it counted.
+static void routes_end(crowd_dist* d, uint32_t idx) {
+    cs_dist_routes_end(d->w, &d->routes[idx]);
+    d->routes[idx] = (cs_dist_routes){0};
 }
 
 // ---- strips -------------------------------------------------------------------------------------
@@ -349,6 +364,11 @@ static crowd_status gather_arrivals(crowd_dist* d, crowd_status st, int free_bef
     if (st != CROWD_OK) mine = 0;
     int got = 0;
     if (mine) crowd_world_get_arrivals(w, (crowd_arrival*)d->send, mine, &got);
+    // The agents this rank removed ended their uses in their removal.
+    for (int i = 0; i < got; ++i) {
+        const crowd_arrival* a = (const crowd_arrival*)d->send + i;
+        if (a->action == CROWD_QUEUE_REMOVE) d->routes[a->id.index1 - 1] = (cs_dist_routes){0};
+    }
     const int bytes = mine * (int)sizeof(crowd_arrival);
     COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
     size_t total = 0;
@@ -372,6 +392,7 @@ static crowd_status gather_arrivals(crowd_dist* d, crowd_status st, int free_bef
         const crowd_arrival* a = &d->arrivals[i];
         if (a->action != CROWD_QUEUE_REMOVE) continue;
         const uint32_t idx = a->id.index1 - 1;
+        routes_end(d, idx);
         cs_dist_free_handle(w, idx, a->id.generation);
         d->live[idx] = 0;
         d->count--;
@@ -399,6 +420,7 @@ static void release(crowd_dist* d) {
     cs_free(w, d->ghost, d->ghost_cap * sizeof *d->ghost);
     cs_free(w, d->arrivals, d->arrival_cap * sizeof *d->arrivals);
     cs_free(w, d->live, d->live_cap);
+    cs_free(w, d->routes, d->routes_cap * sizeof *d->routes);
     cs_free(w, d, sizeof *d);
 }
 
@@ -435,6 +457,8 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     unsigned tag = cs_dist_tag(world);
     COLLECTIVE(MPI_Ibcast, &tag, 1, MPI_UNSIGNED, 0, comm);
     cs_dist_set_tag(world, (uint16_t)tag);
+    for (int s = 0; s < world->count; ++s)
+        d->routes[world->cur.id[s]] = cs_dist_routes_of(world, world->cur.id[s]);
     compute_strips(d, true);
     for (int s = 0; s < world->count;)
         if (owner_of(d, column_of(world, world->cur.px[s])) != d->rank)
@@ -529,6 +553,7 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     const uint32_t idx = out->index1 - 1;
     d->live[idx] = 1;
     d->count++;
+    d->routes[idx] = cs_dist_routes_of(w, idx);
     if (owner_of(d, column_of(w, def->position.x)) != d->rank) cs_dist_drop(w, idx);
     return CROWD_OK;
 }
@@ -573,10 +598,13 @@ crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
         st = unlink_elsewhere(d, idx);
         if (st != CROWD_OK) return st;
     }
-    if (w->slot_of[idx] >= 0)
+    if (w->slot_of[idx] >= 0) {
         st = crowd_agent_remove(w, id);
-    else
+        d->routes[idx] = (cs_dist_routes){0};
+    } else {
+        routes_end(d, idx);
         cs_dist_free_handle(w, idx, id.generation);
+    }
     d->live[idx] = 0;
     d->count--;
     return st;
@@ -616,6 +644,26 @@ crowd_status crowd_dist_obstacle_remove(crowd_dist* d, crowd_obstacle_id id) {
     if (!d) return CROWD_ERR_NULL_ARGUMENT;
     if (d->failed) return CROWD_ERR_RANK_FAILED;
     return crowd_obstacle_remove(d->w, id); // obstacles are replicated: the same on every rank
+}
+
+crowd_status crowd_dist_exits_create(crowd_dist* d, const crowd_vec2* points, int count,
+                                     crowd_exits_id* out) {
+    if (!d || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
+    // Every rank holds the same exit sets, so only running out of memory can differ between
+    // ranks: where the set was made it is taken back, the slot as it was.
+    const crowd_status st = crowd_exits_create(d->w, points, count, out);
+    int code = (int)st;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
+    if (code != CROWD_OK && st == CROWD_OK) cs_dist_exits_take_back(d->w, *out);
+    return (crowd_status)code;
+}
+
+crowd_status crowd_dist_exits_destroy(crowd_dist* d, crowd_exits_id id) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
+    // Every rank counts every goal that names the set: the same answer everywhere.
+    return crowd_exits_destroy(d->w, id);
 }
 
 int crowd_dist_agent_count(const crowd_dist* d) {

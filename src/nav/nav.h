@@ -69,6 +69,10 @@ typedef struct cs_nav {
     int32_t gx0, gy0, gw, gh;
     size_t cells;
     uint8_t* blocked;
+    // 1 for a FREE cell whose eight neighbors are FREE too: a line through such cells only keeps
+    // its clearance without a test against the walls (walk_sees in nav_build.c). After blocked,
+    // in the same allocation.
+    uint8_t* open;
     bool grid_changed; // obstacles changed since the grid was laid
     // The grid the obstacles need exceeds max_cells, or its fields in use the budget: no grid,
     // and everybody heads straight (crowd_nav_stats.suspended)
@@ -161,7 +165,7 @@ typedef struct cs_nav_box {
 } cs_nav_box;
 
 cs_nav_box cs_nav_grid_box(const cs_nav* nav, float x0, float y0, float x1, float y1);
-// Marks each cell of nav->blocked FREE, NEAR or SOLID from the world's obstacles.
+// Marks each cell of nav->blocked FREE, NEAR or SOLID from the world's obstacles, and nav->open.
 void cs_nav_grid_lay(const struct crowd_world* w, cs_nav* nav);
 
 static inline crowd_vec2 cs_nav_center(const cs_nav* nav, uint32_t c) {

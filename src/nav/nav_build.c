@@ -117,17 +117,72 @@ static inline bool passes(const build* b, int32_t i, int32_t j, uint32_t a) {
     return b->blocked[c] == CS_NAV_FREE && (c == a || (b->closed[c] && b->anchor[c] == a));
 }
 
+// Most cells the walk toward an anchor (walk_sees) visits: the length of sight it can confirm.
+#define NAV_WALK 256
+
+// Whether cell (i, j) sees the anchor a at (au, av) (cell units) along the whole line: a grid
+// traversal (Amanatides and Woo: the next cell is across whichever cell border the line meets
+// first; a line through a cell corner needs both cells beside the corner FREE) through FREE cells
+// to the anchor's cell or out of the grid (open ground); where it passes a cell that is not open
+// (nav->open: next to a NEAR cell) the line itself is checked against the walls: it must keep
+// half the clearance from every wall segment. Exact where the local test of
+// sees() is not, and dearer: it runs only where that test fails, which is mostly where two
+// anchors' regions meet and along shadows' edges (where it stops at the first blocked cell).
+static bool walk_sees(const build* b, int32_t i0, int32_t j0, uint32_t a, float au, float av) {
+    const float u = au - (float)i0, v = av - (float)j0;
+    const int32_t sx = u > 0.0f ? 1 : -1, sy = v > 0.0f ? 1 : -1;
+    const float du = u != 0.0f ? 1.0f / fabsf(u) : INFINITY;
+    const float dv = v != 0.0f ? 1.0f / fabsf(v) : INFINITY;
+    float tu = 0.5f * du, tv = 0.5f * dv; // the line's parameter at the next border in x, in y
+    int32_t i = i0, j = j0;
+    bool reached = false, near_walls = !b->nav->open[(uint32_t)j0 * (uint32_t)b->gw + (uint32_t)i0];
+    for (int step = 0; step < NAV_WALK && !reached; ++step) {
+        if (tu >= 1.0f && tv >= 1.0f) {
+            reached = true; // (i, j) holds the anchor's point
+            break;
+        }
+        if (tu < tv) {
+            i += sx, tu += du;
+        } else if (tv < tu) {
+            j += sy, tv += dv;
+        } else {
+            if (!free_at(b, i + sx, j) || !free_at(b, i, j + sy)) return false;
+            i += sx, j += sy, tu += du, tv += dv;
+        }
+        if (i < 0 || j < 0 || i >= b->gw || j >= b->gh) {
+            reached = true;
+            break;
+        }
+        const uint32_t c = (uint32_t)j * (uint32_t)b->gw + (uint32_t)i;
+        if (b->blocked[c] != CS_NAV_FREE) return false;
+        near_walls |= !b->nav->open[c];
+    }
+    if (!reached) return false;
+    if (!near_walls) return true; // a cell's breadth of FREE cells on either side all along
+    const crowd_vec2 p = center(b, (uint32_t)j0 * (uint32_t)b->gw + (uint32_t)i0);
+    const crowd_vec2 q = anchor_point(b, a);
+    return !cs_walls_near_line(b->walls, (float)(b->ox + p.x), (float)(b->oy + p.y),
+                               (float)(b->ox + q.x), (float)(b->oy + q.y),
+                               0.5f * b->nav->def.clearance);
+}
+
 // Whether cell (i, j) sees anchor a (see the top of the file), the anchor at (au, av) in cell
-// units (its point / cell size - 0.5: a cell centre's are its integer coordinates).
+// units (its point / cell size - 0.5: a cell centre's are its integer coordinates): the one or two
+// cells the line enters first carry it, or else (where two anchors' regions meet, so those cells
+// carry another) the whole line is clear (walk_sees).
 static inline bool sees(const build* b, int32_t i, int32_t j, uint32_t a, float au, float av) {
     const float u = au - (float)i, v = av - (float)j;
     const float fu = fabsf(u), fv = fabsf(v);
     if (fu <= 0.5f && fv <= 0.5f) return true; // the anchor is in this very cell
     const int32_t sx = u > 0.0f ? 1 : (u < 0.0f ? -1 : 0), sy = v > 0.0f ? 1 : (v < 0.0f ? -1 : 0);
+    bool near;
     if (fu == fv) // through the corner: the diagonal cell, and room on both sides
-        return passes(b, i + sx, j + sy, a) && free_at(b, i + sx, j) && free_at(b, i, j + sy);
-    if (fu > fv) return passes(b, i + sx, j, a) && (sy == 0 || passes(b, i + sx, j + sy, a));
-    return passes(b, i, j + sy, a) && (sx == 0 || passes(b, i + sx, j + sy, a));
+        near = passes(b, i + sx, j + sy, a) && free_at(b, i + sx, j) && free_at(b, i, j + sy);
+    else if (fu > fv)
+        near = passes(b, i + sx, j, a) && (sy == 0 || passes(b, i + sx, j + sy, a));
+    else
+        near = passes(b, i, j + sy, a) && (sx == 0 || passes(b, i + sx, j + sy, a));
+    return near || walk_sees(b, i, j, a, au, av);
 }
 
 static inline void offer(build* b, uint32_t c, float g, uint32_t a) {
@@ -155,8 +210,13 @@ static void search(build* b) {
                 if (di && dj && !(free_at(b, i + di, j) && free_at(b, i, j + dj))) continue;
                 const uint32_t m = (uint32_t)(j + dj) * (uint32_t)b->gw + (uint32_t)(i + di);
                 if (b->closed[m]) continue;
+                // Through c's anchor is never longer than through c (the triangle inequality):
+                // when even that does not improve on what m has, neither can, and the sight
+                // test is skipped.
+                const float through = ga + dist(center(b, m), pa);
+                if (!(through < b->g[m])) continue;
                 if (sees(b, i + di, j + dj, a, au, av))
-                    offer(b, m, ga + dist(center(b, m), pa), a);
+                    offer(b, m, through, a);
                 else
                     offer(b, m, b->g[c] + (di && dj ? diag : h), c);
             }
@@ -312,10 +372,13 @@ static void seed_target(build* b, int k) {
     const uint32_t a = CS_NAV_TARGET + (uint32_t)k;
     const float fi = floorf(t.x / b->h), fj = floorf(t.y / b->h);
     if (fi < 0.0f || fj < 0.0f || fi >= (float)b->gw || fj >= (float)b->gh) {
+        // A border cell on a side that faces the target: its line leaves the grid at once.
         for (int32_t j = 0; j < b->gh; ++j)
             for (int32_t i = 0; i < b->gw; ++i) {
-                if (i != 0 && j != 0 && i != b->gw - 1 && j != b->gh - 1) continue;
-                if (!free_at(b, i, j)) continue;
+                const bool faces = (i == 0 && fi < 0.0f) || (j == 0 && fj < 0.0f) ||
+                                   (i == b->gw - 1 && fi >= (float)b->gw) ||
+                                   (j == b->gh - 1 && fj >= (float)b->gh);
+                if (!faces || !free_at(b, i, j)) continue;
                 const uint32_t c = (uint32_t)j * (uint32_t)b->gw + (uint32_t)i;
                 offer(b, c, dist(center(b, c), t), a);
             }

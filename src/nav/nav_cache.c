@@ -73,7 +73,7 @@ void cs_nav_free(crowd_world* w, cs_nav* nav) {
     for (int32_t i = 0; i < nav->exits_used; ++i)
         cs_free(w, nav->exits[i].points, (size_t)nav->exits[i].count * sizeof(crowd_vec2));
     cs_free(w, nav->exits, (size_t)nav->exits_cap * sizeof *nav->exits);
-    cs_free(w, nav->blocked, nav->cells);
+    cs_free(w, nav->blocked, 2 * nav->cells);
     cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
     free_scratch(w, nav);
 }
@@ -240,8 +240,9 @@ crowd_status cs_nav_scratch_reserve(crowd_world* w, cs_nav* nav, int threads) {
 // No obstacles: no grid, no fields (everybody heads straight).
 static void drop_grid(crowd_world* w, cs_nav* nav) {
     for (uint32_t i = 0; i < nav->nfields; ++i) drop_anchor(w, nav, &nav->fields[i]);
-    cs_free(w, nav->blocked, nav->cells);
+    cs_free(w, nav->blocked, 2 * nav->cells);
     nav->blocked = NULL;
+    nav->open = NULL;
     nav->cells = 0;
     nav->gw = nav->gh = 0;
     free_scratch(w, nav);
@@ -285,7 +286,7 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         if (nav->fields[i].users == 0) drop_anchor(w, nav, &nav->fields[i]);
     if (cells != nav->cells) {
         // Every field in use needs storage of the new size: all of it first, or none.
-        uint8_t* blocked = cs_alloc(w, cells);
+        uint8_t* blocked = cs_alloc(w, 2 * cells); // and the open cells after it
         bool ok = blocked != NULL;
         uint32_t made = 0;
         for (; ok && made < nav->nfields; ++made) {
@@ -299,7 +300,7 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
                 cs_free(w, nav->fields[i].next, anchor_bytes(cells));
                 nav->fields[i].next = NULL;
             }
-            cs_free(w, blocked, cells);
+            cs_free(w, blocked, 2 * cells);
             return CROWD_ERR_OUT_OF_MEMORY;
         }
         for (uint32_t i = 0; i < nav->nfields; ++i) {
@@ -311,8 +312,9 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         }
         nav->field_bytes =
             nav->field_bytes / anchor_bytes(nav->cells ? nav->cells : 1) * anchor_bytes(cells);
-        cs_free(w, nav->blocked, nav->cells);
+        cs_free(w, nav->blocked, 2 * nav->cells);
         nav->blocked = blocked;
+        nav->open = blocked + cells;
         nav->cells = cells;
     }
     nav->gx0 = box.gx0, nav->gy0 = box.gy0, nav->gw = box.gw, nav->gh = box.gh;

@@ -89,6 +89,8 @@ static void fill_polygon(cs_nav* nav, const cs_obstacle* o, double* xs) {
     }
 }
 
+static void fill_polygons(const crowd_world* w, cs_nav* nav, int32_t most);
+
 void cs_nav_grid_lay(const crowd_world* w, cs_nav* nav) {
     memset(nav->blocked, CS_NAV_FREE, nav->cells);
     const cs_walls* g = &w->walls;
@@ -101,7 +103,23 @@ void cs_nav_grid_lay(const crowd_world* w, cs_nav* nav) {
             mark_segment(nav, o->points[k], o->points[k + 1 == o->count ? 0 : k + 1]);
         if (o->kind == CROWD_OBSTACLE_POLYGON && o->count > most) most = o->count;
     }
-    if (most == 0) return;
+    if (most > 0) fill_polygons(w, nav, most);
+    // Open cells: FREE, and so are their eight neighbors (the outside counts as FREE).
+    for (int32_t j = 0; j < nav->gh; ++j)
+        for (int32_t i = 0; i < nav->gw; ++i) {
+            bool open = true;
+            for (int32_t dj = -1; dj <= 1 && open; ++dj)
+                for (int32_t di = -1; di <= 1 && open; ++di) {
+                    const int32_t x = i + di, y = j + dj;
+                    if (x < 0 || y < 0 || x >= nav->gw || y >= nav->gh) continue;
+                    open = nav->blocked[(size_t)y * (size_t)nav->gw + (size_t)x] == CS_NAV_FREE;
+                }
+            nav->open[(size_t)j * (size_t)nav->gw + (size_t)i] = open;
+        }
+}
+
+static void fill_polygons(const crowd_world* w, cs_nav* nav, int32_t most) {
+    const cs_walls* g = &w->walls;
     // The scan lines' crossings: on the stack for the usual polygon, else from the heap. Laying
     // the grid is the one place that needs it; a failed allocation is caught before (the route
     // phase reserves it with the grid, see nav_cache.c).

@@ -70,7 +70,10 @@ crowd_route_info cs_nav_route_info(const cs_nav* nav, crowd_vec2 own, crowd_exit
         r.distance += dist(at, p);
         at = p;
         r.destination = p;
-        if (f->anchor[next] == next) break; // a stand-in
+        if (f->anchor[next] == next) { // a stand-in: the goal cannot be reached from here
+            r.state = CROWD_ROUTE_STATE_UNREACHABLE;
+            break;
+        }
         c = next;
     }
     return r;

@@ -17,6 +17,12 @@
 // the file's version, in order; each must appear exactly once and in that order. There is one valid
 // encoding of a world in the current version, so a loaded world saves back to the same bytes; a
 // world loaded from an older version saves in the current one.
+//
+// Versions: 3 the agents, queues, paths and groups; 4 added the obstacles and wall defs ('WALL');
+// 5 added navigation (crowd/nav.h): the navigation def in 'WRLD', the exit sets ('EXIT', before
+// the agents), each goal's route and exit set in 'AGNT' and each path follower's route in 'PATH'.
+// The navigation fields are not saved: they are a function of the obstacles, the navigation def
+// and the destinations in use, and the first step after a load builds them again.
 #include "snapshot/snapshot_internal.h"
 
 #include <string.h>
@@ -198,7 +204,7 @@ crowd_status crowd_world_save_stream(const crowd_world* w, crowd_write_fn* write
 // ---- load ---------------------------------------------------------------------------------------
 
 crowd_load_def crowd_load_def_default(void) {
-    return (crowd_load_def){.threads = -1, .max_capacity = 1 << 24};
+    return (crowd_load_def){.threads = -1, .max_capacity = 1 << 24, .max_nav_cells = INT64_MAX};
 }
 
 // Header, length and checksum: everything that can be checked before trusting any field.
@@ -206,7 +212,7 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* ver
                                     uint32_t* sections) {
     const size_t m = size < sizeof magic ? size : sizeof magic;
     if (memcmp(p, magic, m) != 0) return CROWD_ERR_SNAPSHOT_MAGIC;
-    cs_snap_reader r = {p + m, size - m, false};
+    cs_snap_reader r = {p + m, size - m, false, 0};
     *version = cs_snap_get_u32(&r);
     if (r.bad) return CROWD_ERR_SNAPSHOT_TRUNCATED;
     if (*version < CROWD_SNAPSHOT_MIN_VERSION || *version > CROWD_SNAPSHOT_VERSION)
@@ -217,7 +223,7 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* ver
     if (total < HEADER_SIZE + CHECKSUM_SIZE) return CROWD_ERR_SNAPSHOT_CORRUPT;
     if (size < total) return CROWD_ERR_SNAPSHOT_TRUNCATED;
     if (size > total) return CROWD_ERR_SNAPSHOT_OVERSIZED;
-    cs_snap_reader tail = {p + size - CHECKSUM_SIZE, CHECKSUM_SIZE, false};
+    cs_snap_reader tail = {p + size - CHECKSUM_SIZE, CHECKSUM_SIZE, false, 0};
     if (cs_crc64(p, size - CHECKSUM_SIZE) != cs_snap_get_u64(&tail))
         return CROWD_ERR_SNAPSHOT_CHECKSUM;
     return CROWD_OK;
@@ -226,7 +232,7 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* ver
 // The payload of table entry k, after checking the entry's id and place.
 static crowd_status section_at(const uint8_t* p, size_t size, uint32_t version, uint32_t sections,
                                uint32_t k, uint64_t* expect_offset, cs_snap_reader* payload) {
-    cs_snap_reader e = {p + HEADER_SIZE + (size_t)k * ENTRY_SIZE, ENTRY_SIZE, false};
+    cs_snap_reader e = {p + HEADER_SIZE + (size_t)k * ENTRY_SIZE, ENTRY_SIZE, false, 0};
     const uint32_t id = cs_snap_get_u32(&e), reserved = cs_snap_get_u32(&e);
     const uint64_t offset = cs_snap_get_u64(&e), length = cs_snap_get_u64(&e);
     const uint32_t want = k == 0 ? CS_SNAP_WORLD : cs_snap_section_at(version, (int)k - 1)->id;
@@ -237,13 +243,14 @@ static crowd_status section_at(const uint8_t* p, size_t size, uint32_t version, 
     // The last payload must end where the checksum begins.
     if (k + 1 == sections && offset + length != end) return CROWD_ERR_SNAPSHOT_CORRUPT;
     *expect_offset = offset + length;
-    *payload = (cs_snap_reader){p + offset, (size_t)length, false};
+    *payload = (cs_snap_reader){p + offset, (size_t)length, false, version};
     return CROWD_OK;
 }
 
 static crowd_status check_def(const crowd_load_def* def) {
     if ((def->alloc == NULL) != (def->free == NULL)) return CROWD_ERR_NULL_ARGUMENT;
     if (def->max_capacity < 1) return CROWD_ERR_BAD_CAPACITY;
+    if (def->max_nav_cells < 0) return CROWD_ERR_BAD_COUNT;
     return CROWD_OK;
 }
 
@@ -278,6 +285,7 @@ crowd_status crowd_world_load(const void* data, size_t size, const crowd_load_de
         if (st == CROWD_OK) st = cs_snap_section_at(version, (int)k - 1)->load(w, &in);
         if (st == CROWD_OK && (in.bad || in.left != 0)) st = CROWD_ERR_SNAPSHOT_CORRUPT;
     }
+    if (st == CROWD_OK) st = cs_snap_check_loaded(w, def);
     if (st != CROWD_OK) {
         crowd_world_destroy(w);
         return st;

@@ -1,22 +1,34 @@
-// The core snapshot sections: world settings, handle index table and agents.
+// The core snapshot sections: world settings, handle index table, exit sets and agents.
 //
-//  'WRLD' (32 bytes): f32 dt, f32 cell_size, i32 threads (as requested, 0 = all cores),
+//  'WRLD' (60 bytes): f32 dt, f32 cell_size, i32 threads (as requested, 0 = all cores),
 //         i32 max_agents, i32 capacity, u16 world tag, u16 max_neighbors (0 = no cap; this
-//         field was reserved as 0 before, so older snapshots load as uncapped), u64 tick.
+//         field was reserved as 0 before, so older snapshots load as uncapped), u64 tick, then
+//         (since version 5) the navigation def: u32 enable (0 / 1), f32 cell_size, f32 clearance,
+//         u64 budget, u64 max_cells. Version 3 and 4 files end after the tick (32 bytes) and load
+//         with crowd_nav_def_default() with navigation off: their agents steered straight, and
+//         keep doing so.
 //         The capacity is part of the state: it sets the spatial hash's bucket count, which
 //         decides the order agents are sorted into and so the order neighbor sums are added in.
 //  'INDX': u32 index_count, u32 free_count, u16 generation[index_count],
 //         u32 free_list[free_count] (bottom of the LIFO stack first).
-//  'AGNT': u32 count, then one 84-byte record per sorted slot, in slot order (the stable sort of
-//         the next step starts from this order): u32 agent index, f32 px, py, vx, vy, hx, hy,
-//         max_speed, max_force, separation radius, separation weight, u32 flags, u32 group,
-//         f32 radius, u32 goal mode, f32 goal x, goal y, slow radius, goal weight, u64 user data.
+//  'EXIT' (since version 5): u32 slots (exit set slots ever issued), then per slot u16 generation,
+//         u16 live (0 / 1) and, when live, u32 count and count x (f32 x, f32 y). A free slot keeps
+//         the generation its next set gets (UINT16_MAX: retired). The sets' users are not
+//         stored: the goals that name them count them again as the agents load.
+//  'AGNT': u32 count, then one 96-byte record per sorted slot (84 bytes before version 5), in slot
+//         order (the stable sort of the next step starts from this order): u32 agent index, f32 px,
+//         py, vx, vy, hx, hy, max_speed, max_force, separation radius, separation weight, u32
+//         flags, u32 group, f32 radius, u32 goal mode, f32 goal x, goal y, slow radius, goal
+//         weight, u64 user data, then (since version 5) u32 goal route, u32 exit set index1, u32
+//         exit set generation (0 / 0 for none; the handle's world tag is the world's). Older
+//         records load with CROWD_ROUTE_FIELD and no exit set (the world has navigation off).
 #include <math.h>
 
 #include "behaviors/goal/goal_internal.h"
+#include "core/range.h"
 #include "snapshot/snapshot_internal.h"
 
-enum { AGENT_RECORD_SIZE = 84 };
+enum { AGENT_RECORD_SIZE = 96, AGENT_RECORD_SIZE_V3 = 84 };
 
 // Flags a loaded agent may carry: those of the behaviors in the table, whose state their
 // sections restore.
@@ -37,6 +49,33 @@ void cs_snap_save_world(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_u16(out, w->tag);
     cs_snap_put_u16(out, (uint16_t)w->max_neighbors);
     cs_snap_put_u64(out, w->tick);
+    const crowd_nav_def* nav = &w->nav.def;
+    cs_snap_put_u32(out, nav->enable ? 1u : 0u);
+    cs_snap_put_f32(out, nav->cell_size);
+    cs_snap_put_f32(out, nav->clearance);
+    cs_snap_put_u64(out, (uint64_t)nav->budget);
+    cs_snap_put_u64(out, (uint64_t)nav->max_cells);
+}
+
+// The navigation def of a version 5 world section (the world creation checks its ranges).
+static crowd_status load_nav_def(cs_snap_reader* in, crowd_nav_def* nav) {
+    if (in->version < 5) {
+        // Saved before navigation: its agents steered straight, and go on doing so.
+        *nav = crowd_nav_def_default();
+        nav->enable = false;
+        return CROWD_OK;
+    }
+    const uint32_t enable = cs_snap_get_u32(in);
+    nav->enable = enable != 0;
+    nav->cell_size = cs_snap_get_f32(in);
+    nav->clearance = cs_snap_get_f32(in);
+    const uint64_t budget = cs_snap_get_u64(in);
+    nav->budget = (size_t)budget;
+    nav->max_cells = (int64_t)cs_snap_get_u64(in);
+    if (in->bad || enable > 1 || cs_nav_check_def(nav) != CROWD_OK)
+        return CROWD_ERR_SNAPSHOT_CORRUPT;
+    // A budget this build cannot hold (a 32-bit size_t) would not save back the same.
+    return budget != (uint64_t)nav->budget ? CROWD_ERR_SNAPSHOT_TOO_LARGE : CROWD_OK;
 }
 
 crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, crowd_world** out) {
@@ -49,8 +88,10 @@ crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, c
     wd.world_tag = cs_snap_get_u16(in);
     wd.max_neighbors = cs_snap_get_u16(in);
     const uint64_t tick = cs_snap_get_u64(in);
-    if (in->bad || in->left != 0 || wd.max_neighbors > CROWD_MAX_NEIGHBORS)
-        return CROWD_ERR_SNAPSHOT_CORRUPT;
+    if (in->bad || wd.max_neighbors > CROWD_MAX_NEIGHBORS) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    crowd_status st = load_nav_def(in, &wd.nav);
+    if (st != CROWD_OK) return st;
+    if (in->left != 0) return CROWD_ERR_SNAPSHOT_CORRUPT;
     // A world tag of 0 is never stored: a created world always has its tag resolved.
     if (!(wd.dt > 0.0f && wd.dt <= CROWD_MAX_DT) ||
         !(wd.cell_size >= CROWD_MIN_CELL_SIZE && wd.cell_size <= CROWD_MAX_DISTANCE) ||
@@ -63,7 +104,7 @@ crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, c
     wd.alloc = def->alloc;
     wd.free = def->free;
     wd.alloc_user = def->alloc_user;
-    crowd_status st = crowd_world_create(&wd, out);
+    st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st == CROWD_ERR_OUT_OF_MEMORY ? st : CROWD_ERR_SNAPSHOT_CORRUPT;
     (*out)->tick = tick;
     return CROWD_OK;
@@ -118,6 +159,72 @@ crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in) {
     return CROWD_OK;
 }
 
+// ---- exit sets ----------------------------------------------------------------------------------
+
+uint64_t cs_snap_exits_size(const crowd_world* w) {
+    const cs_nav* nav = &w->nav;
+    uint64_t n = 4;
+    for (int32_t i = 0; i < nav->exits_used; ++i)
+        n += 4 + (nav->exits[i].points ? 4 + 8 * (uint64_t)nav->exits[i].count : 0);
+    return n;
+}
+
+void cs_snap_save_exits(const crowd_world* w, cs_snap_writer* out) {
+    const cs_nav* nav = &w->nav;
+    cs_snap_put_u32(out, (uint32_t)nav->exits_used);
+    for (int32_t i = 0; i < nav->exits_used; ++i) {
+        const cs_nav_exits* e = &nav->exits[i];
+        cs_snap_put_u16(out, e->generation);
+        cs_snap_put_u16(out, e->points != NULL);
+        if (!e->points) continue;
+        cs_snap_put_u32(out, (uint32_t)e->count);
+        for (int32_t k = 0; k < e->count; ++k) {
+            cs_snap_put_f32(out, e->points[k].x);
+            cs_snap_put_f32(out, e->points[k].y);
+        }
+    }
+}
+
+// The checks of crowd_exits_create.
+static bool valid_exit_point(crowd_vec2 p) {
+    return isfinite(p.x) && isfinite(p.y) && cs_range_point(p) == CROWD_OK;
+}
+
+crowd_status cs_snap_load_exits(crowd_world* w, cs_snap_reader* in) {
+    cs_nav* nav = &w->nav;
+    const uint32_t slots = cs_snap_get_u32(in);
+    // Every slot takes at least 4 bytes.
+    if (in->bad || slots > in->left / 4) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    if (slots == 0) return CROWD_OK;
+    nav->exits = cs_alloc(w, (size_t)slots * sizeof *nav->exits);
+    if (!nav->exits) return CROWD_ERR_OUT_OF_MEMORY;
+    memset(nav->exits, 0, (size_t)slots * sizeof *nav->exits);
+    nav->exits_cap = (int32_t)slots;
+    for (uint32_t i = 0; i < slots; ++i) {
+        cs_nav_exits* e = &nav->exits[i];
+        // Slots count as issued as they are read, so a failure leaves their points for destroy.
+        nav->exits_used = (int32_t)i + 1;
+        e->generation = cs_snap_get_u16(in);
+        const uint16_t live = cs_snap_get_u16(in);
+        if (in->bad || live > 1) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        if (!live) continue;
+        // A retired slot (the last generation) never takes a set.
+        const uint32_t count = cs_snap_get_u32(in);
+        if (in->bad || e->generation == UINT16_MAX || count < 1 || count > CROWD_EXITS_MAX_POINTS ||
+            count > in->left / 8)
+            return CROWD_ERR_SNAPSHOT_CORRUPT;
+        e->points = cs_alloc(w, (size_t)count * sizeof *e->points);
+        if (!e->points) return CROWD_ERR_OUT_OF_MEMORY;
+        e->count = (int32_t)count;
+        for (uint32_t k = 0; k < count; ++k) {
+            e->points[k].x = cs_snap_get_f32(in);
+            e->points[k].y = cs_snap_get_f32(in);
+            if (!valid_exit_point(e->points[k])) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        }
+    }
+    return CROWD_OK;
+}
+
 // ---- agents -------------------------------------------------------------------------------------
 
 uint64_t cs_snap_agents_size(const crowd_world* w) {
@@ -151,6 +258,9 @@ void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, g.slow_radius);
         cs_snap_put_f32(out, g.weight);
         cs_snap_put_u64(out, cs_user_data(w, idx));
+        cs_snap_put_u32(out, (uint32_t)g.route);
+        cs_snap_put_u32(out, g.exits.index1);
+        cs_snap_put_u32(out, g.exits.index1 ? g.exits.generation : 0u);
     }
 }
 
@@ -182,17 +292,34 @@ static bool valid_agent(const crowd_world* w, int s, uint32_t idx, const crowd_g
            positive(c->sep_radius[s], CROWD_MAX_DISTANCE) &&
            non_negative(c->sep_weight[s], CROWD_MAX_WEIGHT) &&
            positive(w->radius[idx], CROWD_MAX_DISTANCE) &&
-           (unsigned)g->mode < CROWD_GOAL_MODE_COUNT && within(g->target.x, CROWD_MAX_COORD) &&
-           within(g->target.y, CROWD_MAX_COORD) && positive(g->slow_radius, CROWD_MAX_DISTANCE) &&
+           (unsigned)g->mode < CROWD_GOAL_MODE_COUNT && (unsigned)g->route < CROWD_ROUTE_COUNT &&
+           !(g->exits.index1 && g->mode == CROWD_GOAL_FLEE) &&
+           within(g->target.x, CROWD_MAX_COORD) && within(g->target.y, CROWD_MAX_COORD) &&
+           positive(g->slow_radius, CROWD_MAX_DISTANCE) &&
            non_negative(g->weight, CROWD_MAX_WEIGHT) && (f & ~known_flags()) == 0 &&
            has_goal == ((f & CS_FLAG_GOAL) != 0) && c->group[s] <= (uint32_t)w->index_count;
 }
 
+// The goal's route and exit set (version 5 on); an older record's goal is routed (the world has
+// navigation off) with no exit set. False for a form save would not write back.
+static bool load_route(const crowd_world* w, cs_snap_reader* in, crowd_goal* g) {
+    g->route = CROWD_ROUTE_FIELD;
+    g->exits = (crowd_exits_id){0, 0, 0};
+    if (in->version < 5) return true;
+    const uint32_t route = cs_snap_get_u32(in);
+    g->route = route < CROWD_ROUTE_COUNT ? (crowd_route)route : CROWD_ROUTE_COUNT;
+    const uint32_t index1 = cs_snap_get_u32(in), generation = cs_snap_get_u32(in);
+    if (generation > UINT16_MAX || (index1 == 0 && generation != 0)) return false;
+    if (index1) g->exits = (crowd_exits_id){index1, (uint16_t)generation, w->tag};
+    return true;
+}
+
 crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
     const uint32_t count = cs_snap_get_u32(in);
+    const size_t record = in->version < 5 ? AGENT_RECORD_SIZE_V3 : AGENT_RECORD_SIZE;
     // Indices neither live nor free are retired (see crowd_agent_remove), checked below.
     if (in->bad || count > (uint32_t)(w->index_count - w->free_count) ||
-        in->left != (size_t)count * AGENT_RECORD_SIZE)
+        in->left != (size_t)count * record)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     cs_columns* c = &w->cur;
     for (uint32_t k = 0; k < count; ++k) {
@@ -228,10 +355,14 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         const uint64_t user = cs_snap_get_u64(in);
         if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
         cs_set_user_data(w, idx, user);
-        if (in->bad || !valid_agent(w, s, idx, &g)) return CROWD_ERR_SNAPSHOT_CORRUPT;
-        // A default goal is stored as no record and saved back as the same default.
+        const bool route_ok = load_route(w, in, &g);
+        if (in->bad || !route_ok || !valid_agent(w, s, idx, &g)) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        // A default goal is stored as no record and saved back as the same default. The goal
+        // counts its use of its exit set (which must be live: the exit sets came first) and of
+        // its destination, as crowd_agent_set_goal does.
         const crowd_status st = cs_goal_reserve(w, idx, &g);
-        if (st != CROWD_OK) return st;
+        if (st == CROWD_ERR_OUT_OF_MEMORY) return st;
+        if (st != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
         cs_goal_store(w, idx, &g);
         w->count = s + 1;
     }
@@ -241,4 +372,20 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         if (w->slot_of[i] == -1 && w->generation[i] != CS_GENERATION_LAST)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
     return CROWD_OK;
+}
+
+// ---- the loaded world ---------------------------------------------------------------------------
+
+crowd_status cs_snap_check_loaded(const crowd_world* w, const crowd_load_def* def) {
+    const cs_nav* nav = &w->nav;
+    if (!cs_nav_counting(w)) return CROWD_OK;
+    // The grid its first step would lay (the obstacles' box, exact after a load, which only adds
+    // them), unless too large to be laid at all, and the field it would build on it for every
+    // destination in use.
+    const cs_nav_box b =
+        cs_nav_grid_box(nav, nav->pending_x0, nav->pending_y0, nav->pending_x1, nav->pending_y1);
+    const int64_t cells = (int64_t)b.gw * b.gh;
+    if (cells > nav->def.max_cells) return CROWD_OK;
+    return cells * (1 + (int64_t)nav->in_use) > def->max_nav_cells ? CROWD_ERR_SNAPSHOT_TOO_LARGE
+                                                                   : CROWD_OK;
 }

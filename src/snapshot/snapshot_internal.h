@@ -5,7 +5,9 @@
 // function, named by its entry in the behavior table (behaviors/registry.c), bumps
 // CROWD_SNAPSHOT_VERSION and sets the section's `since` to the new version: a snapshot of an
 // older version (down to CROWD_SNAPSHOT_MIN_VERSION) has no such section and still loads, the
-// behavior's state then being what a world without it holds.
+// behavior's state then being what a world without it holds. A section whose records grew in a
+// version reads the file's version from its reader (cs_snap_reader.version) and the older layout
+// for older files; save always writes the current one.
 //  - size(w) returns the exact payload length save(w, out) writes.
 //  - load(w, in) runs on a world that already holds every agent (the core sections come first,
 //    sections load in table order) and must read exactly its payload, validate every value it
@@ -59,11 +61,13 @@ void cs_snap_put_f32(cs_snap_writer* w, float v);
 
 // ---- reader: bounds-checked little-endian values from one section's payload --------------------
 // Reading past the end returns zeros and sets `bad`; the loader treats a bad reader, or one with
-// bytes left after the section's load function, as a corrupt section.
+// bytes left after the section's load function, as a corrupt section. `version` is the file's
+// format version, for the sections whose layout changed with it.
 typedef struct cs_snap_reader {
     const uint8_t* p;
     size_t left;
     bool bad;
+    uint32_t version;
 } cs_snap_reader;
 
 uint16_t cs_snap_get_u16(cs_snap_reader* r);
@@ -81,13 +85,14 @@ typedef struct cs_snap_section {
 } cs_snap_section;
 
 // Every section of format `version` after the world settings, in file order: the core's
-// (snapshot_sections.c), then each behavior's, in behavior table order.
+// (snapshot_sections.c, each with its own `since`), then each behavior's, in behavior table order.
 int cs_snap_section_count(uint32_t version);
 const cs_snap_section* cs_snap_section_at(uint32_t version, int k);
 
-// The world settings section, which comes first and creates the world (snapshot_core.c).
+// The world settings section, which comes first and creates the world (snapshot_core.c): 60 bytes
+// since version 5 (the navigation def), 32 before.
 #define CS_SNAP_WORLD CS_SNAP_ID('W', 'R', 'L', 'D')
-#define CS_SNAP_WORLD_SIZE 32u
+#define CS_SNAP_WORLD_SIZE 60u
 void cs_snap_save_world(const crowd_world* w, cs_snap_writer* out);
 crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, crowd_world** out);
 
@@ -95,9 +100,17 @@ crowd_status cs_snap_load_world(cs_snap_reader* in, const crowd_load_def* def, c
 uint64_t cs_snap_index_size(const crowd_world* w);
 void cs_snap_save_index(const crowd_world* w, cs_snap_writer* out);
 crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in);
+// The exit sets (crowd/nav.h), since version 5: before the agents, whose goals name them.
+uint64_t cs_snap_exits_size(const crowd_world* w);
+void cs_snap_save_exits(const crowd_world* w, cs_snap_writer* out);
+crowd_status cs_snap_load_exits(crowd_world* w, cs_snap_reader* in);
 uint64_t cs_snap_agents_size(const crowd_world* w);
 void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out);
 crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in);
+
+// The checks of a loaded world as a whole, after every section: the navigation its first step
+// would lay and build against the load def's limit (snapshot_core.c).
+crowd_status cs_snap_check_loaded(const crowd_world* w, const crowd_load_def* def);
 
 // The behaviors' sections, named by their table entries (behaviors/registry.c).
 

@@ -60,6 +60,26 @@ bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1)
     return cs_walls_visit(g, b, line_hits, &q);
 }
 
+typedef struct near_q {
+    double x0, y0, x1, y1, r2;
+} near_q;
+
+static bool line_near(void* ctx, const cs_wall_seg* list, uint32_t n) {
+    const near_q* q = ctx;
+    double ux, uy, wx, wy;
+    for (uint32_t i = 0; i < n; ++i)
+        if (cs_segseg_dist2(q->x0, q->y0, q->x1, q->y1, &list[i], &ux, &uy, &wx, &wy) < q->r2)
+            return true;
+    return false;
+}
+
+bool cs_walls_near_line(const cs_walls* g, float x0, float y0, float x1, float y1, float r) {
+    near_q q = {x0, y0, x1, y1, (double)r * r};
+    const cs_wall_box b =
+        cs_walls_box(g, fminf(x0, x1) - r, fminf(y0, y1) - r, fmaxf(x0, x1) + r, fmaxf(y0, y1) + r);
+    return cs_walls_visit(g, b, line_near, &q);
+}
+
 static bool gather_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
     return !cs_sight_add(ctx, list, n);
 }

@@ -323,6 +323,9 @@ bool cs_walls_blocked(const crowd_world* w, float x, float y, float r);
 
 // Whether the segment from (x0, y0) to (x1, y1) crosses a wall segment: line of sight.
 bool cs_walls_crossed(const cs_walls* g, float x0, float y0, float x1, float y1);
+// Whether the segment from (x0, y0) to (x1, y1) comes nearer than r (<= a cell edge) to a wall
+// segment.
+bool cs_walls_near_line(const cs_walls* g, float x0, float y0, float x1, float y1, float r);
 
 // The walls around one agent's neighbor query, gathered once so that each candidate's sight line
 // is tested against a short local list: of the segments of the cells of the query box (a segment

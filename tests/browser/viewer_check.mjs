@@ -1,6 +1,8 @@
 // Opens a crowd replay in headless Chromium and checks that it plays: frames render, change over
 // time, pause, scrub, zoom and pan work, and the page logs no errors. Talks the DevTools protocol
 // over --remote-debugging-pipe (file descriptors 3 and 4), so it needs no npm package and no port.
+// With CHECK_FIELD=1 in the environment the replay must hold a navigation field (crowd run
+// --field): it is drawn under the agents, and the field control and the g key switch it.
 // usage: node viewer_check.mjs REPLAY.html FRAMES AGENTS OBSTACLES [SCREENSHOT.png]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -104,6 +106,36 @@ function pageMessages(levels) {
   return out;
 }
 
+// The recorded field: drawn under the agents by default, off and on again from its control and
+// the keyboard, and readable at a point.
+async function checkField() {
+  const info = await evaluate("({ fields: crowdViewer.fields, mode: crowdViewer.field, " +
+    "shown: getComputedStyle(document.getElementById('fieldctl')).display !== 'none', " +
+    "key: getComputedStyle(document.getElementById('fieldkey')).display !== 'none' })");
+  check(info.fields === 1, `one field in the recording (${info.fields})`);
+  check(info.mode === "both" && info.shown && info.key, `the field is drawn with its control and key: ${JSON.stringify(info)}`);
+  await evaluate("crowdViewer.pause()");
+  await sleep(200);
+  const on = await evaluate(PIXELS);
+  await evaluate(`(() => { const e = document.getElementById('field'); e.value = 'off';
+    e.dispatchEvent(new Event('change')); })()`);
+  await sleep(300);
+  const off = await evaluate(PIXELS);
+  check(off.hash !== on.hash && off.lit < on.lit * 0.8,
+        `switching the field off clears it (${on.lit} -> ${off.lit} lit pixels)`);
+  await send("Input.dispatchKeyEvent", { type: "keyDown", key: "g", text: "g" });
+  await send("Input.dispatchKeyEvent", { type: "keyUp", key: "g" });
+  await sleep(300);
+  const mode = await evaluate("crowdViewer.field");
+  check(mode === "both", `the g key cycles the field's modes (off -> ${mode})`);
+  const back = await evaluate(PIXELS);
+  check(back.hash === on.hash, "the same picture with the field on again");
+  const sample = await evaluate("crowdViewer.fieldAt(crowdViewer.camera.cx, crowdViewer.camera.cy)");
+  check(sample && sample.state >= 1 && sample.state <= 4 && Number.isFinite(sample.distance),
+        `a sample at the centre of the view: ${JSON.stringify(sample)}`);
+  await evaluate("crowdViewer.play()");
+}
+
 async function main() {
   const { targetId } = await send("Target.createTarget", { url: "about:blank" }, true);
   ({ sessionId: session } = await send("Target.attachToTarget", { targetId, flatten: true }, true));
@@ -174,6 +206,8 @@ async function main() {
   const f = await evaluate(PIXELS);
   check(f.speed === 4 && f.playing, "speed 4x and playing again");
   check(f.drawn > m.drawn, "rendering resumes");
+
+  if (process.env.CHECK_FIELD) await checkField();
 
   if (shotPath) {
     const shot = await send("Page.captureScreenshot", { format: "png" });

@@ -27,7 +27,7 @@ exactKeys(doc.source, kind === "scenario" ? ["kind", "name", "file"] : ["kind", 
 expect(doc.ticks === Number(ticksArg), "ticks");
 expect(isInt(doc.warmup) && doc.warmup >= 0, "warmup");
 expect(isInt(doc.cores) && doc.cores >= 1, "cores");
-const phases = ["sort", "neighbor", "leader", "path", "goal", "walls", "integrate", "clamp", "arrival"];
+const phases = ["sort", "route", "neighbor", "leader", "path", "goal", "walls", "integrate", "clamp", "arrival"];
 expect(JSON.stringify(doc.phases) === JSON.stringify(phases), "phases");
 expect(Array.isArray(doc.sizes) && doc.sizes.length === sizes.length, "one entry per size");
 

@@ -103,7 +103,7 @@ expect_line '^threads: 1$'
 expect_line '^ticks: 5 \(dt 0\.1 s, 0\.5 s simulated\)$'
 expect_line '^ms/tick: median [0-9]+\.[0-9]{3}, p95 [0-9]+\.[0-9]{3}, p99 [0-9]+\.[0-9]{3}$'
 expect_line '^agent-steps/s: [0-9]+\.[0-9]{2} M$'
-expect_line '^phases \(median ms\): sort [0-9.]+, neighbor [0-9.]+, leader [0-9.]+, path [0-9.]+, goal [0-9.]+, walls [0-9.]+, integrate [0-9.]+, clamp [0-9.]+, arrival [0-9.]+$'
+expect_line '^phases \(median ms\): sort [0-9.]+, route [0-9.]+, neighbor [0-9.]+, leader [0-9.]+, path [0-9.]+, goal [0-9.]+, walls [0-9.]+, integrate [0-9.]+, clamp [0-9.]+, arrival [0-9.]+$'
 if grep -q $'\r' "$tmp/out"; then bad "progress bar drawn although stdout is not a terminal"; else ok; fi
 if grep -q 'state-hash' <<<"$out"; then bad "state hash printed without --hash"; else ok; fi
 # On a terminal (script gives the command one) the progress bar is drawn.
@@ -149,6 +149,33 @@ expect_error 1 "crowd view: $tmp/t.rec: truncated recording (no END chunk)" "$cr
 "$crowd" run "$crossing" --ticks 10 --agents-scale 0.05 --threads 2 --record "$tmp/r2.rec" --record-every 3 >/dev/null
 if cmp -s "$tmp/r.rec" "$tmp/r2.rec"; then ok; else bad "recordings differ between thread counts"; fi
 
+# ---- the navigation field in a recording -------------------------------------------------------
+building=$scenarios/building.json
+expect_error 2 "crowd run: --field goes with --record" "$crowd" run "$building" --field auto
+expect_error 2 "crowd run: --field-step goes with --record" "$crowd" run "$building" --field-step 2
+expect_error 2 "crowd run: --field-step: expected a number > 0 and <= 1000, got '0'" "$crowd" run "$building" --record "$tmp/f.rec" --field-step 0
+expect_error 1 "crowd run: --field: expected auto, X,Y (a point within 1e+06 m) or exits:NAME, got '3;4'" "$crowd" run "$building" --record "$tmp/f.rec" --field '3;4'
+expect_error 1 "crowd run: --field: the scenario has no exit set 'doors'" "$crowd" run "$building" --record "$tmp/f.rec" --field exits:doors
+printf '{"crowds": [{"count": 3, "area": {"kind": "grid", "center": [0, 0]}}]}\n' >"$tmp/plain.json"
+expect_error 1 "crowd run: --field auto: the scenario has no routed goal, exit set, queue or waypoint path to draw a field for" "$crowd" run "$tmp/plain.json" --record "$tmp/f.rec" --field auto
+[ ! -e "$tmp/f.rec" ] && ok || bad "a refused --field left a recording behind"
+expect_error 1 "crowd run: --field: 1251 x 1251 samples at a step of 0.004 m, more than 1048576: give a larger --field-step" "$crowd" run "$tmp/plain.json" --record "$tmp/f.rec" --field 0,0 --field-step 0.004 --ticks 1
+# Recording a field changes nothing in the run: the same state hash with and without it.
+run "$crowd" run "$building" --ticks 30 --threads 2 --hash --record "$tmp/f.rec" --field auto --record-every 10
+expect_line "^recording: $tmp/f.rec \(4 frames, every 10 ticks, [0-9.]+ MB\)$"
+h_field=$(grep state-hash <<<"$out")
+run "$crowd" run "$building" --ticks 30 --threads 2 --hash
+if [ -n "$h_field" ] && [ "$(grep state-hash <<<"$out")" = "$h_field" ]; then ok; else bad "--field changed the run: '$h_field' vs '$(grep state-hash <<<"$out")'"; fi
+if grep -q FELD "$tmp/f.rec"; then ok; else bad "no FELD chunk in a recording made with --field"; fi
+run "$crowd" view "$tmp/f.rec" -o "$tmp/f.html"
+if [ "$rc" -eq 0 ] && [ "$out" = "replay: $tmp/f.html (4 frames, up to 176 agents)" ]; then ok; else bad "view of a recording with a field: rc $rc '$out' '$err'"; fi
+run "$crowd" run "$building" --ticks 1 --record "$tmp/f2.rec" --field exits:assembly --field-step 2
+if [ "$rc" -eq 0 ] && grep -q 'exits assembly' "$tmp/f2.rec"; then ok; else bad "--field exits:NAME: rc $rc $err"; fi
+run "$crowd" run "$building" --ticks 1 --record "$tmp/f3.rec" --field=-3.5,2
+if [ "$rc" -ne 0 ]; then ok; else bad "--field=VALUE is not an option spelling"; fi
+run "$crowd" run "$building" --ticks 1 --record "$tmp/f3.rec" --field -3.5,2
+if [ "$rc" -eq 0 ] && grep -q 'goal \[-3.5, 2\]' "$tmp/f3.rec"; then ok; else bad "--field X,Y: rc $rc $err"; fi
+
 # ---- scale: table, JSON schema, SVG ------------------------------------------------------------
 cores=$(nproc)
 over=$((cores + 1))
@@ -186,6 +213,13 @@ run "$crowd" run "$scenarios/shop.json" --ticks 3
 expect_line '^obstacles: 6$'
 run "$crowd" run "$crossing" --ticks 1 --agents-scale 0.02
 if grep -q '^obstacles:' <<<"$out"; then bad "obstacles line without obstacles"; else ok; fi
+# The navigation scenes: exit sets, routed goals and routed waypoint legs.
+run "$crowd" run "$scenarios/building.json" --ticks 3
+expect_line '^agents: 176$'
+expect_line '^obstacles: 23$'
+# Navigation settings the library would refuse are reported where they are written.
+printf '{"world": {"nav": {"cell_size": 1}},\n "crowds": [{"count": 1, "area": {"kind": "grid", "center": [9, 9]}}]}\n' >"$tmp/nav.json"
+expect_error 1 "crowd run: $tmp/nav.json:1:33: world.nav: expected a cell size below twice the clearance (0.6), got 1 (set a larger clearance too)" "$crowd" run "$tmp/nav.json" --ticks 1
 # An obstacle the library refuses is reported at its position in the file.
 printf '{"obstacles": [\n  {"kind": "polygon", "points": [[0, 0], [4, 4], [4, 0], [0, 4]]}],\n "crowds": [{"count": 1, "area": {"kind": "grid", "center": [9, 9]}}]}\n' >"$tmp/bow.json"
 expect_error 1 "crowd run: $tmp/bow.json:2:3: obstacles[0]: cannot add the polygon: polygon edges cross each other" "$crowd" run "$tmp/bow.json" --ticks 1

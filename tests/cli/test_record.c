@@ -136,7 +136,8 @@ Test(record, round_trip_within_the_quantization_bound) {
         }
     }
     // The scenario's obstacles, as the world holds them.
-    cr_assert_eq(r.version, 2u);
+    cr_assert_eq(r.version, REC_VERSION);
+    cr_assert_eq(r.field_count, 0, "a field only when asked");
     cr_assert_eq(r.obstacle_count, 2);
     cr_assert_eq(r.obstacles[0].kind, (uint32_t)CROWD_OBSTACLE_WALL);
     cr_assert_eq(r.obstacles[0].count, 3);
@@ -170,9 +171,9 @@ static void bad_magic(uint8_t* d, size_t len) {
     (void)len;
     d[0] = 'X';
 }
-// Version 3 with a correct checksum: the version check must speak, not the checksum.
-static void version_three(uint8_t* d, size_t len) {
-    d[8] = 3;
+// Version 4 with a correct checksum: the version check must speak, not the checksum.
+static void version_four(uint8_t* d, size_t len) {
+    d[8] = 4;
     const uint64_t h = rec_checksum(d, len - 8);
     for (int k = 0; k < 8; ++k) d[len - 8 + (size_t)k] = (uint8_t)(h >> (8 * k));
 }
@@ -192,8 +193,8 @@ Test(record, corrupt_truncated_and_foreign_files_are_refused) {
     cr_assert_str_eq(err, "x.rec: truncated recording (20 bytes)");
     cr_assert(!parse_copy(&w, w.len, bad_magic, err, sizeof err));
     cr_assert_str_eq(err, "x.rec: not a crowd recording (bad magic number)");
-    cr_assert(!parse_copy(&w, w.len, version_three, err, sizeof err));
-    cr_assert_str_eq(err, "x.rec: recording version 3 is not supported (this crowd reads 1 to 2)");
+    cr_assert(!parse_copy(&w, w.len, version_four, err, sizeof err));
+    cr_assert_str_eq(err, "x.rec: recording version 4 is not supported (this crowd reads 1 to 3)");
     for (int f = 0; f < 4; ++f) free_truth(&tr[f]);
     rec_writer_free(&w);
     scenario_free(&sc);
@@ -397,4 +398,183 @@ Test(record, scenario_paths_goals_areas_and_kinds) {
     built_world_free(&b);
     scenario_free(&rich);
     scenario_free(&plain);
+}
+
+// ---- the navigation field (FELD)
+// ------------------------------------------------------------------
+
+// A wall between a crowd and its goal, and an exit set: the field recorded is the one the run's
+// agents read, sampled at the nav cells' centres.
+static const char NAV_SCENE[] =
+    "{\"name\": \"field test\",\n"
+    " \"obstacles\": [{\"kind\": \"wall\", \"points\": [[0, -10], [0, 10]]},\n"
+    "               {\"kind\": \"polygon\", \"points\": [[-8, -8], [-6, -8], [-6, -6], [-8, "
+    "-6]]}],\n"
+    " \"exits\": {\"doors\": [[3, 0], [-4, 9]]},\n"
+    " \"crowds\": [\n"
+    "  {\"count\": 20, \"area\": {\"kind\": \"uniform\", \"min\": [-5, -3], \"max\": [-2, 3]},\n"
+    "   \"goal\": {\"mode\": \"arrive\", \"target\": [3, 0]}},\n"
+    "  {\"count\": 5, \"area\": {\"kind\": \"uniform\", \"min\": [-5, -3], \"max\": [-2, 3]},\n"
+    "   \"goal\": {\"mode\": \"seek\", \"exits\": \"doors\", \"slow_radius\": 2}}]}";
+
+static recording record_field(const char* spec_exits, float step, built_world* b, scenario* sc) {
+    char err[512];
+    cr_assert(scenario_parse("nav.json", NAV_SCENE, sizeof NAV_SCENE - 1, sc, err, sizeof err),
+              "%s", err);
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    cr_assert(scenario_build(sc, &o, b, err, sizeof err), "%s", err);
+    rec_field_spec spec;
+    if (spec_exits) {
+        spec = (rec_field_spec){.exits = 0, .step = step};
+        snprintf(spec.label, sizeof spec.label, "exits %s", spec_exits);
+    } else {
+        cr_assert(rec_field_auto(sc, &spec));
+        cr_assert_str_eq(spec.label, "goal [3, 0]");
+        spec.step = step;
+    }
+    rec_writer w;
+    cr_assert(rec_begin(&w, b, 1));
+    const uint64_t before = crowd_world_state_hash(b->world);
+    cr_assert(rec_field(&w, b, &spec, err, sizeof err), "%s", err);
+    cr_assert_eq(crowd_world_state_hash(b->world), before, "sampling the field changes nothing");
+    cr_assert(rec_frame(&w, b));
+    cr_assert(rec_end(&w));
+    uint8_t* copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    recording r;
+    cr_assert(rec_parse(copy, w.len, "mem", &r, err, sizeof err), "%s", err);
+    rec_writer_free(&w);
+    return r;
+}
+
+static const rec_field_view* sample_near(const recording* r, float x, float y, size_t* k) {
+    const rec_field_view* f = &r->fields[0];
+    const long i = lroundf((x - f->x0) / f->step), j = lroundf((y - f->y0) / f->step);
+    cr_assert(i >= 0 && j >= 0 && i < f->cols && j < f->rows, "[%g, %g] outside the samples",
+              (double)x, (double)y);
+    *k = (size_t)j * (size_t)f->cols + (size_t)i;
+    return f;
+}
+
+Test(record, the_navigation_field_round_trips_as_the_agents_read_it) {
+    built_world b;
+    scenario sc;
+    recording r = record_field(NULL, 0.0f, &b, &sc);
+    cr_assert_eq(r.version, 3u);
+    cr_assert_eq(r.field_count, 1);
+    const rec_field_view* f = &r.fields[0];
+    cr_assert_str_eq(f->label, "goal [3, 0]");
+    const float cell = crowd_nav_def_default().cell_size;
+    cr_assert_float_eq(f->step, cell, 0.0f, "the default step is the nav cell");
+    cr_assert_float_eq(fmodf(f->x0 / cell + 1000.0f, 1.0f), 0.5f, 1e-4f, "at the cells' centres");
+    // The samples cover the obstacles and the agents with a margin.
+    cr_assert_leq(f->x0, -9.5f);
+    cr_assert_geq(f->x0 + f->step * (float)(f->cols - 1), 4.75f);
+    cr_assert_geq(f->y0 + f->step * (float)(f->rows - 1), 11.75f);
+    // Every sample reads as crowd_nav_route_from reads the run's own field after a step.
+    cr_assert_eq(crowd_world_step(b.world), CROWD_OK);
+    crowd_goal g = crowd_goal_default();
+    g.mode = CROWD_GOAL_ARRIVE;
+    g.target = (crowd_vec2){3.0f, 0.0f};
+    int routed = 0;
+    for (int j = 0; j < f->rows; j += 3)
+        for (int i = 0; i < f->cols; i += 3) {
+            const size_t k = (size_t)j * (size_t)f->cols + (size_t)i;
+            const crowd_vec2 p = {f->x0 + (float)i * f->step, f->y0 + (float)j * f->step};
+            crowd_route_info ri;
+            cr_assert_eq(crowd_nav_route_from(b.world, &g, p, &ri), CROWD_OK);
+            cr_assert_eq(f->state[k], (uint8_t)ri.state, "state at [%g, %g]", (double)p.x,
+                         (double)p.y);
+            const bool has = ri.state == CROWD_ROUTE_STATE_ROUTED ||
+                             ri.state == CROWD_ROUTE_STATE_STRAIGHT ||
+                             ri.state == CROWD_ROUTE_STATE_UNREACHABLE;
+            cr_assert_float_eq(f->distance[k], has ? ri.distance : -1.0f, 0.0f);
+            const float a = atan2f(ri.aim.y - p.y, ri.aim.x - p.x);
+            const float d = (float)(int8_t)f->angle[k] * (6.2831853f / 256.0f) - a;
+            cr_assert_leq(fabsf(remainderf(d, 6.2831853f)), 3.2f / 256.0f + 1e-4f,
+                          "angle at [%g, %g]", (double)p.x, (double)p.y);
+            routed += ri.state == CROWD_ROUTE_STATE_ROUTED;
+        }
+    cr_assert_gt(routed, 100);
+    // Behind the wall the way is longer than the straight line, and points round the wall's end.
+    size_t k;
+    f = sample_near(&r, -3.0f, 0.0f, &k);
+    cr_assert_eq(f->state[k], CROWD_ROUTE_STATE_ROUTED);
+    cr_assert_gt(f->distance[k], 2.0f * 10.0f - 1.0f, "round an end of the 20 m wall");
+    const float a = (float)(int8_t)f->angle[k] * (6.2831853f / 256.0f);
+    cr_assert_gt(fabsf(sinf(a)), 0.9f, "toward an end of the wall, not through it");
+    // In sight of the goal the way is the straight line.
+    f = sample_near(&r, 3.0f, 5.0f, &k);
+    cr_assert_float_eq(f->distance[k], 5.0f, 0.3f);
+    rec_free(&r);
+    built_world_free(&b);
+    scenario_free(&sc);
+}
+
+Test(record, an_exit_sets_field_and_its_goal_markers) {
+    built_world b;
+    scenario sc;
+    recording r = record_field("doors", 1.0f, &b, &sc);
+    cr_assert_eq(r.field_count, 1);
+    const rec_field_view* f = &r.fields[0];
+    cr_assert_str_eq(f->label, "exits doors");
+    cr_assert_float_eq(f->step, 1.0f, 0.0f);
+    // West of the wall the exit on the near side ([-4, 9]) is nearer by walking than [3, 0].
+    size_t k;
+    f = sample_near(&r, -3.0f, 0.0f, &k);
+    cr_assert_eq(f->state[k], CROWD_ROUTE_STATE_ROUTED);
+    cr_assert_float_eq(f->distance[k], sqrtf(1.0f + 81.0f), 0.6f);
+    // The goal markers: the point goal, then each exit of the set once.
+    cr_assert_eq(r.goal_count, 3);
+    cr_assert_eq(r.goals[0].kind, AGENT_ARRIVE);
+    cr_assert_eq(r.goals[1].kind, AGENT_SEEK);
+    cr_assert_float_eq(r.goals[2].x, -4.0f, 0.0f);
+    cr_assert_float_eq(r.goals[2].radius, 2.0f, 0.0f);
+    rec_free(&r);
+    built_world_free(&b);
+    scenario_free(&sc);
+}
+
+// A FELD chunk that does not add up is refused, like every other chunk.
+Test(record, a_bad_field_chunk_is_refused) {
+    built_world b;
+    scenario sc;
+    recording r = record_field(NULL, 2.0f, &b, &sc);
+    rec_free(&r);
+    char err[512];
+    rec_field_spec spec = {.exits = -1, .point = {1.0f, 1.0f}, .step = 2.0f};
+    strcpy(spec.label, "x");
+    rec_writer w;
+    cr_assert(rec_begin(&w, &b, 1));
+    cr_assert(rec_field(&w, &b, &spec, err, sizeof err), "%s", err);
+    cr_assert(rec_frame(&w, &b));
+    cr_assert(rec_end(&w));
+    // Find the chunk and make its rows disagree with its size, then seal the checksum again.
+    size_t at = 16;
+    while (memcmp(w.buf + at, "FELD", 4) != 0) at += 8 + le32(w.buf + at + 4);
+    put_le32(w.buf + at + 8 + 16, le32(w.buf + at + 8 + 16) + 1);
+    const uint64_t h = rec_checksum(w.buf, w.len - 8);
+    put_le32(w.buf + w.len - 8, (uint32_t)h);
+    put_le32(w.buf + w.len - 4, (uint32_t)(h >> 32));
+    uint8_t* copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    cr_assert_not(rec_parse(copy, w.len, "f.rec", &r, err, sizeof err));
+    char want[64];
+    snprintf(want, sizeof want, "f.rec: bad FELD chunk at byte %zu", at);
+    cr_assert_str_eq(err, want);
+    // A route state the library does not have.
+    put_le32(w.buf + at + 8 + 16, le32(w.buf + at + 8 + 16) - 1);
+    const uint32_t n = le32(w.buf + at + 8 + 12) * le32(w.buf + at + 8 + 16);
+    const size_t states = at + 8 + 24 + ((le32(w.buf + at + 8 + 20) + 3) & ~3u) + 4 * (size_t)n;
+    w.buf[states + n / 2] = 9;
+    const uint64_t h2 = rec_checksum(w.buf, w.len - 8);
+    put_le32(w.buf + w.len - 8, (uint32_t)h2);
+    put_le32(w.buf + w.len - 4, (uint32_t)(h2 >> 32));
+    copy = malloc(w.len);
+    memcpy(copy, w.buf, w.len);
+    cr_assert_not(rec_parse(copy, w.len, "f.rec", &r, err, sizeof err));
+    cr_assert_str_eq(err, "f.rec: unknown route state 9 in FELD");
+    rec_writer_free(&w);
+    built_world_free(&b);
+    scenario_free(&sc);
 }

@@ -70,14 +70,14 @@ static const bad_case BAD[] = {
     {"[]", "[", 0, "expected an object (a scenario), got an array of 0 elements"},
     {"{\"crowds\": [], \"wrold\": {}}", "\"wrold\"", 0,
      "unknown key \"wrold\" in a scenario (expected one of: name, description, world, obstacles, "
-     "paths, crowds)"},
+     "paths, exits, crowds)"},
     {"{\"name\": \"x\"}", "{", 0, "missing key \"crowds\""},
     {"{\"name\": null, \"crowds\": []}", "null", 0, "name: expected a string, got null"},
     {"{\"crowds\": {}}", "{}", 0, "crowds: expected an array (crowds), got an object"},
     {"{\"crowds\": []}", "[]", 0, "crowds: expected at least one crowd, got an empty array"},
     {"{\"a\\nb\": 1, \"crowds\": []}", "\"a", 0,
      "unknown key \"a\\nb\" in a scenario (expected one of: name, description, world, obstacles, "
-     "paths, crowds)"},
+     "paths, exits, crowds)"},
     // world
     {"{\"world\": {\"dt\": -0.1}, \"crowds\": []}", "-0.1", 0,
      "world.dt: expected a number in (0, 10], got -0.1"},
@@ -97,7 +97,7 @@ static const bad_case BAD[] = {
      "world.dt: expected a number in (0, 10], got 1e-50"},
     {"{\"world\": {\"dtt\": 0.1}, \"crowds\": []}", "\"dtt\"", 0,
      "world: unknown key \"dtt\" in world settings (expected one of: dt, cell_size, seed, ticks, "
-     "record_every)"},
+     "record_every, nav)"},
     {"{\"world\": {\"seed\": 1.5}, \"crowds\": []}", "1.5", 0,
      "world.seed: expected an integer in [0, 2^53], got 1.5"},
     {"{\"world\": {\"ticks\": 0}, \"crowds\": []}", "0}", 0,
@@ -159,7 +159,7 @@ static const bad_case BAD[] = {
      "crowds[0].goal.mode: expected one of \"seek\", \"arrive\", \"flee\", \"arrive_literal\", got "
      "\"wander\""},
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"goal\": {\"mode\": \"seek\"}}]}", "{\"mode\"", 0,
-     "crowds[0].goal: missing key \"target\""},
+     "crowds[0].goal: missing key \"target\" (or \"exits\", an exit set's name)"},
     {"{\"crowds\": [{\"count\": 1, " AREA
      ", \"goal\": {\"mode\": \"arrive\", \"target\": [0, 0], \"slow_radius\": 0}}]}",
      "0}", 0, "crowds[0].goal.slow_radius: expected a number > 0, got 0"},
@@ -196,7 +196,7 @@ static const bad_case BAD[] = {
      "1, " AREA ", \"path\": {\"name\": \"a\", \"tube_radius\": 2}}]}",
      "\"tube_radius\"", 0,
      "crowds[0].path: unknown key \"tube_radius\" in a waypoints path (expected one of: name, "
-     "kind, mode, arrive_radius, slow_radius, weight)"},
+     "kind, mode, route, arrive_radius, slow_radius, weight)"},
     {"{\"paths\": [{\"name\": \"a\", \"points\": [[0, 0], [1, 1]]}],\n \"crowds\": [{\"count\": "
      "1, " AREA ", \"path\": {\"name\": \"a\", \"kind\": \"tube\", \"arrive_radius\": 2}}]}",
      "\"arrive_radius\"", 0,
@@ -245,6 +245,66 @@ static const bad_case BAD[] = {
      "obstacles[0]: unknown key \"height\" in an obstacle (expected one of: name, kind, points)"},
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"wall_look_ahead\": -1}}]}", "-1", 0,
      "crowds[0].agent.wall_look_ahead: expected a number >= 0, got -1"},
+    // routes, exit sets and navigation settings
+    {"{\"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"seek\", \"target\": [0, 0], \"route\": \"around\"}}]}",
+     "\"around\"", 0,
+     "crowds[0].goal.route: expected one of \"field\", \"straight\", got \"around\""},
+    {"{\"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"flee\", \"target\": [0, 0], \"route\": \"straight\"}}]}",
+     "\"route\"", 0, "crowds[0].goal: route is not used by a flee goal (it is never routed)"},
+    {"{\"exits\": {\"doors\": [[1, 1]]}, \"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"seek\", \"target\": [0, 0], \"exits\": \"doors\"}}]}",
+     "\"exits\"", 1,
+     "crowds[0].goal: target and exits exclude each other (a goal is a point or an exit set)"},
+    {"{\"exits\": {\"doors\": [[1, 1]]}, \"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"flee\", \"exits\": \"doors\"}}]}",
+     "\"exits\"", 1,
+     "crowds[0].goal: a flee goal flees a point (exits are for seek, arrive and arrive_literal)"},
+    {"{\"exits\": {\"doors\": [[1, 1]], \"gates\": [[2, 2]]},\n \"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"arrive\", \"exits\": \"door\"}}]}",
+     "\"door\"", 0, "crowds[0].goal.exits: unknown exit set \"door\" (defined: doors, gates)"},
+    {"{\"crowds\": [{\"count\": 1, " AREA ", \"goal\": {\"mode\": \"arrive\", \"exits\": \"a\"}}]}",
+     "\"a\"", 0,
+     "crowds[0].goal.exits: unknown exit set \"a\" (the scenario defines no exit sets)"},
+    {"{\"exits\": {\"a\": [[1, 1]]}, \"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"arrive\", \"exits\": [[1, 1]]}}]}",
+     "[[1, 1]]", 1, "crowds[0].goal.exits: expected the name of an exit set (a string)"},
+    {"{\"exits\": [[1, 1]], \"crowds\": []}", "[[1, 1]]", 0,
+     "exits: expected an object (exit sets by name), got an array of 1 element"},
+    {"{\"exits\": {\"a\": []}, \"crowds\": []}", "[]", 0,
+     "exits.a: expected an array of at least 1 [x, y] points, got an array of 0 elements"},
+    {"{\"exits\": {\"a\": [[1, 1], [2]]}, \"crowds\": []}", "[2]", 0,
+     "exits.a[1]: expected [x, y] (an array of two numbers), got an array of 1 element"},
+    {"{\"crowds\": [{\"count\": 1, " AREA
+     ", \"queue\": {\"target\": [0, 0], \"route\": \"field \"}}]}",
+     "\"field \"", 0,
+     "crowds[0].queue.route: expected one of \"field\", \"straight\", got \"field \""},
+    {"{\"paths\": [{\"name\": \"a\", \"points\": [[0, 0], [1, 1]]}],\n \"crowds\": [{\"count\": "
+     "1, " AREA ", \"path\": {\"name\": \"a\", \"route\": 1}}]}",
+     "1}", 0, "crowds[0].path.route: expected one of \"field\", \"straight\", got 1"},
+    {"{\"paths\": [{\"name\": \"a\", \"points\": [[0, 0], [1, 1]]}],\n \"crowds\": [{\"count\": "
+     "1, " AREA ", \"path\": {\"name\": \"a\", \"kind\": \"tube\", \"route\": \"field\"}}]}",
+     "\"route\"", 0,
+     "crowds[0].path: unknown key \"route\" in a tube path (expected one of: name, kind, mode, "
+     "tube_radius, predict_ahead, weight)"},
+    {"{\"world\": {\"nav\": []}, \"crowds\": []}", "[]", 0,
+     "world.nav: expected an object (navigation settings), got an array of 0 elements"},
+    {"{\"world\": {\"nav\": {\"cell\": 1}}, \"crowds\": []}", "\"cell\"", 0,
+     "world.nav: unknown key \"cell\" in navigation settings (expected one of: cell_size, "
+     "clearance, budget_mb)"},
+    {"{\"world\": {\"nav\": {\"cell_size\": 0.005}}, \"crowds\": []}", "0.005", 0,
+     "world.nav.cell_size: expected a number in [0.01, 10000], got 0.005"},
+    {"{\"world\": {\"nav\": {\"clearance\": 0}}, \"crowds\": []}", "0}", 0,
+     "world.nav.clearance: expected a number in (0, 10000], got 0"},
+    {"{\"world\": {\"nav\": {\"cell_size\": 0.5, \"clearance\": 0.25}}, \"crowds\": []}", "0.25", 0,
+     "world.nav: expected a clearance above half the cell size (0.25), got 0.25 (no wall may pass "
+     "between two walkable cells)"},
+    {"{\"world\": {\"nav\": {\"cell_size\": 1}}, \"crowds\": []}", "1}", 0,
+     "world.nav: expected a cell size below twice the clearance (0.6), got 1 (set a larger "
+     "clearance too)"},
+    {"{\"world\": {\"nav\": {\"budget_mb\": -1}}, \"crowds\": []}", "-1", 0,
+     "world.nav.budget_mb: expected a number in (0, 1e+06], got -1"},
     // followers
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"followers\": {\"count\": 0}}]}", "0}", 0,
      "crowds[0].followers.count: expected an integer in [1, 4096], got 0"},
@@ -318,8 +378,9 @@ static const char GOOD[] =
     "  \"name\": \"good\",\n"
     "  \"description\": \"every key\",\n"
     "  \"world\": {\"dt\": 0.05, \"cell_size\": 3, \"seed\": 42, \"ticks\": 7, \"record_every\": "
-    "2},\n"
-    "  \"paths\": [{\"name\": \"p\", \"points\": [[0, 0], [10, 0], [10, 10]]}],\n"
+    "2, \"nav\": {\"cell_size\": 0.4, \"clearance\": 0.25, \"budget_mb\": 64}},\n"
+    "  \"paths\": [{\"name\": \"p\", \"points\": [[0, 0], [10, 0], [10, 10]]}], \"exits\": "
+    "{\"doors\": [[1, 1], [2, 3]], \"gates\": [[-9, 9]]},\n"
     "  \"crowds\": [\n"
     "    {\"name\": \"a\", \"count\": 10,\n"
     "     \"area\": {\"kind\": \"uniform\", \"min\": [-5, -2], \"max\": [5, 2]},\n"
@@ -330,7 +391,8 @@ static const char GOOD[] =
     "0.5}},\n"
     "    {\"count\": 9, \"area\": {\"kind\": \"grid\", \"center\": [20, 0], \"spacing\": 2, "
     "\"columns\": 3},\n"
-    "     \"queue\": {\"target\": [30, 0], \"mode\": \"seek\", \"slow_radius\": 2, \"weight\": 2,\n"
+    "     \"queue\": {\"target\": [30, 0], \"mode\": \"seek\", \"route\": \"straight\", "
+    "\"slow_radius\": 2, \"weight\": 2,\n"
     "               \"cone_length\": 3, \"cone_width\": 0.7, \"arrive_radius\": 0.4,\n"
     "               \"on_arrival\": \"respawn\",\n"
     "               \"start_area\": {\"kind\": \"circle\", \"center\": [15, 0], \"radius\": 2}}},\n"
@@ -341,14 +403,16 @@ static const char GOOD[] =
     "\"tube_radius\": 2,\n"
     "              \"predict_ahead\": 0.7, \"weight\": 1.5}},\n"
     "    {\"count\": 2, \"area\": {\"kind\": \"circle\", \"center\": [0, -20], \"radius\": 3},\n"
-    "     \"path\": {\"name\": \"p\", \"mode\": \"one_shot\", \"arrive_radius\": 1, "
-    "\"slow_radius\": 2},\n"
+    "     \"path\": {\"name\": \"p\", \"mode\": \"one_shot\", \"route\": \"straight\", "
+    "\"arrive_radius\": 1, \"slow_radius\": 2},\n"
     "     \"followers\": {\"count\": 3, \"agent\": {\"max_speed\": 2},\n"
     "                   \"formation\": {\"shape\": \"custom\", \"offsets\": [[-1, 0], [-2, 1], "
     "[-2, -1]]},\n"
     "                   \"behind_distance\": 3, \"ahead_distance\": 2, \"ahead_radius\": 1,\n"
     "                   \"slow_radius\": 1.5, \"evade_weight\": 3, \"separation_weight\": 0.5,\n"
-    "                   \"weight\": 0.9}}\n"
+    "                   \"weight\": 0.9}},\n"
+    "    {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [0, 40]},\n"
+    "     \"goal\": {\"mode\": \"arrive\", \"exits\": \"gates\", \"route\": \"field\"}}\n"
     "  ]\n"
     "}\n";
 
@@ -366,7 +430,18 @@ Test(scenario, a_document_with_every_key_lands_in_the_model) {
     cr_assert_eq(sc.path_count, 1);
     cr_assert_eq(sc.paths[0].count, 3);
     cr_assert_float_eq(sc.paths[0].points[2].y, 10.0f, 0.0f);
-    cr_assert_eq(sc.crowd_count, 4);
+    cr_assert_eq(sc.crowd_count, 5);
+    // Navigation settings and exit sets.
+    cr_assert_float_eq(sc.nav.cell_size, 0.4f, 0.0f);
+    cr_assert_float_eq(sc.nav.clearance, 0.25f, 0.0f);
+    cr_assert_eq(sc.nav.budget, (size_t)64 << 20);
+    cr_assert_eq(sc.nav.max_cells, crowd_nav_def_default().max_cells, "not in the schema: default");
+    cr_assert_eq(sc.exits_count, 2);
+    cr_assert_str_eq(sc.exits[0].name, "doors");
+    cr_assert_eq(sc.exits[0].count, 2);
+    cr_assert_float_eq(sc.exits[0].points[1].y, 3.0f, 0.0f);
+    cr_assert_str_eq(sc.exits[1].name, "gates");
+    cr_assert_eq(sc.exits[1].pos.line, 5, "an exit set's position is its name's");
 
     const sc_crowd* a = &sc.crowds[0];
     cr_assert_str_eq(a->name, "a");
@@ -380,12 +455,15 @@ Test(scenario, a_document_with_every_key_lands_in_the_model) {
     cr_assert(a->has_goal && !a->has_queue && !a->has_path && !a->has_followers);
     cr_assert_eq(a->goal.mode, CROWD_GOAL_FLEE);
     cr_assert_float_eq(a->goal.weight, 0.5f, 0.0f);
+    cr_assert_eq(a->goal.exits, -1, "a goal without exits is its target");
+    cr_assert_eq(a->goal.route, CROWD_ROUTE_FIELD);
 
     const sc_crowd* q = &sc.crowds[1];
     cr_assert_null(q->name);
     cr_assert_eq(q->area.columns, 3);
     cr_assert(q->has_queue);
     cr_assert_eq(q->queue.mode, CROWD_GOAL_SEEK);
+    cr_assert_eq(q->queue.route, CROWD_ROUTE_STRAIGHT);
     cr_assert_eq(q->queue.on_arrival, SC_ARRIVAL_RESPAWN);
     cr_assert(q->queue.has_start_area);
     cr_assert_eq(q->queue.start_area.kind, SC_AREA_CIRCLE);
@@ -407,6 +485,7 @@ Test(scenario, a_document_with_every_key_lands_in_the_model) {
     const sc_crowd* l = &sc.crowds[3];
     cr_assert(l->has_path && l->has_followers);
     cr_assert_eq(l->path.kind, SC_PATH_WAYPOINTS);
+    cr_assert_eq(l->path.route, CROWD_ROUTE_STRAIGHT);
     cr_assert_eq(l->followers.formation, SC_FORMATION_CUSTOM);
     cr_assert_eq(l->followers.offset_count, 3);
     cr_assert_float_eq(l->followers.offsets[1].y, 1.0f, 0.0f);
@@ -415,6 +494,12 @@ Test(scenario, a_document_with_every_key_lands_in_the_model) {
     // Positions of each section, for the build errors.
     cr_assert_eq(l->path_pos.line, 23);
     cr_assert_eq(l->followers_pos.line, 24);
+
+    const sc_crowd* e = &sc.crowds[4];
+    cr_assert(e->has_goal);
+    cr_assert_eq(e->goal.mode, CROWD_GOAL_ARRIVE);
+    cr_assert_eq(e->goal.exits, 1, "the exit set named \"gates\"");
+    cr_assert_eq(e->goal.route, CROWD_ROUTE_FIELD);
     scenario_free(&sc);
 }
 
@@ -948,5 +1033,100 @@ Test(build, obstacle_and_grid_slot_errors_name_their_position) {
              "its area",
              line, col);
     cr_assert_str_eq(err, want);
+    scenario_free(&sc);
+}
+
+// ---- navigation: routes, exit sets, the nav grid ------------------------------------------------
+
+Test(build, routes_exit_sets_and_nav_settings_reach_the_library) {
+    scenario sc = parse_ok(
+        "{\"world\": {\"nav\": {\"cell_size\": 0.25, \"clearance\": 0.2, \"budget_mb\": 8}},\n"
+        " \"obstacles\": [{\"kind\": \"wall\", \"points\": [[5, -10], [5, 10]]}],\n"
+        " \"exits\": {\"doors\": [[9, 0], [-9, 3]]},\n"
+        " \"paths\": [{\"name\": \"p\", \"points\": [[0, 0], [9, 0], [9, 9]]}],\n"
+        " \"crowds\": [\n"
+        "  {\"count\": 2, " AREA ", \"goal\": {\"mode\": \"arrive\", \"exits\": \"doors\"}},\n"
+        "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [0, 20]},\n"
+        "   \"goal\": {\"mode\": \"seek\", \"target\": [9, 1], \"route\": \"straight\"}},\n"
+        "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [0, -20]},\n"
+        "   \"queue\": {\"target\": [9, 2], \"route\": \"straight\"}},\n"
+        "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [20, 0]},\n"
+        "   \"queue\": {\"target\": [9, 2], \"mode\": \"seek\"}},\n"
+        "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [-20, 0]},\n"
+        "   \"path\": {\"name\": \"p\", \"route\": \"straight\"}},\n"
+        "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [-20, 20]},\n"
+        "   \"path\": {\"name\": \"p\"}}]}");
+    built_world b = build_ok(&sc);
+    const crowd_nav_stats ns = crowd_world_nav_stats(b.world);
+    cr_assert_float_eq(ns.cell_size, 0.25f, 0.0f);
+    cr_assert_not_null(b.exits);
+    crowd_vec2 pts[4];
+    int np = 0;
+    cr_assert_eq(crowd_exits_get_points(b.world, b.exits[0], pts, 4, &np), CROWD_OK);
+    cr_assert_eq(np, 2);
+    cr_assert(pts[1].x == -9.0f && pts[1].y == 3.0f);
+    int n;
+    crowd_agent_id* ids = all_agents(&b, &n);
+    cr_assert_eq(n, 12);
+    for (int k = 0; k < n; ++k) {
+        crowd_agent_def a;
+        cr_assert_eq(crowd_agent_get_def(b.world, ids[k], &a), CROWD_OK);
+        const int crowd = k / 2;
+        if (crowd == 0) {
+            cr_assert_eq(a.goal.exits.index1, b.exits[0].index1, "agent %d names the exit set", k);
+            cr_assert_eq(a.goal.route, CROWD_ROUTE_FIELD);
+        } else if (crowd == 1 || crowd == 2) {
+            cr_assert_eq(a.goal.route, CROWD_ROUTE_STRAIGHT, "agent %d heads straight", k);
+            cr_assert(crowd_exits_id_is_null(a.goal.exits));
+        } else if (crowd == 3) {
+            cr_assert_eq(a.goal.mode, CROWD_GOAL_SEEK);
+            cr_assert_eq(a.goal.route, CROWD_ROUTE_FIELD, "a queue routes by default");
+        } else {
+            crowd_path_follow_def f;
+            crowd_path_cursor cur;
+            cr_assert_eq(crowd_agent_get_path(b.world, ids[k], &f, &cur), CROWD_OK);
+            cr_assert_eq(f.route, crowd == 4 ? CROWD_ROUTE_STRAIGHT : CROWD_ROUTE_FIELD,
+                         "agent %d's waypoint legs", k);
+        }
+    }
+    // After a step the exit set's agents are routed: both exits lie across the wall from the
+    // first crowd (centred on [0, 0]) but the one at [-9, 3] is on its side.
+    cr_assert_eq(crowd_world_step(b.world), CROWD_OK);
+    crowd_route_info r;
+    cr_assert_eq(crowd_agent_get_route(b.world, ids[0], &r), CROWD_OK);
+    cr_assert_float_eq(r.destination.x, -9.0f, 0.0f, "the exit nearest by walking distance");
+    free(ids);
+    built_world_free(&b);
+    scenario_free(&sc);
+}
+
+Test(build, exit_sets_the_library_refuses_name_their_position) {
+    // At most CROWD_EXITS_MAX_POINTS points: a parse error at the set.
+    char* text = malloc(16 * (CROWD_EXITS_MAX_POINTS + 1) + 200);
+    size_t len = (size_t)sprintf(text, "{\"exits\": {\"many\": [");
+    for (int k = 0; k <= CROWD_EXITS_MAX_POINTS; ++k)
+        len += (size_t)sprintf(text + len, "%s[%d, 0]", k ? ", " : "", k);
+    sprintf(text + len, "]}, \"crowds\": []}");
+    scenario sc;
+    char err[512], want[512];
+    cr_assert_not(scenario_parse("b.json", text, strlen(text), &sc, err, sizeof err));
+    int line, col;
+    position_of(text, "[[0, 0]", 0, &line, &col);
+    snprintf(want, sizeof want, "b.json:%d:%d: exits.many: expected at most %d points, got %d",
+             line, col, CROWD_EXITS_MAX_POINTS, CROWD_EXITS_MAX_POINTS + 1);
+    cr_assert_str_eq(err, want);
+    free(text);
+    // A point beyond the library's range: refused when the world is built, at the set's name.
+    const char* far = "{\"exits\": {\"a\": [[0, 0]],\n  \"far\": [[2e6, 0]]},\n"
+                      " \"crowds\": [{\"count\": 1, " AREA "}]}";
+    sc = parse_ok(far);
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    cr_assert_not(scenario_build(&sc, &o, &b, err, sizeof err));
+    position_of(far, "\"far\"", 0, &line, &col);
+    snprintf(want, sizeof want, "b.json:%d:%d: exits.far: cannot create the exit set: %s", line,
+             col, crowd_status_string(CROWD_ERR_OUT_OF_RANGE));
+    cr_assert_str_eq(err, want);
+    cr_assert_null(b.world);
     scenario_free(&sc);
 }

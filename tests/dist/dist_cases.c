@@ -15,7 +15,11 @@
 //  - a world where a follower is removed on arrival is refused;
 //  - one rank running out of memory in a step, at every allocation of its first steps in turn:
 //    every rank leaves the step with a failure (none waits), and the split world takes no more
-//    calls.
+//    calls;
+//  - navigation: routed goals, exit sets and routed waypoint legs across the split; every rank
+//    counts the whole world's destinations in use through removals on other ranks (by call and
+//    on arrival), exit sets made and destroyed collectively, the budget refusing the same adds
+//    everywhere, and a snapshot of the split world (with its own world tag per rank) that loads.
 // Run under mpiexec with any rank count; exit status 1 on the first failed check.
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,10 +49,7 @@ typedef struct twin {
 
 typedef void build_fn(crowd_world* w);
 
-static twin make(build_fn* build) {
-    crowd_world_def wd = crowd_world_def_default();
-    wd.threads = 1;
-    wd.world_tag = 77; // one tag: the split world's handles are the one-process world's
+static twin make_def(build_fn* build, crowd_world_def wd) {
     twin t;
     crowd_world* split;
     CHECK(crowd_world_create(&wd, &t.w) == CROWD_OK, "create");
@@ -57,6 +58,13 @@ static twin make(build_fn* build) {
     build(split);
     CHECK(crowd_dist_create(MPI_COMM_WORLD, split, &t.d) == CROWD_OK, "dist create");
     return t;
+}
+
+static twin make(build_fn* build) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    wd.world_tag = 77; // one tag: the split world's handles are the one-process world's
+    return make_def(build, wd);
 }
 
 static void destroy(twin* t) {
@@ -658,6 +666,238 @@ static void out_of_memory_on_one_rank(void) {
                failures);
 }
 
+// ---- navigation ---------------------------------------------------------------------------------
+
+// A wall along y = 0 from x = -40 to 40, agents below it spread along x (so over every rank) with
+// routed goals to points above it, goals naming an exit set made before the split, straight
+// goals, queues removed on arrival (routed to points of their own), and routed and straight
+// waypoint followers of a loop around the wall.
+static crowd_exits_id nav_exits;
+static crowd_path_id nav_path;
+
+static void build_nav(crowd_world* w) {
+    const crowd_vec2 wall[2] = {{-40.0f, 0.0f}, {40.0f, 0.0f}};
+    crowd_obstacle_id ob;
+    CHECK(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 2, &ob) == CROWD_OK, "wall");
+    const crowd_vec2 doors[2] = {{-44.0f, 6.0f}, {44.0f, 6.0f}};
+    CHECK(crowd_exits_create(w, doors, 2, &nav_exits) == CROWD_OK, "exits");
+    for (int i = 0; i < 16; ++i) {
+        const float x = -36.0f + 4.8f * (float)i;
+        const crowd_agent_id id = add(w, x, -3.0f, 0.0f);
+        crowd_goal g = crowd_goal_default();
+        g.mode = CROWD_GOAL_ARRIVE;
+        g.target = (crowd_vec2){x, 5.0f};
+        if (i % 4 == 1) g.exits = nav_exits;
+        if (i % 4 == 2) g.route = CROWD_ROUTE_STRAIGHT;
+        if (i % 4 != 3) {
+            CHECK(crowd_agent_set_goal(w, id, &g) == CROWD_OK, "goal");
+            continue;
+        }
+        crowd_queue_def q = crowd_queue_def_default();
+        q.goal = (crowd_vec2){x + 1.0f, -7.0f};
+        q.on_arrival = CROWD_QUEUE_REMOVE;
+        CHECK(crowd_agent_set_queue(w, id, &q) == CROWD_OK, "queue");
+    }
+    const crowd_vec2 loop[4] = {{-30.0f, -6.0f}, {30.0f, -6.0f}, {30.0f, 6.0f}, {-30.0f, 6.0f}};
+    CHECK(crowd_path_create(w, loop, 4, &nav_path) == CROWD_OK, "path");
+    for (int i = 0; i < 5; ++i) {
+        const crowd_agent_id id = add(w, -28.0f + 14.0f * (float)i, -5.0f, 0.0f);
+        crowd_path_follow_def f = crowd_path_follow_def_default();
+        f.path = nav_path;
+        f.mode = CROWD_PATH_LOOP;
+        f.route = i == 2 ? CROWD_ROUTE_STRAIGHT : CROWD_ROUTE_FIELD;
+        f.start_index = i % 4;
+        CHECK(crowd_agent_set_path(w, id, &f) == CROWD_OK, "path follow");
+    }
+}
+
+// Every rank counts the one-process world's destinations in use.
+static void expect_same_fields(const twin* t, const char* what) {
+    int v[2] = {crowd_world_nav_stats(crowd_dist_world(t->d)).fields_in_use, 0};
+    v[1] = -v[0];
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    const int want = crowd_world_nav_stats(t->w).fields_in_use;
+    CHECK(v[0] == want && -v[1] == want,
+          "%s: %d to %d fields in use on the ranks, %d in one process", what, -v[1], v[0], want);
+}
+
+// The agents of the one-process world whose goal names exit set e (or, e null, with a routed goal
+// toward a point), in handle order.
+static int agents_with(const twin* t, crowd_exits_id e, crowd_agent_id* out) {
+    crowd_agent_id ids[512];
+    int n, k = 0;
+    CHECK(crowd_dist_get_agents(t->d, ids, 512, &n) == CROWD_OK, "agents");
+    for (int i = 0; i < n; ++i) {
+        crowd_agent_def a;
+        CHECK(crowd_agent_get_def(t->w, ids[i], &a) == CROWD_OK, "def");
+        const bool point = a.goal.mode == CROWD_GOAL_ARRIVE && a.goal.route == CROWD_ROUTE_FIELD;
+        if (e.index1 ? a.goal.exits.index1 == e.index1 : point && !a.goal.exits.index1)
+            out[k++] = ids[i];
+    }
+    return k;
+}
+
+static void remove_both(twin* t, crowd_agent_id id) {
+    CHECK(crowd_agent_remove(t->w, id) == CROWD_OK, "remove");
+    CHECK(crowd_dist_agent_remove(t->d, id) == CROWD_OK, "split remove");
+}
+
+static void navigation(void) {
+    twin t = make(build_nav);
+    expect_same_fields(&t, "split");
+    const int before = crowd_world_agent_count(t.w);
+    step(&t, 10, "routed");
+    expect_same_fields(&t, "routed");
+    // The queues arrive and are removed on their owners in the step.
+    step(&t, 80, "routed arrivals");
+    CHECK(crowd_world_agent_count(t.w) == before - 4, "%d of 4 queues arrived",
+          before - crowd_world_agent_count(t.w));
+    expect_same_fields(&t, "after arrivals");
+    // Routed agents removed by call, wherever they are.
+    crowd_agent_id ids[64];
+    int n = agents_with(&t, (crowd_exits_id){0}, ids);
+    CHECK(n >= 3, "%d routed agents", n);
+    for (int i = 0; i < n; i += 2) remove_both(&t, ids[i]);
+    expect_same_fields(&t, "after removals");
+    // A new exit set, made on every rank, named by agents added across the split: in use, it stays.
+    const crowd_vec2 gate[1] = {{0.0f, 8.0f}};
+    crowd_exits_id one, split;
+    CHECK(crowd_exits_create(t.w, gate, 1, &one) == CROWD_OK, "exits");
+    CHECK(crowd_dist_exits_create(t.d, gate, 1, &split) == CROWD_OK, "split exits");
+    CHECK(one.index1 == split.index1 && one.generation == split.generation, "exit set handles");
+    for (int i = 0; i < 6; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){-33.0f + 12.0f * (float)i, -2.0f};
+        a.goal.mode = CROWD_GOAL_SEEK;
+        a.goal.exits = split;
+        crowd_agent_id x, y;
+        CHECK(crowd_agent_add(t.w, &a, &x) == CROWD_OK, "add");
+        CHECK(crowd_dist_agent_add(t.d, &a, &y) == CROWD_OK, "split add");
+    }
+    expect_same_fields(&t, "exit set added");
+    CHECK(crowd_exits_destroy(t.w, one) == CROWD_ERR_IN_USE &&
+              crowd_dist_exits_destroy(t.d, split) == CROWD_ERR_IN_USE,
+          "an exit set in use");
+    CHECK(crowd_dist_exits_destroy(t.d, nav_exits) == CROWD_ERR_IN_USE, "the first set in use");
+    step(&t, 20, "toward the new exit set");
+    n = agents_with(&t, split, ids);
+    CHECK(n == 6, "%d agents name the new set", n);
+    for (int i = 0; i < n; ++i) remove_both(&t, ids[i]);
+    CHECK(crowd_exits_destroy(t.w, one) == CROWD_OK &&
+              crowd_dist_exits_destroy(t.d, split) == CROWD_OK,
+          "an exit set nobody names");
+    CHECK(crowd_dist_exits_destroy(t.d, split) == CROWD_ERR_STALE_EXITS, "destroyed twice");
+    expect_same_fields(&t, "exit set destroyed");
+    // The routed path followers removed: the path's points go out of use everywhere.
+    for (int i = crowd_dist_agent_count(t.d) - 1; i >= 0; --i) {
+        const crowd_agent_id id = nth(&t, i);
+        crowd_path_cursor c;
+        CHECK(crowd_agent_get_path(t.w, id, NULL, &c) == CROWD_OK, "path");
+        if (c.state != CROWD_PATH_STATE_NONE) remove_both(&t, id);
+    }
+    expect_same_fields(&t, "path followers removed");
+    step(&t, 40, "routed, after the removals");
+    if (rank == 0)
+        printf("navigation: routed goals, exit sets and waypoint legs across %d ranks, the same "
+               "destinations in use on every rank through removals, same hash\n",
+               size);
+    destroy(&t);
+}
+
+// The navigation budget, exactly `k` fields of the grid the wall gives, refuses the same adds on
+// every rank as in one process, also after a removal on another rank.
+static int budget_fields;
+
+static void build_budget(crowd_world* w) {
+    const crowd_vec2 wall[2] = {{-40.0f, 0.0f}, {40.0f, 0.0f}};
+    crowd_obstacle_id ob;
+    CHECK(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 2, &ob) == CROWD_OK, "wall");
+    for (int i = 0; i < budget_fields; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){-36.0f + 72.0f * (float)i / (float)(budget_fields - 1), -3.0f};
+        a.goal.mode = CROWD_GOAL_ARRIVE;
+        a.goal.target = (crowd_vec2){a.position.x, 5.0f};
+        crowd_agent_id id;
+        CHECK(crowd_agent_add(w, &a, &id) == CROWD_OK, "add");
+    }
+}
+
+static void navigation_budget(void) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    wd.world_tag = 77;
+    budget_fields = 8;
+    crowd_world* probe;
+    CHECK(crowd_world_create(&wd, &probe) == CROWD_OK, "create");
+    build_budget(probe);
+    CHECK(crowd_world_nav_update(probe) == CROWD_OK, "nav update");
+    const crowd_nav_stats ns = crowd_world_nav_stats(probe);
+    CHECK(ns.fields_in_use == budget_fields, "%d fields in use", ns.fields_in_use);
+    crowd_world_destroy(probe);
+    wd.nav.budget = (size_t)ns.grid_w * (size_t)ns.grid_h * 4 * (size_t)budget_fields;
+    twin t = make_def(build_budget, wd);
+    step(&t, 5, "budget");
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){0.0f, -6.0f};
+    a.goal.mode = CROWD_GOAL_SEEK;
+    a.goal.target = (crowd_vec2){0.0f, 9.0f};
+    crowd_agent_id x, y;
+    CHECK(crowd_agent_add(t.w, &a, &x) == CROWD_ERR_CAPACITY,
+          "a new destination beyond the budget");
+    CHECK(crowd_dist_agent_add(t.d, &a, &y) == CROWD_ERR_CAPACITY, "split: beyond the budget");
+    // The rightmost agent's destination goes out of use (it lives on the last rank).
+    remove_both(&t, nth(&t, budget_fields - 1));
+    CHECK(crowd_agent_add(t.w, &a, &x) == CROWD_OK, "within the budget again");
+    CHECK(crowd_dist_agent_add(t.d, &a, &y) == CROWD_OK, "split: within the budget again");
+    CHECK(x.index1 == y.index1 && x.generation == y.generation, "the same handle");
+    expect_same_fields(&t, "budget");
+    step(&t, 20, "budget");
+    if (rank == 0)
+        printf("navigation budget of %d fields: the same adds refused on every rank\n",
+               budget_fields);
+    destroy(&t);
+}
+
+// A routed world with a world tag of its own on each rank (derived from its address): the split
+// world's snapshot holds rank 0's tag in every handle of its records, loads and steps on as the
+// one-process world.
+static void navigation_snapshot(void) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    crowd_world* one;
+    crowd_world* w;
+    CHECK(crowd_world_create(&wd, &one) == CROWD_OK, "create");
+    CHECK(crowd_world_create(&wd, &w) == CROWD_OK, "create");
+    build_nav(one);
+    build_nav(w);
+    crowd_dist* d;
+    CHECK(crowd_dist_create(MPI_COMM_WORLD, w, &d) == CROWD_OK, "dist create");
+    for (int k = 0; k < 30; ++k) {
+        CHECK(crowd_world_step(one) == CROWD_OK, "step");
+        CHECK(crowd_dist_step(d) == CROWD_OK, "split step");
+    }
+    bytes snap = {0};
+    CHECK(crowd_dist_save_stream(d, append, &snap) == CROWD_OK, "split save");
+    broadcast(&snap, rank);
+    crowd_world* l;
+    CHECK(crowd_world_load(snap.data, snap.len, NULL, &l) == CROWD_OK, "load");
+    CHECK(crowd_world_state_hash(l) == crowd_world_state_hash(one), "loaded hash");
+    CHECK(crowd_world_nav_stats(l).fields_in_use == crowd_world_nav_stats(one).fields_in_use,
+          "fields in use after the load");
+    for (int k = 0; k < 30; ++k) {
+        CHECK(crowd_world_step(one) == CROWD_OK && crowd_world_step(l) == CROWD_OK, "step");
+        CHECK(crowd_world_state_hash(l) == crowd_world_state_hash(one), "tick %d", k);
+    }
+    if (rank == 0)
+        printf("navigation snapshot from %d ranks with their own tags: loads, the one-process "
+               "hash\n",
+               size);
+    free(snap.data);
+    crowd_world_destroy(l);
+    crowd_world_destroy(one);
+    crowd_dist_destroy(d);
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -671,6 +911,9 @@ int main(int argc, char** argv) {
     leaders_elsewhere();
     removal_in_step_refused();
     out_of_memory_on_one_rank();
+    navigation();
+    navigation_budget();
+    navigation_snapshot();
     MPI_Finalize();
     return 0;
 }

@@ -24,7 +24,8 @@ static void load_one(const uint8_t* data, size_t size) {
     def.alloc = count_alloc;
     def.free = count_free;
     def.alloc_user = &c;
-    def.max_capacity = 1 << 12; // keeps each input cheap; larger worlds are refused cleanly
+    def.max_capacity = 1 << 12;  // keeps each input cheap; larger worlds are refused cleanly
+    def.max_nav_cells = 1 << 16; // and so do the navigation grid and fields its steps build
     crowd_world* w = (crowd_world*)&c;
     const crowd_status st = crowd_world_load(data, size, &def, &w);
     check(st >= CROWD_OK && st < CROWD_STATUS_COUNT);

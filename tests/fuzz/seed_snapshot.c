@@ -1,22 +1,44 @@
 // Writes the snapshot fuzz target's seed corpus: snapshots of real worlds of a few shapes (empty,
 // one agent, removals and re-additions, every goal mode, reserved capacity, many agents, queues,
-// paths and follow-leader groups, values at the valid ranges with a neighbor cap, and a walled
-// town).
+// paths and follow-leader groups, values at the valid ranges with a neighbor cap, a walled town,
+// a routed room with exit sets and navigation on and off), and the same worlds in the older
+// formats where they can hold them (versions 3 and 4, through snapshot_downgrade.h).
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "crowd/crowd.h"
 #include "scenes.h"
+#include "snapshot_downgrade.h"
 
-static int write_seed(const char* dir, const char* name, const crowd_world* w) {
-    size_t n = crowd_world_save_size(w);
-    void* buf = malloc(n);
-    if (!buf || crowd_world_save(w, buf, n, &n) != CROWD_OK) return 1;
+static int write_file(const char* dir, const char* name, const void* buf, size_t n) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     FILE* f = fopen(path, "wb");
     int bad = !f || fwrite(buf, 1, n, f) != n;
     if (f) bad |= fclose(f) != 0;
+    return bad;
+}
+
+// The world's snapshot, and the version 4 and 3 ones when those formats can hold the world.
+static int write_seed(const char* dir, const char* name, const crowd_world* w) {
+    size_t n = crowd_world_save_size(w);
+    uint8_t* buf = malloc(n);
+    if (!buf || crowd_world_save(w, buf, n, &n) != CROWD_OK) {
+        free(buf);
+        return 1;
+    }
+    int bad = write_file(dir, name, buf, n);
+    for (uint32_t v = 3; v <= 4; ++v) {
+        uint8_t* old;
+        size_t m;
+        if (!snapshot_downgrade(buf, n, v, &old, &m)) continue;
+        char old_name[256];
+        snprintf(old_name, sizeof old_name, "%s.v%u", name, (unsigned)v);
+        bad |= write_file(dir, old_name, old, m);
+        free(old);
+    }
     free(buf);
     return bad;
 }
@@ -118,6 +140,12 @@ static int bounds(const char* dir) {
     wd.dt = CROWD_MAX_DT;
     wd.cell_size = CROWD_MIN_CELL_SIZE;
     wd.max_neighbors = 3;
+    // The navigation def at its bounds: the smallest cell, a clearance just above half of it,
+    // every cell the grid may have, no budget at all.
+    wd.nav.cell_size = CROWD_MIN_CELL_SIZE;
+    wd.nav.clearance = nextafterf(0.5f * CROWD_MIN_CELL_SIZE, 1.0f);
+    wd.nav.max_cells = (int64_t)1 << 30;
+    wd.nav.budget = 0;
     crowd_world* w;
     if (crowd_world_create(&wd, &w) != CROWD_OK) return 1;
     int bad = 0;
@@ -131,15 +159,77 @@ static int bounds(const char* dir) {
         a.max_force = CROWD_MAX_FORCE;
         a.separation_radius = CROWD_MAX_DISTANCE;
         a.separation_weight = CROWD_MAX_WEIGHT;
-        a.goal = (crowd_goal){CROWD_GOAL_ARRIVE,
-                              {-s * CROWD_MAX_COORD, CROWD_MAX_COORD},
-                              CROWD_MAX_DISTANCE,
-                              CROWD_MAX_WEIGHT};
+        a.goal = crowd_goal_default();
+        a.goal.mode = CROWD_GOAL_ARRIVE;
+        a.goal.target = (crowd_vec2){-s * CROWD_MAX_COORD, CROWD_MAX_COORD};
+        a.goal.slow_radius = CROWD_MAX_DISTANCE;
+        a.goal.weight = CROWD_MAX_WEIGHT;
+        a.goal.route = i % 3 == 1 ? CROWD_ROUTE_STRAIGHT : CROWD_ROUTE_FIELD;
         crowd_agent_id id;
         bad |= crowd_agent_add(w, &a, &id) != CROWD_OK;
     }
     crowd_world_step(w);
     bad |= write_seed(dir, "bounds", w);
+    crowd_world_destroy(w);
+    return bad;
+}
+
+// A room split by a wall with a solid block, exit sets (one destroyed: a free slot), goals of every
+// mode toward points and exits, routed and straight, and routed and straight waypoint followers;
+// stepped so that its fields are built. Saved with navigation on, and the same world built with it
+// off. Small enough for the fuzz target's navigation grid limit.
+static int routed_room(const char* dir, const char* name, bool enable) {
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = 1;
+    wd.nav.enable = enable;
+    wd.nav.cell_size = 0.4f;
+    wd.nav.clearance = 0.3f;
+    wd.nav.budget = (size_t)16 << 20;
+    wd.nav.max_cells = 1 << 16;
+    crowd_world* w;
+    if (crowd_world_create(&wd, &w) != CROWD_OK) return 1;
+    int bad = 0;
+    crowd_obstacle_id o;
+    const crowd_vec2 room[5] = {{0, 0}, {16, 0}, {16, 12}, {0, 12}, {0, 0}};
+    const crowd_vec2 across[2] = {{0, 6}, {12, 6}};
+    const crowd_vec2 block[4] = {{6, 2}, {8, 2}, {8, 4}, {6, 4}};
+    bad |= crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, room, 5, &o) != CROWD_OK;
+    bad |= crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, across, 2, &o) != CROWD_OK;
+    bad |= crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, block, 4, &o) != CROWD_OK;
+    const crowd_vec2 doors[3] = {{1, 11}, {8, 11.5f}, {15, 11}};
+    const crowd_vec2 gone[1] = {{2, 2}};
+    crowd_exits_id e[3];
+    bad |= crowd_exits_create(w, gone, 1, &e[0]) != CROWD_OK;
+    bad |= crowd_exits_create(w, doors, 3, &e[1]) != CROWD_OK;
+    bad |= crowd_exits_create(w, doors + 2, 1, &e[2]) != CROWD_OK;
+    bad |= bad || crowd_exits_destroy(w, e[0]) != CROWD_OK;
+    for (int i = 0; !bad && i < 20; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){1.2f + (float)(i % 10) * 1.4f, i < 10 ? 1.2f : 4.8f};
+        if (a.position.x > 5.5f && a.position.x < 8.5f && a.position.y < 4.5f) a.position.y = 5.0f;
+        a.goal.mode = (crowd_goal_mode)(i % CROWD_GOAL_MODE_COUNT);
+        a.goal.target = (crowd_vec2){2.0f + (float)(i % 5) * 2.5f, 9.0f};
+        a.goal.route = i % 4 == 3 ? CROWD_ROUTE_STRAIGHT : CROWD_ROUTE_FIELD;
+        if (i % 3 == 1 && a.goal.mode != CROWD_GOAL_FLEE) a.goal.exits = e[1 + i % 2];
+        crowd_agent_id id;
+        bad |= crowd_agent_add(w, &a, &id) != CROWD_OK;
+    }
+    const crowd_vec2 loop[4] = {{2, 3}, {14, 3}, {14, 9}, {2, 9}};
+    crowd_path_id p;
+    bad |= bad || crowd_path_create(w, loop, 4, &p) != CROWD_OK;
+    for (int i = 0; !bad && i < 4; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){3.0f + (float)i * 3.0f, 7.5f};
+        crowd_agent_id id;
+        bad |= crowd_agent_add(w, &a, &id) != CROWD_OK;
+        crowd_path_follow_def d = crowd_path_follow_def_default();
+        d.path = p;
+        d.kind = i == 3 ? CROWD_PATH_TUBE : CROWD_PATH_WAYPOINTS;
+        d.route = i == 1 ? CROWD_ROUTE_STRAIGHT : CROWD_ROUTE_FIELD;
+        bad |= bad || crowd_agent_set_path(w, id, &d) != CROWD_OK;
+    }
+    for (int t = 0; !bad && t < 8; ++t) bad |= crowd_world_step(w) != CROWD_OK;
+    bad |= bad || write_seed(dir, name, w);
     crowd_world_destroy(w);
     return bad;
 }
@@ -190,6 +280,8 @@ int main(int argc, char** argv) {
     bad |= paths_and_groups(dir);
     bad |= walled(dir);
     bad |= bounds(dir);
+    bad |= routed_room(dir, "routed_room", true);
+    bad |= routed_room(dir, "routed_room_off", false);
     if (bad) fputs("seed_snapshot: failed\n", stderr);
     return bad;
 }

@@ -6,10 +6,14 @@
    world; after each batch of steps it asks for a full dump (read from the library) and requires
    its copy to be exactly equal. Errors must come exactly for the commands that should fail.
 2. The same script on 1 and 2 threads gives byte-identical output (hashes included).
-3. Walls: a wall added between ticks holds an agent seeking past it on its side until the wall
-   is removed; refused walls (over an agent, repeated points, malformed) and stale wall ids are
-   errors on exactly their lines; dumps and the final line list the live walls.
-4. Real-time mode ticks on its clock: N tick lines, no faster than the rate allows.
+3. Walls: a wall added between ticks holds an agent seeking straight past it ("route":
+   "straight") on its side until the wall is removed, while an agent with a routed goal (the
+   default) walks round it; refused walls (over an agent, repeated points, malformed) and stale
+   wall ids are errors on exactly their lines; dumps and the final line list the live walls.
+4. Exit sets: an agent whose goal names an exit set heads for the exit nearest by walking
+   distance (not the one nearest in a straight line, behind a wall); a set in use cannot be
+   removed; a goal given a point again lets it go; dumps list the live sets.
+5. Real-time mode ticks on its clock: N tick lines, no faster than the rate allows.
 Usage: test_server.py PATH_TO_CROWD_SERVER
 """
 import json
@@ -42,6 +46,8 @@ class Client:
         self.errors = []
         self.walls_added = []  # [ref, id] pairs, in order
         self.walls_removed = []
+        self.exits_added = []
+        self.exits_removed = []
         self.max_x = {}  # id -> largest x seen in the deltas
 
     def send(self, obj):
@@ -62,6 +68,8 @@ class Client:
             self.state.pop(aid, None)
         self.walls_added += msg.get("walls_added", [])
         self.walls_removed += msg.get("walls_removed", [])
+        self.exits_added += msg.get("exits_added", [])
+        self.exits_removed += msg.get("exits_removed", [])
         for aid, x, y, vx, vy in msg["changed"]:
             self.state[aid] = [x, y, vx, vy]
             self.max_x[aid] = max(self.max_x.get(aid, x), x)
@@ -194,14 +202,16 @@ check(final1["hash"] == final2["hash"], f"same final hash {final1['hash']}")
 
 # Walls between ticks.
 w = Client(1)
-w.send({"cmd": "add", "ref": 0, "x": 0, "y": 0, "goal": {"mode": "seek", "x": 10, "y": 0}})  # 1
+w.send({"cmd": "add", "ref": 0, "x": 0, "y": 0,
+        "goal": {"mode": "seek", "x": 10, "y": 0, "route": "straight"}})  # 1
 w.send({"cmd": "add", "ref": 1, "x": 0, "y": 5})  # 2
 w.send({"cmd": "add_wall", "ref": 100, "points": [[5, -5], [5, 5]]})  # 3
 w.send({"cmd": "add_wall", "ref": 101, "kind": "polygon",
         "points": [[-1, 4], [1, 4], [1, 6], [-1, 6]]})  # 4: agent 1 stands inside
 w.send({"cmd": "add_wall", "ref": 102, "points": [[0, -9], [3, -9], [3, -9]]})  # 5: repeated
 w.send({"cmd": "add_wall", "ref": 103, "points": [[0, 0], [1]]})  # 6: malformed
-w.send({"cmd": "step", "n": 80})  # 7
+w.send({"cmd": "add", "ref": 2, "x": 2, "y": -3, "goal": {"mode": "arrive", "x": 8, "y": -3}})  # 7
+w.send({"cmd": "step", "n": 80})  # 8
 ticks = 0
 while ticks < 80:
     msg = w.read()
@@ -210,24 +220,60 @@ while ticks < 80:
     else:
         w.apply(msg)
         ticks += 1
-a0 = w.ref_to_id[0]
+a0, a2 = w.ref_to_id[0], w.ref_to_id[2]
 check(w.walls_added and w.walls_added[0][0] == 100, f"wall ref 100 reported added: {w.walls_added}")
 check(len(w.walls_added) == 1, "only the valid wall was added")
 wall_id = w.walls_added[0][1] if w.walls_added else 0
 check(w.max_x.get(a0, 99) <= 5 - 0.3 + 1e-4,
-      f"the seeking agent stays on its side of the wall (max x {w.max_x.get(a0)})")
+      f"the agent seeking straight stays on its side of the wall (max x {w.max_x.get(a0)})")
 check(w.state[a0][0] > 4.0, f"and reaches it ({w.state[a0][0]:.3f})")
-d = w.dump()  # 8
+check(w.state[a2][0] > 5.3,
+      f"the agent with a routed goal walks round the wall ({w.state[a2][0]:.3f}, {w.state[a2][1]:.3f})")
+d = w.dump()  # 9
 check(d["walls"] == [[wall_id, "wall", [[5, -5], [5, 5]]]], f"dump lists the wall: {d['walls']}")
-w.send({"cmd": "remove_wall", "id": wall_id})  # 9
-w.send({"cmd": "remove_wall", "id": wall_id})  # 10: stale
-w.step(60)  # 11
+check(d["exits"] == [], f"dump lists no exit set: {d['exits']}")
+w.send({"cmd": "remove_wall", "id": wall_id})  # 10
+w.send({"cmd": "remove_wall", "id": wall_id})  # 11: stale
+w.step(60)  # 12
 check(w.walls_removed == [wall_id], "the removal is reported")
 check(w.state[a0][0] > 5.3, f"without the wall the agent walks on ({w.state[a0][0]:.3f})")
 fw = w.finish()
 got = [e["line"] for e in w.errors]
-check(got == [4, 5, 6, 10], f"wall errors on lines 4, 5, 6, 10: {got} {[e['error'] for e in w.errors]}")
+check(got == [4, 5, 6, 11], f"wall errors on lines 4, 5, 6, 11: {got} {[e['error'] for e in w.errors]}")
 check(fw["walls"] == [], "no wall left at the end")
+
+# Exit sets: two exits, the one nearer in a straight line behind a wall (both within the reach
+# of the navigation grid, 5 m around the wall).
+e = Client(1)
+e.send({"cmd": "add_wall", "ref": 1, "points": [[0, -10], [0, 10]]})  # 1
+e.send({"cmd": "add_exits", "ref": 7, "points": [[1, 0], [-5, -6]]})  # 2
+e.send({"cmd": "add_exits", "ref": 8, "points": []})  # 3: no points
+e.step(1)  # 4
+check(len(e.exits_added) == 1 and e.exits_added[0][0] == 7,
+      f"exit set ref 7 reported added: {e.exits_added}")
+eid = e.exits_added[0][1] if e.exits_added else 0
+e.send({"cmd": "add", "ref": 0, "x": -1, "y": 0, "goal": {"mode": "arrive", "exits": eid}})  # 5
+e.send({"cmd": "remove_exits", "id": eid})  # 6: in use
+e.step(160)  # 7
+ag = e.ref_to_id[0]
+x, y = e.state[ag][0], e.state[ag][1]
+check(abs(x + 5) < 0.5 and abs(y + 6) < 0.5,
+      f"the agent arrives at the exit nearest by walking distance, not behind the wall ({x:.2f}, {y:.2f})")
+d = e.dump()  # 8
+check(d["exits"] == [[eid, [[1, 0], [-5, -6]]]], f"dump lists the exit set: {d['exits']}")
+e.send({"cmd": "set_goal", "id": ag, "x": -3, "y": 5})  # 9: a point again
+e.send({"cmd": "remove_exits", "id": eid})  # 10
+e.send({"cmd": "remove_exits", "id": eid})  # 11: stale
+e.send({"cmd": "add", "ref": 1, "x": -5, "y": 0, "goal": {"mode": "seek", "exits": eid}})  # 12
+e.step(20)  # 13
+check(e.exits_removed == [eid], f"the removal is reported: {e.exits_removed}")
+check(e.state[ag][1] > -4.5, f"the agent heads for its point again ({e.state[ag][1]:.2f})")
+fe = e.finish()
+got = [(m["line"], m["error"]) for m in e.errors]
+check([g[0] for g in got] == [3, 6, 11, 12], f"exit set errors on lines 3, 6, 11, 12: {got}")
+check(len(got) == 4 and "in use" in got[1][1] and "stale" in got[2][1] and "stale" in got[3][1],
+      f"in use, then stale: {got}")
+check(fe["exits"] == [], "no exit set left at the end")
 
 # Real-time mode: 12 ticks at 100 Hz, commands arriving while it runs.
 t0 = time.monotonic()

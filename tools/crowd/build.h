@@ -35,8 +35,9 @@ typedef struct built_world {
     crowd_world* world;
     uint8_t* kind; // agent_kind by handle index (index1 - 1)
     int kind_cap;
-    int agents;           // agents the scenario added
-    crowd_path_id* paths; // the scenario's paths, created in the world on first use (or NULL)
+    int agents;            // agents the scenario added
+    crowd_path_id* paths;  // the scenario's paths, created in the world on first use (or NULL)
+    crowd_exits_id* exits; // the scenario's exit sets, created with the obstacles (or NULL)
 } built_world;
 
 // Agents the scenario adds at this scale: every crowd's scaled count times (1 + followers).

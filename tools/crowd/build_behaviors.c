@@ -40,12 +40,17 @@ bool build_queue(built_world* b, const sc_crowd* crowd, const crowd_agent_id* id
         def.start_max = q->start_area.max;
     }
     // The queue arrives at its goal; a seeking queue keeps the cone braking and the arrival test
-    // and replaces arrive by seek.
-    const crowd_goal seek = {CROWD_GOAL_SEEK, q->target, q->slow_radius, q->weight};
+    // and replaces arrive by seek. crowd_agent_set_queue sets a routed goal: a straight one is set
+    // after it.
+    const crowd_goal goal = {.mode = q->mode,
+                             .target = q->target,
+                             .slow_radius = q->slow_radius,
+                             .weight = q->weight,
+                             .route = q->route};
+    const bool set_goal = q->mode == CROWD_GOAL_SEEK || q->route != CROWD_ROUTE_FIELD;
     for (int k = 0; k < count; ++k) {
         crowd_status st = crowd_agent_set_queue(b->world, ids[k], &def);
-        if (st == CROWD_OK && q->mode == CROWD_GOAL_SEEK)
-            st = crowd_agent_set_goal(b->world, ids[k], &seek);
+        if (st == CROWD_OK && set_goal) st = crowd_agent_set_goal(b->world, ids[k], &goal);
         if (st != CROWD_OK) return failed(b, crowd->queue_pos, "queue", st, err, errlen);
     }
     return true;
@@ -88,6 +93,7 @@ bool build_path(built_world* b, const sc_crowd* crowd, const crowd_agent_id* ids
                : f->mode == SC_PATH_PING_PONG ? CROWD_PATH_PING_PONG
                                               : CROWD_PATH_LOOP;
     def.weight = f->weight;
+    if (def.kind == CROWD_PATH_WAYPOINTS) def.route = f->route;
     if (def.kind == CROWD_PATH_TUBE) {
         def.tube_radius = f->tube_radius;
         def.predict_ahead = f->predict_ahead;

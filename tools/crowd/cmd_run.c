@@ -1,5 +1,7 @@
 // crowd run FILE: run a scenario, print its timings, optionally record it and hash it.
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,17 +22,62 @@ static void usage(FILE* f) {
           "  --record OUT        write a binary recording of the run to OUT\n"
           "  --record-every K    record every K-th tick (default: the scenario's "
           "world.record_every)\n"
+          "  --field SPEC        with --record: record one navigation field for the replay to\n"
+          "                      draw under the agents (heat map of the walking distance and\n"
+          "                      arrows): 'auto' (the first goal, exit set, queue or waypoint\n"
+          "                      path), 'X,Y' (toward that point) or 'exits:NAME' (an exit set)\n"
+          "  --field-step M      metres between the field's samples (default: the nav cell\n"
+          "                      size, coarser on large maps)\n"
           "  --hash              print the final state hash as 'state-hash: <hex>'\n"
           "  -h, --help          show this help\n",
           f);
+}
+
+// --field's value against the scenario: 'auto', 'X,Y' or 'exits:NAME'.
+static bool field_spec(const char* cmd, const scenario* sc, const char* v, rec_field_spec* out) {
+    if (!strcmp(v, "auto")) {
+        if (rec_field_auto(sc, out)) return true;
+        cli_error(cmd, "--field auto: the scenario has no routed goal, exit set, queue or waypoint "
+                       "path to draw a field for");
+        return false;
+    }
+    if (!strncmp(v, "exits:", 6)) {
+        for (int k = 0; k < sc->exits_count; ++k) {
+            if (strcmp(sc->exits[k].name, v + 6) != 0) continue;
+            *out = (rec_field_spec){.exits = k};
+            snprintf(out->label, sizeof out->label, "exits %s", sc->exits[k].name);
+            return true;
+        }
+        cli_error(cmd, "--field: the scenario has no exit set '%s'", v + 6);
+        return false;
+    }
+    char* end;
+    errno = 0;
+    const double x = strtod(v, &end);
+    double y = NAN;
+    if (end != v && *end == ',') {
+        const char* ys = end + 1;
+        y = strtod(ys, &end);
+        if (end == ys || *end != '\0') y = NAN;
+    }
+    if (errno || !isfinite(x) || !isfinite(y) || fabs(x) > CROWD_MAX_COORD ||
+        fabs(y) > CROWD_MAX_COORD) {
+        cli_error(cmd, "--field: expected auto, X,Y (a point within %g m) or exits:NAME, got '%s'",
+                  (double)CROWD_MAX_COORD, v);
+        return false;
+    }
+    *out = (rec_field_spec){.exits = -1, .point = {(float)x, (float)y}};
+    snprintf(out->label, sizeof out->label, "goal [%g, %g]", x, y);
+    return true;
 }
 
 int cmd_run(int argc, char** argv) {
     const char* cmd = "run";
     const char* file = NULL;
     const char* record = NULL;
+    const char* field = NULL;
     long ticks = -1, threads = 0, every = -1;
-    double scale = 1.0;
+    double scale = 1.0, field_step = 0.0;
     bool hash = false;
     for (int i = 2; i < argc; ++i) {
         const char* a = argv[i];
@@ -55,6 +102,12 @@ int cmd_run(int argc, char** argv) {
                 return EXIT_USAGE;
         } else if (!strcmp(a, "--record")) {
             if (!(record = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
+        } else if (!strcmp(a, "--field")) {
+            if (!(field = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
+        } else if (!strcmp(a, "--field-step")) {
+            if (!(v = cli_value(cmd, argc, argv, &i)) ||
+                !cli_double(cmd, a, v, 0.0, 1000.0, &field_step))
+                return EXIT_USAGE;
         } else if (a[0] == '-' && a[1] != '\0') {
             cli_error(cmd, "unknown option '%s' (try crowd run --help)", a);
             return EXIT_USAGE;
@@ -67,6 +120,10 @@ int cmd_run(int argc, char** argv) {
     }
     if (!file) {
         cli_error(cmd, "missing the scenario file (try crowd run --help)");
+        return EXIT_USAGE;
+    }
+    if ((field || field_step > 0.0) && !record) {
+        cli_error(cmd, "%s goes with --record", field ? "--field" : "--field-step");
         return EXIT_USAGE;
     }
 
@@ -83,6 +140,12 @@ int cmd_run(int argc, char** argv) {
         cli_error(cmd, "%s", err);
         return 1;
     }
+    rec_field_spec fs;
+    if (field && !field_spec(cmd, &sc, field, &fs)) {
+        scenario_free(&sc);
+        return 1;
+    }
+    if (field) fs.step = (float)field_step;
     // Open the output before the run so that an unwritable path fails at once.
     FILE* out = record && rank == 0 ? cli_open_out(cmd, record, "wb") : NULL;
     if (record && rank == 0 && !out) {
@@ -106,6 +169,10 @@ int cmd_run(int argc, char** argv) {
     // Every rank keeps a writer so that all take part in gathering each frame; rank 0's is written.
     if (record && !rec_begin(&rec, &b, record_every)) {
         cli_error(cmd, "out of memory");
+        rc = 1;
+    }
+    if (rc == 0 && field && !rec_field(&rec, &b, &fs, err, sizeof err)) {
+        if (rank == 0) cli_error(cmd, "%s", err);
         rc = 1;
     }
     run_options ro = {.ticks = ticks >= 0 ? (int)ticks : sc.ticks,

@@ -104,6 +104,36 @@ static bool parse_chunks(recording* r, const char* name, char* err, size_t errle
                 return fail(err, errlen, name, "bad OBST chunk at byte %zu", off);
             if (!push((void**)&r->obstacles, &r->obstacle_count, sizeof o, &o))
                 return fail(err, errlen, name, "out of memory");
+        } else if (memcmp(tagp, "FELD", 4) == 0) {
+            if (size < 24) return fail(err, errlen, name, "short FELD chunk");
+            const float x0 = rd_f32(p), y0 = rd_f32(p + 4), step = rd_f32(p + 8);
+            const size_t cols = rd_u32(p + 12), rows = rd_u32(p + 16), len = rd_u32(p + 20);
+            const size_t n = cols * rows;
+            if (!isfinite(x0) || !isfinite(y0) || !(step > 0.0f) || !isfinite(step) || cols == 0 ||
+                rows == 0 || cols > REC_FIELD_MAX_SAMPLES || rows > REC_FIELD_MAX_SAMPLES ||
+                n > REC_FIELD_MAX_SAMPLES || len > size ||
+                24 + pad4(len) + 4 * n + pad4(n) + pad4(n) != size)
+                return fail(err, errlen, name, "bad FELD chunk at byte %zu", off);
+            const uint8_t* data = p + 24 + pad4(len);
+            rec_field_view f = {.x0 = x0,
+                                .y0 = y0,
+                                .step = step,
+                                .cols = (int)cols,
+                                .rows = (int)rows,
+                                .distance = (const float*)data,
+                                .state = data + 4 * n,
+                                .angle = data + 4 * n + pad4(n)};
+            for (size_t i = 0; i < n; ++i)
+                if (f.state[i] > CROWD_ROUTE_STATE_UNREACHABLE)
+                    return fail(err, errlen, name, "unknown route state %u in FELD", f.state[i]);
+            f.label = malloc(len + 1);
+            if (!f.label) return fail(err, errlen, name, "out of memory");
+            memcpy(f.label, p + 24, len);
+            f.label[len] = '\0';
+            if (!push((void**)&r->fields, &r->field_count, sizeof f, &f)) {
+                free(f.label);
+                return fail(err, errlen, name, "out of memory");
+            }
         } else if (memcmp(tagp, "HNDL", 4) == 0) {
             if (size < 4) return fail(err, errlen, name, "short HNDL chunk");
             const size_t n = rd_u32(p);
@@ -219,6 +249,8 @@ void rec_free(recording* r) {
     free(r->goals);
     free(r->areas);
     free(r->obstacles);
+    for (int k = 0; k < r->field_count; ++k) free(r->fields[k].label);
+    free(r->fields);
     free(r->tables);
     free(r->frames);
     *r = (recording){0};

@@ -143,6 +143,35 @@ static void put_obstacles(rec_writer* w, const crowd_world* world) {
     free(ids);
 }
 
+bool rec_put_field(rec_writer* w, float x0, float y0, float step, int cols, int rows,
+                   const char* label, const float* distance, const uint8_t* state,
+                   const uint8_t* angle) {
+    const size_t n = (size_t)cols * (size_t)rows, label_len = strlen(label);
+    size_t c = chunk_begin(w, "FELD");
+    put_f32(w, x0);
+    put_f32(w, y0);
+    put_f32(w, step);
+    put_u32(w, (uint32_t)cols);
+    put_u32(w, (uint32_t)rows);
+    put_u32(w, (uint32_t)label_len);
+    put(w, label, label_len);
+    pad4(w);
+    for (size_t i = 0; i < n; ++i) put_f32(w, distance[i]);
+    put(w, state, n);
+    pad4(w);
+    put(w, angle, n);
+    chunk_end(w, c);
+    return !w->failed;
+}
+
+// Whether a crowd before crowd k names the same exit set in its goal (its points are drawn once).
+static bool exits_written(const scenario* sc, int k) {
+    for (int j = 0; j < k; ++j)
+        if (sc->crowds[j].has_goal && sc->crowds[j].goal.exits == sc->crowds[k].goal.exits)
+            return true;
+    return false;
+}
+
 bool rec_begin(rec_writer* w, const built_world* b, int record_every) {
     *w = (rec_writer){0};
     const scenario* sc = b->sc;
@@ -191,7 +220,13 @@ bool rec_begin(rec_writer* w, const built_world* b, int record_every) {
                 : cr->goal.mode == CROWD_GOAL_ARRIVE || cr->goal.mode == CROWD_GOAL_ARRIVE_LITERAL
                     ? AGENT_ARRIVE
                     : AGENT_FLEE;
-            put_goal(w, kind, cr->goal.target, cr->goal.slow_radius);
+            if (cr->goal.exits < 0) {
+                put_goal(w, kind, cr->goal.target, cr->goal.slow_radius);
+            } else if (!exits_written(sc, k)) {
+                const sc_exits* x = &sc->exits[cr->goal.exits];
+                for (int i = 0; i < x->count; ++i)
+                    put_goal(w, kind, x->points[i], cr->goal.slow_radius);
+            }
         }
         if (cr->has_queue) {
             put_goal(w, AGENT_QUEUE, cr->queue.target, cr->queue.arrive_radius);

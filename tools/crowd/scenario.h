@@ -45,8 +45,10 @@ typedef struct sc_agent {
 } sc_agent;
 
 typedef struct sc_goal {
-    crowd_goal_mode mode; // seek, arrive or flee
-    crowd_vec2 target;
+    crowd_goal_mode mode; // seek, arrive, flee or arrive_literal
+    crowd_vec2 target;    // unused when exits >= 0
+    int exits;            // index into scenario.exits, or -1: the goal is target
+    crowd_route route;    // field (around walls, the default) or straight; flee: not used
     float slow_radius, weight;
 } sc_goal;
 
@@ -60,6 +62,7 @@ typedef enum sc_arrival {
 typedef struct sc_queue {
     crowd_goal_mode mode; // seek or arrive toward target
     crowd_vec2 target;
+    crowd_route route; // how the agents head for the target (or the agent ahead)
     float slow_radius, weight;
     float cone_length, cone_width; // the frontal cone that brakes the agent
     float arrive_radius;           // distance to target that counts as arrived
@@ -74,6 +77,14 @@ typedef struct sc_path {
     int count; // >= 2
     json_pos pos;
 } sc_path;
+
+// A named exit set: goals that name it head for its nearest point by walking distance.
+typedef struct sc_exits {
+    char* name;
+    crowd_vec2* points;
+    int count; // in [1, CROWD_EXITS_MAX_POINTS]
+    json_pos pos;
+} sc_exits;
 
 // A wall (open polyline) or a solid polygon, added to the world before any agent.
 typedef struct sc_obstacle {
@@ -97,6 +108,7 @@ typedef struct sc_path_follow {
     sc_path_kind kind;
     sc_path_mode mode;
     float arrive_radius, slow_radius; // waypoints
+    crowd_route route;                // waypoints: each leg around walls or straight
     float tube_radius, predict_ahead; // tube
     float weight;
 } sc_path_follow;
@@ -143,10 +155,13 @@ typedef struct scenario {
     char* description;
     float dt, cell_size;
     uint64_t seed;
-    int ticks;        // default length of `crowd run`
-    int record_every; // default recording interval in ticks
+    int ticks;         // default length of `crowd run`
+    int record_every;  // default recording interval in ticks
+    crowd_nav_def nav; // the world's navigation grid (world.nav; the library's defaults)
     sc_path* paths;
     int path_count;
+    sc_exits* exits;
+    int exits_count;
     sc_obstacle* obstacles;
     int obstacle_count;
     sc_crowd* crowds;

@@ -60,6 +60,7 @@ void built_world_free(built_world* b) {
     crowd_world_destroy(b->world);
     free(b->kind);
     free(b->paths);
+    free(b->exits);
     *b = (built_world){0};
 }
 
@@ -73,10 +74,22 @@ static crowd_vec2 unit(crowd_vec2 v) {
 }
 
 static bool crowd_target(const scenario* sc, const sc_crowd* c, crowd_vec2* out) {
-    if (c->has_goal) *out = c->goal.target;
+    if (c->has_goal) *out = c->goal.target; // an exit set's goal: see exit_target
     if (c->has_queue) *out = c->queue.target;
     if (c->has_path) *out = sc->paths[c->path.path].points[0];
     return c->has_goal || c->has_queue || c->has_path;
+}
+
+// The point of exit set `x` nearest p in a straight line (the first among equals): where an agent
+// heading for the set faces when it starts.
+static crowd_vec2 exit_target(const sc_exits* x, crowd_vec2 p) {
+    crowd_vec2 best = x->points[0];
+    float bd = INFINITY;
+    for (int k = 0; k < x->count; ++k) {
+        const float dx = x->points[k].x - p.x, dy = x->points[k].y - p.y;
+        if (dx * dx + dy * dy < bd) bd = dx * dx + dy * dy, best = x->points[k];
+    }
+    return best;
 }
 
 static bool same_walls(const sc_agent* t) {
@@ -209,6 +222,26 @@ static bool build_obstacles(built_world* b, char* err, size_t errlen) {
     return true;
 }
 
+static bool build_exits(built_world* b, char* err, size_t errlen) {
+    const scenario* sc = b->sc;
+    if (sc->exits_count == 0) return true;
+    b->exits = calloc((size_t)sc->exits_count, sizeof *b->exits);
+    if (!b->exits) {
+        snprintf(err, errlen, "%s: out of memory", sc->file);
+        return false;
+    }
+    for (int k = 0; k < sc->exits_count; ++k) {
+        const sc_exits* x = &sc->exits[k];
+        const crowd_status st = crowd_exits_create(b->world, x->points, x->count, &b->exits[k]);
+        if (st != CROWD_OK) {
+            snprintf(err, errlen, "%s:%d:%d: exits.%s: cannot create the exit set: %s", sc->file,
+                     x->pos.line, x->pos.col, x->name, crowd_status_string(st));
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool build_crowd(built_world* b, const sc_crowd* c, int index, double scale, char* err,
                         size_t errlen) {
     const scenario* sc = b->sc;
@@ -233,13 +266,25 @@ static bool build_crowd(built_world* b, const sc_crowd* c, int index, double sca
         for (int d = 0; st == CROWD_ERR_INSIDE_OBSTACLE && d < (redraw ? PLACEMENT_DRAWS : 1);
              ++d) {
             const crowd_vec2 p = area_point(&c->area, k, n, &rng);
+            if (c->has_goal && c->goal.exits >= 0)
+                target = exit_target(&sc->exits[c->goal.exits], p);
             a = make_agent(&c->agent, &rng, p, has_target ? &target : NULL, flee);
             if (c->has_goal) {
-                a.goal =
-                    (crowd_goal){c->goal.mode, c->goal.target, c->goal.slow_radius, c->goal.weight};
+                a.goal = (crowd_goal){.mode = c->goal.mode,
+                                      .target = c->goal.target,
+                                      .slow_radius = c->goal.slow_radius,
+                                      .weight = c->goal.weight,
+                                      .route = c->goal.route};
+                if (c->goal.exits >= 0) {
+                    a.goal.target = (crowd_vec2){0.0f, 0.0f};
+                    a.goal.exits = b->exits[c->goal.exits];
+                }
             } else if (c->has_queue) {
-                a.goal = (crowd_goal){c->queue.mode, c->queue.target, c->queue.slow_radius,
-                                      c->queue.weight};
+                a.goal = (crowd_goal){.mode = c->queue.mode,
+                                      .target = c->queue.target,
+                                      .slow_radius = c->queue.slow_radius,
+                                      .weight = c->queue.weight,
+                                      .route = c->queue.route};
             }
             st = try_add(b, &a, kind, &ids[k]);
         }
@@ -286,6 +331,7 @@ bool scenario_build(const scenario* sc, const build_options* opt, built_world* o
         return false;
     }
     crowd_world_def wd = crowd_world_def_default();
+    wd.nav = sc->nav;
     wd.dt = sc->dt;
     wd.cell_size = sc->cell_size;
     wd.capacity = (int)total;
@@ -296,7 +342,7 @@ bool scenario_build(const scenario* sc, const build_options* opt, built_world* o
         snprintf(err, errlen, "%s: cannot create the world: %s", sc->file, crowd_status_string(st));
         return false;
     }
-    bool ok = build_obstacles(out, err, errlen);
+    bool ok = build_obstacles(out, err, errlen) && build_exits(out, err, errlen);
     for (int k = 0; ok && k < sc->crowd_count; ++k)
         ok = build_crowd(out, &sc->crowds[k], k, scale, err, errlen);
     if (!ok) {

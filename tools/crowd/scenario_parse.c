@@ -16,6 +16,7 @@ static const char* const QUEUE_MODE_NAMES[] = {NULL, "seek", "arrive", NULL, NUL
 static const char* const ARRIVAL_NAMES[] = {"stop", "remove", "respawn"};
 static const char* const PATH_KIND_NAMES[] = {"waypoints", "tube"};
 static const char* const PATH_MODE_NAMES[] = {"one_shot", "loop", "ping_pong"};
+static const char* const ROUTE_NAMES[] = {"field", "straight"};
 static const char* const FORMATION_NAMES[] = {"none",  "column", "line",  "wedge",
                                               "block", "circle", "custom"};
 
@@ -158,27 +159,90 @@ static bool parse_agent(pctx* c, const cJSON* node, sc_agent* a) {
 
 // ---- behaviors --------------------------------------------------------------------------------
 
-static bool parse_goal(pctx* c, const cJSON* node, sc_goal* g) {
-    static const char* const keys[] = {"mode", "target", "slow_radius", "weight", NULL};
+// Fails at the current node (a reference by name) when `name` is none of names[0, count): lists the
+// names defined, or says there are none.
+static bool unknown_name(pctx* c, const char* what, const char* plural, const char* name,
+                         const char* const* names, int count) {
+    char list[256] = "";
+    size_t len = 0;
+    for (int k = 0; k < count; ++k) {
+        int n = snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "", names[k]);
+        if (n < 0 || (size_t)n >= sizeof list - len) break;
+        len += (size_t)n;
+    }
+    if (count == 0)
+        return pc_fail(c, pc_pos(c), "unknown %s \"%s\" (the scenario defines no %s)", what, name,
+                       plural);
+    return pc_fail(c, pc_pos(c), "unknown %s \"%s\" (defined: %s)", what, name, list);
+}
+
+// Where key `key` of the current object starts, for errors about the member as a whole.
+static json_pos key_pos(pctx* c, const char* key) {
+    pc_mark m = pc_push_key(c, key);
+    const json_pos pos = pc_key_pos(c);
+    pc_pop(c, m);
+    return pos;
+}
+
+// The exit set a goal names: a string naming a member of the document's `exits`.
+static bool parse_exits_ref(pctx* c, const cJSON* node, const scenario* sc, int* out) {
+    const cJSON* v = cJSON_GetObjectItemCaseSensitive(node, "exits");
+    pc_mark m = pc_push_key(c, "exits");
+    bool ok = cJSON_IsString(v);
+    if (!ok) {
+        pc_fail(c, pc_pos(c), "expected the name of an exit set (a string)");
+    } else {
+        *out = -1;
+        for (int k = 0; k < sc->exits_count && *out < 0; ++k)
+            if (strcmp(sc->exits[k].name, v->valuestring) == 0) *out = k;
+        if (*out < 0) {
+            const char* names[64];
+            int n = 0;
+            for (int k = 0; k < sc->exits_count && n < 64; ++k) names[n++] = sc->exits[k].name;
+            ok = unknown_name(c, "exit set", "exit sets", v->valuestring, names, n);
+        }
+    }
+    pc_pop(c, m);
+    return ok;
+}
+
+static bool parse_goal(pctx* c, const cJSON* node, const scenario* sc, sc_goal* g) {
+    static const char* const keys[] = {"mode",        "target", "exits", "route",
+                                       "slow_radius", "weight", NULL};
     if (!pc_object(c, node, "a goal", keys)) return false;
-    if (!pc_require(c, node, "mode") || !pc_require(c, node, "target")) return false;
+    if (!pc_require(c, node, "mode")) return false;
+    const bool target = pc_has(node, "target"), exits = pc_has(node, "exits");
+    if (!target && !exits)
+        return pc_fail(c, pc_pos(c), "missing key \"target\" (or \"exits\", an exit set's name)");
+    if (target && exits)
+        return pc_fail(c, key_pos(c, "exits"),
+                       "target and exits exclude each other (a goal is a point or an exit set)");
     crowd_goal d = crowd_goal_default();
-    int mode = 0;
+    int mode = 0, route = CROWD_ROUTE_FIELD;
     g->slow_radius = d.slow_radius;
     g->weight = d.weight;
+    g->exits = -1;
     if (!pc_enum(c, node, "mode", GOAL_NAMES, CROWD_GOAL_MODE_COUNT, &mode) ||
         !pc_vec2(c, node, "target", false, &g->target) ||
+        !pc_enum(c, node, "route", ROUTE_NAMES, CROWD_ROUTE_COUNT, &route) ||
         !pc_float(c, node, "slow_radius", PC_POSITIVE, &g->slow_radius) ||
         !pc_float(c, node, "weight", PC_NON_NEGATIVE, &g->weight))
         return false;
     g->mode = (crowd_goal_mode)mode;
-    return true;
+    g->route = (crowd_route)route;
+    if (g->mode == CROWD_GOAL_FLEE && exits)
+        return pc_fail(c, key_pos(c, "exits"),
+                       "a flee goal flees a point (exits are for seek, arrive and arrive_literal)");
+    if (g->mode == CROWD_GOAL_FLEE && pc_has(node, "route"))
+        return pc_fail(c, key_pos(c, "route"),
+                       "route is not used by a flee goal (it is never routed)");
+    return !exits || parse_exits_ref(c, node, sc, &g->exits);
 }
 
 static bool parse_queue(pctx* c, const cJSON* node, sc_queue* q) {
-    static const char* const keys[] = {"target",      "mode",       "slow_radius",   "weight",
-                                       "cone_length", "cone_width", "arrive_radius", "on_arrival",
-                                       "start_area",  NULL};
+    static const char* const keys[] = {"target",     "mode",        "route",      "slow_radius",
+                                       "weight",     "cone_length", "cone_width", "arrive_radius",
+                                       "on_arrival", "start_area",  NULL};
     if (!pc_object(c, node, "a queue", keys)) return false;
     if (!pc_require(c, node, "target")) return false;
     const crowd_queue_def qd = crowd_queue_def_default(); // the library's defaults
@@ -189,9 +253,10 @@ static bool parse_queue(pctx* c, const cJSON* node, sc_queue* q) {
                     .cone_width = qd.cone_width,
                     .arrive_radius = qd.arrival_radius,
                     .on_arrival = SC_ARRIVAL_STOP};
-    int mode = q->mode, arrival = q->on_arrival;
+    int mode = q->mode, arrival = q->on_arrival, route = CROWD_ROUTE_FIELD;
     if (!pc_vec2(c, node, "target", false, &q->target) ||
         !pc_enum(c, node, "mode", QUEUE_MODE_NAMES, CROWD_GOAL_MODE_COUNT, &mode) ||
+        !pc_enum(c, node, "route", ROUTE_NAMES, CROWD_ROUTE_COUNT, &route) ||
         !pc_float(c, node, "slow_radius", PC_POSITIVE, &q->slow_radius) ||
         !pc_float(c, node, "weight", PC_NON_NEGATIVE, &q->weight) ||
         !pc_float(c, node, "cone_length", PC_POSITIVE, &q->cone_length) ||
@@ -200,6 +265,7 @@ static bool parse_queue(pctx* c, const cJSON* node, sc_queue* q) {
         !pc_enum(c, node, "on_arrival", ARRIVAL_NAMES, SC_ARRIVAL_COUNT, &arrival))
         return false;
     q->mode = (crowd_goal_mode)mode;
+    q->route = (crowd_route)route;
     q->on_arrival = (sc_arrival)arrival;
     if (q->on_arrival == SC_ARRIVAL_RESPAWN && !pc_has(node, "start_area"))
         return pc_fail(c, pc_pos(c),
@@ -216,8 +282,8 @@ static bool parse_queue(pctx* c, const cJSON* node, sc_queue* q) {
 }
 
 static bool parse_path_follow(pctx* c, const cJSON* node, const scenario* sc, sc_path_follow* p) {
-    static const char* const waypoint_keys[] = {"name",        "kind",   "mode", "arrive_radius",
-                                                "slow_radius", "weight", NULL};
+    static const char* const waypoint_keys[] = {"name",          "kind",        "mode",   "route",
+                                                "arrive_radius", "slow_radius", "weight", NULL};
     static const char* const tube_keys[] = {"name",          "kind",   "mode", "tube_radius",
                                             "predict_ahead", "weight", NULL};
     static const char* const what[] = {"a waypoints path", "a tube path"};
@@ -228,7 +294,7 @@ static bool parse_path_follow(pctx* c, const cJSON* node, const scenario* sc, sc
                           .tube_radius = 1.0f,
                           .predict_ahead = 0.5f,
                           .weight = 1.0f};
-    int kind = p->kind, mode = p->mode;
+    int kind = p->kind, mode = p->mode, route = CROWD_ROUTE_FIELD;
     if (cJSON_IsObject(node) &&
         !pc_enum(c, node, "kind", PATH_KIND_NAMES, SC_PATH_KIND_COUNT, &kind))
         return false;
@@ -237,6 +303,7 @@ static bool parse_path_follow(pctx* c, const cJSON* node, const scenario* sc, sc
     p->kind = (sc_path_kind)kind;
     if (!pc_require(c, node, "name")) return false;
     if (!pc_enum(c, node, "mode", PATH_MODE_NAMES, SC_PATH_MODE_COUNT, &mode) ||
+        !pc_enum(c, node, "route", ROUTE_NAMES, CROWD_ROUTE_COUNT, &route) ||
         !pc_float(c, node, "arrive_radius", PC_POSITIVE, &p->arrive_radius) ||
         !pc_float(c, node, "slow_radius", PC_POSITIVE, &p->slow_radius) ||
         !pc_float(c, node, "tube_radius", PC_POSITIVE, &p->tube_radius) ||
@@ -244,6 +311,7 @@ static bool parse_path_follow(pctx* c, const cJSON* node, const scenario* sc, sc
         !pc_float(c, node, "weight", PC_NON_NEGATIVE, &p->weight))
         return false;
     p->mode = (sc_path_mode)mode;
+    p->route = (crowd_route)route;
     pc_mark m = pc_push_key(c, "name");
     const cJSON* name = cJSON_GetObjectItemCaseSensitive(node, "name");
     bool ok = cJSON_IsString(name);
@@ -254,16 +322,10 @@ static bool parse_path_follow(pctx* c, const cJSON* node, const scenario* sc, sc
         for (int k = 0; k < sc->path_count && p->path < 0; ++k)
             if (strcmp(sc->paths[k].name, name->valuestring) == 0) p->path = k;
         if (p->path < 0) {
-            char list[256] = "";
-            size_t len = 0;
-            for (int k = 0; k < sc->path_count; ++k) {
-                int n = snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
-                                 sc->paths[k].name);
-                if (n < 0 || (size_t)n >= sizeof list - len) break;
-                len += (size_t)n;
-            }
-            ok = pc_fail(c, pc_pos(c), "unknown path \"%s\" (%s%s)", name->valuestring,
-                         sc->path_count ? "defined: " : "the scenario defines no paths", list);
+            const char* names[64];
+            int n = 0;
+            for (int k = 0; k < sc->path_count && n < 64; ++k) names[n++] = sc->paths[k].name;
+            ok = unknown_name(c, "path", "paths", name->valuestring, names, n);
         }
     }
     pc_pop(c, m);
@@ -372,7 +434,7 @@ static bool parse_crowd(pctx* c, const cJSON* node, const scenario* sc, sc_crowd
     }
     WITH_MEMBER(c, node, "area", n, parse_area(c, n, &cr->area, false));
     WITH_MEMBER(c, node, "agent", n, parse_agent(c, n, &cr->agent));
-    WITH_MEMBER(c, node, "goal", n, (cr->has_goal = true, parse_goal(c, n, &cr->goal)));
+    WITH_MEMBER(c, node, "goal", n, (cr->has_goal = true, parse_goal(c, n, sc, &cr->goal)));
     WITH_MEMBER(
         c, node, "queue", n,
         (cr->has_queue = true, cr->queue_pos = pc_key_pos(c), parse_queue(c, n, &cr->queue)));
@@ -399,17 +461,86 @@ static bool parse_path(pctx* c, const cJSON* node, const scenario* sc, int index
     return pc_points(c, node, "points", 2, &p->points, &p->count);
 }
 
+// world.nav: the navigation grid's cell size and clearance and the fields' memory budget. The
+// clearance must exceed half a cell (crowd_nav_def), checked once both are known: at the
+// clearance when it is written, else at the cell size that the default clearance no longer fits.
+static bool parse_nav(pctx* c, const cJSON* node, crowd_nav_def* nav) {
+    static const char* const keys[] = {"cell_size", "clearance", "budget_mb", NULL};
+    if (!pc_object(c, node, "navigation settings", keys)) return false;
+    static const pc_rule cell_rule = {CROWD_MIN_CELL_SIZE, CROWD_MAX_DISTANCE, false};
+    static const pc_rule clearance_rule = {0.0, CROWD_MAX_DISTANCE, true};
+    static const pc_rule budget_rule = {0.0, 1e6, true}; // MiB: up to about a terabyte
+    float budget_mb = (float)((double)nav->budget / 1048576.0);
+    if (!pc_float(c, node, "cell_size", cell_rule, &nav->cell_size) ||
+        !pc_float(c, node, "clearance", clearance_rule, &nav->clearance) ||
+        !pc_float(c, node, "budget_mb", budget_rule, &budget_mb))
+        return false;
+    if (pc_has(node, "budget_mb")) nav->budget = (size_t)((double)budget_mb * 1048576.0);
+    if (nav->budget == 0) nav->budget = 1;
+    if (nav->clearance > 0.5f * nav->cell_size) return true;
+    if (pc_has(node, "clearance")) {
+        pc_mark m = pc_push_key(c, "clearance");
+        const json_pos pos = pc_pos(c);
+        pc_pop(c, m);
+        return pc_fail(c, pos,
+                       "expected a clearance above half the cell size (%g), got %g (no wall may "
+                       "pass between two walkable cells)",
+                       (double)(0.5f * nav->cell_size), (double)nav->clearance);
+    }
+    pc_mark m = pc_push_key(c, "cell_size");
+    const json_pos pos = pc_pos(c);
+    pc_pop(c, m);
+    return pc_fail(c, pos,
+                   "expected a cell size below twice the clearance (%g), got %g (set a larger "
+                   "clearance too)",
+                   2.0 * (double)nav->clearance, (double)nav->cell_size);
+}
+
 static bool parse_world(pctx* c, const cJSON* node, scenario* sc) {
-    static const char* const keys[] = {"dt", "cell_size", "seed", "ticks", "record_every", NULL};
+    static const char* const keys[] = {"dt",           "cell_size", "seed", "ticks",
+                                       "record_every", "nav",       NULL};
     if (!pc_object(c, node, "world settings", keys)) return false;
     // The library's ranges (crowd/base.h), so that a bad value is reported where it is written.
     static const pc_rule dt_rule = {0.0, CROWD_MAX_DT, true};
     static const pc_rule cell_rule = {CROWD_MIN_CELL_SIZE, CROWD_MAX_DISTANCE, false};
-    return pc_float(c, node, "dt", dt_rule, &sc->dt) &&
-           pc_float(c, node, "cell_size", cell_rule, &sc->cell_size) &&
-           pc_u64(c, node, "seed", &sc->seed) &&
-           pc_int(c, node, "ticks", 1, MAX_TICKS, &sc->ticks) &&
-           pc_int(c, node, "record_every", 1, MAX_TICKS, &sc->record_every);
+    if (!pc_float(c, node, "dt", dt_rule, &sc->dt) ||
+        !pc_float(c, node, "cell_size", cell_rule, &sc->cell_size) ||
+        !pc_u64(c, node, "seed", &sc->seed) ||
+        !pc_int(c, node, "ticks", 1, MAX_TICKS, &sc->ticks) ||
+        !pc_int(c, node, "record_every", 1, MAX_TICKS, &sc->record_every))
+        return false;
+    WITH_MEMBER(c, node, "nav", n, parse_nav(c, n, &sc->nav));
+    return true;
+}
+
+// The document's `exits`: an object whose members name exit sets, each an array of points.
+static bool parse_exits(pctx* c, const cJSON* node, scenario* sc) {
+    if (!cJSON_IsObject(node)) {
+        static const char* const none[] = {NULL};
+        return pc_object(c, node, "exit sets by name", none);
+    }
+    const int n = cJSON_GetArraySize(node);
+    sc->exits = calloc((size_t)(n ? n : 1), sizeof *sc->exits);
+    if (!sc->exits) return pc_fail(c, pc_pos(c), "out of memory");
+    int k = 0;
+    for (const cJSON* e = node->child; e; e = e->next, ++k) {
+        sc_exits* x = &sc->exits[k];
+        sc->exits_count = k + 1;
+        x->name = strdup(e->string);
+        if (!x->name) return pc_fail(c, pc_pos(c), "out of memory");
+        if (!pc_points(c, node, e->string, 1, &x->points, &x->count)) return false;
+        pc_mark m = pc_push_key(c, e->string);
+        x->pos = pc_key_pos(c);
+        const json_pos at = pc_pos(c);
+        pc_pop(c, m);
+        if (x->count > CROWD_EXITS_MAX_POINTS) {
+            m = pc_push_key(c, e->string);
+            pc_fail(c, at, "expected at most %d points, got %d", CROWD_EXITS_MAX_POINTS, x->count);
+            pc_pop(c, m);
+            return false;
+        }
+    }
+    return true;
 }
 
 static bool parse_paths(pctx* c, const cJSON* node, scenario* sc) {
@@ -459,8 +590,8 @@ static char* file_stem(const char* file) {
 }
 
 static bool parse_document(pctx* c, const cJSON* root, scenario* sc) {
-    static const char* const keys[] = {"name",  "description", "world", "obstacles",
-                                       "paths", "crowds",      NULL};
+    static const char* const keys[] = {"name",  "description", "world",  "obstacles",
+                                       "paths", "exits",       "crowds", NULL};
     if (!pc_object(c, root, "a scenario", keys)) return false;
     if (!pc_require(c, root, "crowds")) return false;
     if (!pc_string(c, root, "name", &sc->name) ||
@@ -469,6 +600,7 @@ static bool parse_document(pctx* c, const cJSON* root, scenario* sc) {
     WITH_MEMBER(c, root, "world", n, parse_world(c, n, sc));
     WITH_MEMBER(c, root, "obstacles", n, sc_parse_obstacles(c, n, sc));
     WITH_MEMBER(c, root, "paths", n, parse_paths(c, n, sc));
+    WITH_MEMBER(c, root, "exits", n, parse_exits(c, n, sc));
     WITH_MEMBER(c, root, "crowds", n, parse_crowds(c, n, sc));
     return true;
 }
@@ -509,8 +641,12 @@ static size_t utf8_invalid_at(const char* text, size_t len) {
 bool scenario_parse(const char* file, const char* text, size_t len, scenario* out, char* err,
                     size_t errlen) {
     crowd_world_def wd = crowd_world_def_default();
-    *out = (scenario){
-        .dt = wd.dt, .cell_size = wd.cell_size, .seed = 1, .ticks = 300, .record_every = 5};
+    *out = (scenario){.dt = wd.dt,
+                      .cell_size = wd.cell_size,
+                      .seed = 1,
+                      .ticks = 300,
+                      .record_every = 5,
+                      .nav = wd.nav};
     out->file = strdup(file);
     if (!out->file) {
         snprintf(err, errlen, "%s: out of memory", file);
@@ -600,6 +736,10 @@ void scenario_free(scenario* sc) {
         free(sc->paths[k].name);
         free(sc->paths[k].points);
     }
+    for (int k = 0; k < sc->exits_count; ++k) {
+        free(sc->exits[k].name);
+        free(sc->exits[k].points);
+    }
     for (int k = 0; k < sc->obstacle_count; ++k) {
         free(sc->obstacles[k].name);
         free(sc->obstacles[k].points);
@@ -609,6 +749,7 @@ void scenario_free(scenario* sc) {
         free(sc->crowds[k].followers.offsets);
     }
     free(sc->paths);
+    free(sc->exits);
     free(sc->obstacles);
     free(sc->crowds);
     free(sc->file);

@@ -9,9 +9,15 @@
 // Commands (one JSON object per line; agent ids are the numbers the server reported):
 //   {"cmd":"add","ref":7,"x":0,"y":0,"vx":0,"vy":0,"max_speed":1.5,"max_force":3,"radius":0.3,
 //    "separation_radius":1.2,"separation_weight":1,"user_data":0,
-//    "goal":{"mode":"arrive","x":5,"y":5,"slow_radius":1,"weight":1}}      (all fields optional)
+//    "goal":{"mode":"arrive","x":5,"y":5,"slow_radius":1,"weight":1,"route":"field"}}
+//                                                                           (all fields optional)
 //   {"cmd":"remove","id":4294967297}
 //   {"cmd":"set_goal","id":4294967297,"mode":"seek","x":3,"y":4,"slow_radius":1,"weight":1}
+//     A goal's "route" is "field" (the default: around the walls, crowd/nav.h) or "straight";
+//     "exits":ID (an exit set's id) heads for the set's exit nearest by walking distance instead
+//     of x, y ("exits":0 goes back to the point; x or y without exits does too).
+//   {"cmd":"add_exits","ref":5,"points":[[20,0],[-20,0]]}  (an exit set, 1 to 256 points)
+//   {"cmd":"remove_exits","id":4294967297}     (refused while a goal names it)
 //   {"cmd":"teleport","id":4294967297,"x":1,"y":2}                  (optional "vx", "vy")
 //   {"cmd":"add_wall","ref":3,"kind":"wall","points":[[0,0],[10,0]]}
 //                             (kind "wall", an open polyline, the default, or "polygon", solid)
@@ -24,13 +30,16 @@
 // neighbors per agent by piling agents up.
 // Output lines:
 //   {"tick":T,"added":[[ref,id],...],"removed":[id,...],"changed":[[id,x,y,vx,vy],...]}
-//     plus "walls_added":[[ref,id],...] and "walls_removed":[id,...] on the ticks that have some
+//     plus "walls_added":[[ref,id],...] and "walls_removed":[id,...] on the ticks that have some,
+//     and "exits_added":[[ref,id],...], "exits_removed":[id,...] likewise
 //   {"error":"<status>","line":N}   for a command that failed (the world is unchanged), among
 //                                   them a command with a key it does not know
 //                                   ("add: unknown key \"z\""), as in scenario files
 //   {"final":{"tick":T,"hash":"<16 hex digits>","agents":[[id,x,y,vx,vy],...],
-//             "walls":[[id,"wall"|"polygon",[[x,y],...]],...]}} at the end
-// An agent or wall id is generation * 2^32 + index + 1 (the handle without its world tag).
+//             "walls":[[id,"wall"|"polygon",[[x,y],...]],...],"exits":[[id,[[x,y],...]],...]}}
+//     at the end
+// An agent, wall or exit set id is generation * 2^32 + index + 1 (the handle without its world
+// tag).
 // Agents are never inside a wall: a wall that an agent would overlap is refused, and so is an
 // agent added or teleported into one (error "inside_obstacle" or the like, from the library).
 #define _POSIX_C_SOURCE 200809L
@@ -78,6 +87,12 @@ typedef struct server {
     size_t walls_added_n, walls_added_cap;
     uint64_t* walls_removed;
     size_t walls_removed_n, walls_removed_cap;
+    int64_t* exits_added; // pairs ref, id
+    size_t exits_added_n, exits_added_cap;
+    uint64_t* exits_removed;
+    size_t exits_removed_n, exits_removed_cap;
+    crowd_exits_id* exits; // live exit sets, for the dumps
+    size_t exits_n, exits_cap;
     crowd_vec2* points; // scratch for a wall's points
     size_t points_cap;
     // Snapshot of the world after a step.
@@ -112,6 +127,10 @@ static uint64_t id_number(crowd_agent_id id) {
 }
 
 static uint64_t wall_number(crowd_obstacle_id id) {
+    return (uint64_t)id.generation << 32 | id.index1;
+}
+
+static uint64_t exits_number(crowd_exits_id id) {
     return (uint64_t)id.generation << 32 | id.index1;
 }
 
@@ -183,6 +202,19 @@ static bool emit_tick(server* s) {
             fprintf(f, "%s%" PRIu64, i ? "," : "", s->walls_removed[i]);
         fputs("]", f);
     }
+    if (s->exits_added_n) {
+        fputs(",\"exits_added\":[", f);
+        for (size_t i = 0; i < s->exits_added_n; ++i)
+            fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", s->exits_added[2 * i],
+                    s->exits_added[2 * i + 1]);
+        fputs("]", f);
+    }
+    if (s->exits_removed_n) {
+        fputs(",\"exits_removed\":[", f);
+        for (size_t i = 0; i < s->exits_removed_n; ++i)
+            fprintf(f, "%s%" PRIu64, i ? "," : "", s->exits_removed[i]);
+        fputs("]", f);
+    }
     fputs(",\"changed\":[", f);
     bool first = true;
     for (int k = 0; k < n; ++k) {
@@ -202,6 +234,7 @@ static bool emit_tick(server* s) {
     fputs("]}\n", f);
     fflush(f);
     s->added_n = s->removed_n = s->walls_added_n = s->walls_removed_n = 0;
+    s->exits_added_n = s->exits_removed_n = 0;
     return true;
 }
 
@@ -232,6 +265,26 @@ static void put_walls(server* s) {
     free(ids);
 }
 
+// Every live exit set, in the order they were added: [id,[[x,y],...]].
+static void put_exits(server* s) {
+    for (size_t k = 0; k < s->exits_n; ++k) {
+        int np = 0;
+        crowd_exits_get_points(s->world, s->exits[k], NULL, 0, &np);
+        if (!grow((void**)&s->points, &s->points_cap, (size_t)(np ? np : 1), sizeof *s->points) ||
+            crowd_exits_get_points(s->world, s->exits[k], s->points, np, &np) != CROWD_OK)
+            continue;
+        fprintf(s->out, "%s[%" PRIu64 ",[", k ? "," : "", exits_number(s->exits[k]));
+        for (int i = 0; i < np; ++i) {
+            fputs(i ? ",[" : "[", s->out);
+            put_float(s->out, s->points[i].x);
+            fputc(',', s->out);
+            put_float(s->out, s->points[i].y);
+            fputc(']', s->out);
+        }
+        fputs("]]", s->out);
+    }
+}
+
 static void emit_state(server* s, const char* key) {
     int n;
     if (!read_agents(s, &n)) n = 0;
@@ -244,6 +297,8 @@ static void emit_state(server* s, const char* key) {
     }
     fputs("],\"walls\":[", f);
     put_walls(s);
+    fputs("],\"exits\":[", f);
+    put_exits(s);
     fputs("]}}\n", f);
     fflush(f);
 }
@@ -303,6 +358,17 @@ static const char* unknown_key(const cJSON* o, const char* const* known) {
     return NULL;
 }
 
+// An exit set id as the library's handle (0: none).
+static bool parse_exits_id(const cJSON* v, crowd_exits_id* id) {
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble >= 281474976710656.0)
+        return false;
+    const uint64_t n = (uint64_t)v->valuedouble;
+    if ((double)n != v->valuedouble) return false;
+    *id = n ? (crowd_exits_id){.index1 = (uint32_t)n, .generation = (uint16_t)(n >> 32), .world = 1}
+            : (crowd_exits_id){0};
+    return true;
+}
+
 static bool parse_goal(const cJSON* o, crowd_goal* g) {
     const cJSON* m = cJSON_GetObjectItemCaseSensitive(o, "mode");
     if (m) {
@@ -314,6 +380,22 @@ static bool parse_goal(const cJSON* o, crowd_goal* g) {
         if (k == CROWD_GOAL_MODE_COUNT) return false;
         g->mode = (crowd_goal_mode)k;
     }
+    const cJSON* r = cJSON_GetObjectItemCaseSensitive(o, "route");
+    if (r) {
+        if (!cJSON_IsString(r)) return false;
+        if (!strcmp(r->valuestring, "field"))
+            g->route = CROWD_ROUTE_FIELD;
+        else if (!strcmp(r->valuestring, "straight"))
+            g->route = CROWD_ROUTE_STRAIGHT;
+        else
+            return false;
+    }
+    const cJSON* e = cJSON_GetObjectItemCaseSensitive(o, "exits");
+    if (e && !parse_exits_id(e, &g->exits)) return false;
+    // A point given without an exit set is the goal from now on.
+    if (!e &&
+        (cJSON_GetObjectItemCaseSensitive(o, "x") || cJSON_GetObjectItemCaseSensitive(o, "y")))
+        g->exits = (crowd_exits_id){0};
     return numf(o, "x", &g->target.x) && numf(o, "y", &g->target.y) &&
            numf(o, "slow_radius", &g->slow_radius) && numf(o, "weight", &g->weight);
 }
@@ -499,6 +581,57 @@ static void cmd_remove_wall(server* s, const cJSON* o) {
     s->walls_removed[s->walls_removed_n++] = wall_number(id);
 }
 
+static void cmd_add_exits(server* s, const cJSON* o) {
+    double ref = 0;
+    int count = 0;
+    if (!num(o, "ref", &ref) || !exact_int(ref) ||
+        !parse_points(s, cJSON_GetObjectItemCaseSensitive(o, "points"), &count)) {
+        report_error(s, CROWD_OK, "add_exits: bad or missing field");
+        return;
+    }
+    if (!grow((void**)&s->exits_added, &s->exits_added_cap, 2 * (s->exits_added_n + 1),
+              sizeof *s->exits_added) ||
+        !grow((void**)&s->exits, &s->exits_cap, s->exits_n + 1, sizeof *s->exits)) {
+        report_error(s, CROWD_ERR_OUT_OF_MEMORY, "add_exits");
+        return;
+    }
+    crowd_exits_id id;
+    crowd_status st = crowd_exits_create(s->world, s->points, count, &id);
+    if (st != CROWD_OK) {
+        report_error(s, st, "add_exits");
+        return;
+    }
+    s->exits[s->exits_n++] = id;
+    s->exits_added[2 * s->exits_added_n] = (int64_t)ref;
+    s->exits_added[2 * s->exits_added_n + 1] = (int64_t)exits_number(id);
+    s->exits_added_n++;
+}
+
+static void cmd_remove_exits(server* s, const cJSON* o) {
+    crowd_exits_id id;
+    if (!parse_exits_id(cJSON_GetObjectItemCaseSensitive(o, "id"), &id)) {
+        report_error(s, CROWD_OK, "remove_exits: bad or missing field");
+        return;
+    }
+    if (!grow((void**)&s->exits_removed, &s->exits_removed_cap, s->exits_removed_n + 1,
+              sizeof *s->exits_removed)) {
+        report_error(s, CROWD_ERR_OUT_OF_MEMORY, "remove_exits");
+        return;
+    }
+    crowd_status st = crowd_exits_destroy(s->world, id);
+    if (st != CROWD_OK) {
+        report_error(s, st, "remove_exits");
+        return;
+    }
+    for (size_t k = 0; k < s->exits_n; ++k) {
+        if (s->exits[k].index1 != id.index1) continue;
+        memmove(&s->exits[k], &s->exits[k + 1], (s->exits_n - k - 1) * sizeof *s->exits);
+        s->exits_n--;
+        break;
+    }
+    s->exits_removed[s->exits_removed_n++] = exits_number(id);
+}
+
 static void cmd_step(server* s, const cJSON* o) {
     double n = 1;
     if (!s->opt.lockstep || !num(o, "n", &n) || !exact_int(n) || n < 0 || n > 1e6) {
@@ -520,15 +653,18 @@ static const command_keys known_keys[] = {
      {"cmd", "ref", "x", "y", "vx", "vy", "max_speed", "max_force", "radius", "separation_radius",
       "separation_weight", "user_data", "goal", NULL}},
     {"remove", {"cmd", "id", NULL}},
-    {"set_goal", {"cmd", "id", "mode", "x", "y", "slow_radius", "weight", NULL}},
+    {"set_goal", {"cmd", "id", "mode", "x", "y", "slow_radius", "weight", "route", "exits", NULL}},
     {"teleport", {"cmd", "id", "x", "y", "vx", "vy", NULL}},
     {"add_wall", {"cmd", "ref", "kind", "points", NULL}},
     {"remove_wall", {"cmd", "id", NULL}},
+    {"add_exits", {"cmd", "ref", "points", NULL}},
+    {"remove_exits", {"cmd", "id", NULL}},
     {"step", {"cmd", "n", NULL}},
     {"dump", {"cmd", NULL}},
     {"quit", {"cmd", NULL}},
 };
-static const char* const goal_keys[] = {"mode", "x", "y", "slow_radius", "weight", NULL};
+static const char* const goal_keys[] = {"mode",   "x",     "y",     "slow_radius",
+                                        "weight", "route", "exits", NULL};
 
 // Reports the first key the command does not take (also inside an add's goal); true when all
 // are known or the command itself is unknown.
@@ -568,6 +704,10 @@ static void dispatch(server* s, const cJSON* o, const char* name) {
         cmd_add_wall(s, o);
     else if (!strcmp(name, "remove_wall"))
         cmd_remove_wall(s, o);
+    else if (!strcmp(name, "add_exits"))
+        cmd_add_exits(s, o);
+    else if (!strcmp(name, "remove_exits"))
+        cmd_remove_exits(s, o);
     else if (!strcmp(name, "step"))
         cmd_step(s, o);
     else if (!strcmp(name, "dump"))
@@ -745,6 +885,9 @@ int main(int argc, char** argv) {
     free(s.removed);
     free(s.walls_added);
     free(s.walls_removed);
+    free(s.exits_added);
+    free(s.exits_removed);
+    free(s.exits);
     free(s.points);
     free(s.ids);
     free(s.pos);

@@ -54,7 +54,7 @@ static cs_nav_key route_key(const crowd_world* w, const crowd_goal* g) {
 // Counts the goal's use of its destination (+1) or its end (-1); a +1 is reserved first.
 // Exit sets count their goals always (a set in use cannot be destroyed); destinations are counted
 // while the world has obstacles (see cs_nav_start_counting).
-static void count_use(crowd_world* w, const crowd_goal* g, int delta) {
+void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta) {
     if (g->exits.index1) w->nav.exits[g->exits.index1 - 1].users += delta;
     if (routed(g) && cs_nav_counting(w)) cs_nav_ref(w, route_key(w, g), delta);
 }
@@ -89,14 +89,15 @@ crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) 
 
 void cs_goal_on_remove(crowd_world* w, uint32_t idx) {
     if (cs_rec_num(w, CS_REC_GOAL, idx) < 0) return;
-    count_use(w, cs_goal_of(w, idx), -1);
+    cs_goal_count_use(w, cs_goal_of(w, idx), -1);
     int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
     cs_pool_release(&w->pools[CS_REC_GOAL], *rec);
     *rec = -1;
 }
 
 void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    count_use(w, g, +1); // before the old goal's use ends: the same destination stays in use
+    cs_goal_count_use(w, g,
+                      +1); // before the old goal's use ends: the same destination stays in use
     if (default_goal(g)) {
         cs_goal_on_remove(w, idx);
         return;
@@ -105,7 +106,7 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     if (*rec < 0)
         *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
     else
-        count_use(w, cs_pool_at(&w->pools[CS_REC_GOAL], *rec), -1);
+        cs_goal_count_use(w, cs_pool_at(&w->pools[CS_REC_GOAL], *rec), -1);
     *(crowd_goal*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = *g;
 }
 

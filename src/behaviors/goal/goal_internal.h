@@ -25,6 +25,9 @@ crowd_status cs_goal_world_reserve(crowd_world* w, int agents);
 void cs_goal_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h);
 crowd_status cs_goal_count_routes(crowd_world* w);
+// Counts goal g's use of its exit set and (while the world counts them) its destination: +1 once
+// reserved (cs_goal_reserve), -1 when it ends.
+void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta);
 // The agent's route toward its goal (false: no goal with a point to head for).
 bool cs_goal_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
 

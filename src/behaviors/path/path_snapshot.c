@@ -3,11 +3,15 @@
 //  'PATH': u32 used (slots ever issued), u32 free_count, u32 free_list[free_count] (bottom of the
 //         LIFO stack first), then per slot in slot order: u16 generation, u16 live (0 / 1),
 //         u32 revision, u32 point count (0 when free), f32 x, y per point. Then u32 followers and
-//         one 72-byte record per agent holding a path record, in ascending agent index: u32 agent
-//         index, u32 path index1, u16 path generation, u16 path world tag, u32 kind, u32 mode,
-//         f32 arrive radius, slow radius, tube radius, predict ahead, weight, i32 start index,
-//         u32 reverse | form << 1, u32 cursor state, i32 cursor index, direction, segment,
-//         u32 revision, f32 lost distance.
+//         one 76-byte record per agent holding a path record (72 bytes before version 5), in
+//         ascending agent index: u32 agent index, u32 path index1, u16 path generation, u16 path
+//         world tag, u32 kind, u32 mode, f32 arrive radius, slow radius, tube radius, predict
+//         ahead, weight, i32 start index, u32 reverse | form << 1, u32 cursor state, i32 cursor
+//         index, direction, segment, u32 revision, f32 lost distance, then (since version 5) u32
+//         route. An older record loads with CROWD_ROUTE_FIELD (its world has navigation off).
+//  A routed follower of a live path counts as one of the path's routed followers again as it
+//  loads (what crowd_agent_set_path counts), so the path's points are destinations in use once
+//  the world has obstacles; the fields themselves are built by the first step.
 //  A free slot keeps its revision (a replace count that a later create on the slot inherits).
 //  The segments and the segment grid are not stored: load rebuilds them with the code that
 //  creates a path, which is a function of the points alone.
@@ -17,7 +21,7 @@
 #include "behaviors/path/path_internal.h"
 #include "snapshot/snapshot_internal.h"
 
-enum { FOLLOWER_RECORD_SIZE = 72 };
+enum { FOLLOWER_RECORD_SIZE = 76, FOLLOWER_RECORD_SIZE_V3 = 72 };
 
 uint64_t cs_snap_path_size(const crowd_world* w) {
     uint64_t n = 8 + 4 + (uint64_t)FOLLOWER_RECORD_SIZE * (uint64_t)w->pools[CS_REC_PATH].live;
@@ -69,6 +73,7 @@ void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_u32(out, (uint32_t)a->cursor.segment);
         cs_snap_put_u32(out, a->revision);
         cs_snap_put_f32(out, a->lost_dist);
+        cs_snap_put_u32(out, (uint32_t)d->route);
     }
 }
 
@@ -161,8 +166,8 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
     crowd_status st = load_table(w, in);
     if (st != CROWD_OK) return st;
     const uint32_t count = cs_snap_get_u32(in);
-    if (in->bad || in->left != (size_t)count * FOLLOWER_RECORD_SIZE ||
-        count > (uint32_t)w->index_count)
+    const size_t record = in->version < 5 ? FOLLOWER_RECORD_SIZE_V3 : FOLLOWER_RECORD_SIZE;
+    if (in->bad || in->left != (size_t)count * record || count > (uint32_t)w->index_count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     st = cs_pool_reserve(w, &w->pools[CS_REC_PATH], (int)count);
     if (st != CROWD_OK) return st;
@@ -196,12 +201,22 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
         r.agent.cursor.segment = (int32_t)cs_snap_get_u32(in);
         r.agent.revision = cs_snap_get_u32(in);
         r.agent.lost_dist = cs_snap_get_f32(in);
+        const uint32_t route = in->version < 5 ? CROWD_ROUTE_FIELD : cs_snap_get_u32(in);
+        d->route = route < CROWD_ROUTE_COUNT ? (crowd_route)route : CROWD_ROUTE_COUNT;
         // Ascending indices of live agents (one record each), and 0 / 1 for the flag.
         if (in->bad || (int64_t)idx <= last || idx >= (uint32_t)w->index_count ||
             w->slot_of[idx] < 0 || (reverse >> 1) >= CROWD_PATH_FORM_COUNT ||
             !valid_follower(w, idx, &r))
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
+        // A routed follower of its live path is one of the path's routed followers, as
+        // crowd_agent_set_path counted it.
+        const cs_path_entry* e;
+        if (cs_path_routes(d) && cs_path_lookup(w, d->path, &e) == CROWD_OK) {
+            st = cs_path_route_join(w, &cs_paths(w)->entries[d->path.index1 - 1]);
+            if (st == CROWD_ERR_OUT_OF_MEMORY) return st;
+            if (st != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        }
         w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
         *cs_path_of(w, idx) = r;
     }

@@ -4,7 +4,8 @@
 // disc) and only while the agent heads toward it. The push is along n, the direction from the
 // wall's closest point to the probe's (where the probe crosses the wall, the wall's normal on the
 // agent's side), with max_force * weight * cos * strength: cos = -dot(heading, n), how squarely
-// the agent heads into the wall, and a strength that grows from 0 at 2 radii to 1 at one radius.
+// the agent heads into the wall, and a strength that grows from 0 at 2 radii to 1 at one radius,
+// but for a slow agent never more than stops its approach within one tick.
 // So an agent sheds its speed into a wall before it gets there and keeps its speed along it, and
 // an agent at rest, or passing a door's jamb, is not pushed back (an earlier push along n alone
 // held pairs of customers at both jambs of a 1 m door for good; a push across the heading alone
@@ -20,6 +21,9 @@
 
 #include "behaviors/walls/walls_internal.h"
 #include "walls/walls_math.h"
+
+// Speed (m/s) below which the push is bounded by what stops the approach (see force_range).
+#define CS_WALL_SETTLE_SPEED 0.2
 
 // Agents a force pass sorts into candidates at a time.
 #define CS_FORCE_CHUNK 256
@@ -179,7 +183,15 @@ static void force_range(crowd_world* w, int lo, int hi) {
             nx *= -along, ny *= -along;
             double k = (2.0 * r - d) / r;
             k = k > 1.0 ? 1.0 : k;
-            const float f = (float)(k * c.max_force[s] * def.weight);
+            // A slow agent (pressed against the wall by a crowd, or settling at a goal by it) gets
+            // at most what stops its approach within the tick (the speed into the wall / dt), so
+            // it settles instead of bouncing off the wall; the bound grows with the speed beyond
+            // CS_WALL_SETTLE_SPEED, so a walking agent is turned as before.
+            double fk = k * c.max_force[s] * def.weight;
+            const double settle = sp > CS_WALL_SETTLE_SPEED ? sp / CS_WALL_SETTLE_SPEED : 1.0;
+            const double stop = -along * sp / w->dt * settle;
+            fk = fk < stop ? fk : stop;
+            const float f = (float)fk;
             w->force_x[s] += (float)nx * f;
             w->force_y[s] += (float)ny * f;
         }
