@@ -12,10 +12,12 @@
 // exit set) has one field, shared by every agent heading there: for each cell, its anchor, the
 // point the cell sees on its shortest way to the destination: the destination itself where it is
 // in sight, else the last corner of the way (4 bytes a cell). A field is built by a Dijkstra
-// search over the walkable cells in which a cell takes over its neighbor's anchor when the cells
-// between it and that anchor see it too, and otherwise takes the neighbor itself as its anchor
-// (a "corner"); so ways are straight lines between corners, not the 45-degree staircases of a
-// grid search. An agent reads its cell's anchor and steers at it: at its goal when the goal is in
+// search over the walkable cells in which a cell takes over its neighbor's anchor when it sees
+// that anchor (the cells its line enters first carry the same anchor, or else the whole line runs
+// through walkable cells and keeps half the clearance from every wall), and otherwise takes the
+// neighbor itself as its anchor (a "corner"); so ways are straight lines between corners, not the
+// 45-degree staircases of a grid search. Corners are cell centres, so a way may stand off a
+// corner by up to about a cell more than the exact shortest way. An agent reads its cell's anchor and steers at it: at its goal when the goal is in
 // sight, else at the next corner, past which its next cell names the next anchor. Cells next to
 // a wall (blocked, but an agent pushed by the crowd may stand there) point back to the nearest
 // walkable cell on their side of the wall.

@@ -2,12 +2,14 @@
 // takes over its neighbor's anchor when it sees that anchor (so its distance is the straight
 // line to it), else takes the neighbor itself as its corner.
 //
-// "Sees" is decided locally, from the one or two cells the straight line to the anchor enters
-// first: each must be FREE and either be the anchor or already carry it (final). Those cells lie
-// nearer the anchor along the line, so they are settled before the cell is, and by induction the
-// line from every cell to its anchor runs through cells that see the anchor. That is the
-// "line-of-sight pass" of grid flow fields folded into the search: open ground gives straight
-// lines in every direction, and a corner appears only where a blocked cell stands in the line.
+// "Sees" is decided first locally, from the one or two cells the straight line to the anchor
+// enters first: each must be FREE and either be the anchor or already carry it (final). Those
+// cells lie nearer the anchor along the line, so they are settled before the cell is, and by
+// induction the line from every cell to its anchor runs through cells that see the anchor. That
+// is the "line-of-sight pass" of grid flow fields folded into the search. Where two anchors'
+// regions meet, those cells carry another anchor though the line is clear: there the whole line
+// is walked (walk_sees), so open ground gives straight lines in every direction and a corner
+// appears only where a wall stands in the line.
 //
 // Then two passes that only some fields need: walled-off regions get a stand-in destination
 // each (their cell nearest the destination, anchored to itself), and the NEAR cells by the walls
@@ -185,6 +187,15 @@ static inline bool sees(const build* b, int32_t i, int32_t j, uint32_t a, float 
     return near || walk_sees(b, i, j, a, au, av);
 }
 
+// The cell a step (di, dj) from cell (i, j) leads to when the search may take it (FREE, not
+// settled; a diagonal step also needs both cells beside it FREE), else CS_NAV_NONE.
+static inline uint32_t step_to(const build* b, int32_t i, int32_t j, int32_t di, int32_t dj) {
+    if ((di | dj) == 0 || !free_at(b, i + di, j + dj)) return CS_NAV_NONE;
+    if (di && dj && !(free_at(b, i + di, j) && free_at(b, i, j + dj))) return CS_NAV_NONE;
+    const uint32_t m = (uint32_t)(j + dj) * (uint32_t)b->gw + (uint32_t)(i + di);
+    return b->closed[m] ? CS_NAV_NONE : m;
+}
+
 static inline void offer(build* b, uint32_t c, float g, uint32_t a) {
     if (g < b->g[c]) {
         b->g[c] = g;
@@ -206,10 +217,8 @@ static void search(build* b) {
         const float ga = a >= CS_NAV_TARGET ? 0.0f : b->g[a];
         for (int32_t dj = -1; dj <= 1; ++dj)
             for (int32_t di = -1; di <= 1; ++di) {
-                if ((di | dj) == 0 || !free_at(b, i + di, j + dj)) continue;
-                if (di && dj && !(free_at(b, i + di, j) && free_at(b, i, j + dj))) continue;
-                const uint32_t m = (uint32_t)(j + dj) * (uint32_t)b->gw + (uint32_t)(i + di);
-                if (b->closed[m]) continue;
+                const uint32_t m = step_to(b, i, j, di, dj);
+                if (m == CS_NAV_NONE) continue;
                 // Through c's anchor is never longer than through c (the triangle inequality):
                 // when even that does not improve on what m has, neither can, and the sight
                 // test is skipped.
@@ -257,10 +266,8 @@ static bool stand_ins(build* b) {
             const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
             for (int32_t dj = -1; dj <= 1; ++dj)
                 for (int32_t di = -1; di <= 1; ++di) {
-                    if ((di | dj) == 0 || !free_at(b, i + di, j + dj)) continue;
-                    if (di && dj && !(free_at(b, i + di, j) && free_at(b, i, j + dj))) continue;
-                    const uint32_t m = (uint32_t)(j + dj) * (uint32_t)b->gw + (uint32_t)(i + di);
-                    if (b->closed[m]) continue;
+                    const uint32_t m = step_to(b, i, j, di, dj);
+                    if (m == CS_NAV_NONE) continue;
                     b->closed[m] = 2;
                     q[tail++] = m;
                 }

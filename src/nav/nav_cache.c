@@ -263,6 +263,13 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         x0 = fminf(x0, o->x0), y0 = fminf(y0, o->y0), x1 = fmaxf(x1, o->x1), y1 = fmaxf(y1, o->y1);
         if (o->kind == CROWD_OBSTACLE_POLYGON && o->count > most) most = o->count;
     }
+    // Exit sets' points too, so that an agent never heads for an exit it can only see from
+    // outside the grid (outside, it heads straight for the nearest).
+    for (int32_t k = 0; k < nav->exits_used; ++k)
+        for (int32_t p = 0; p < nav->exits[k].count; ++p) {
+            const crowd_vec2 e = nav->exits[k].points[p];
+            x0 = fminf(x0, e.x), y0 = fminf(y0, e.y), x1 = fmaxf(x1, e.x), y1 = fmaxf(y1, e.y);
+        }
     const cs_nav_box box = cs_nav_grid_box(nav, x0, y0, x1, y1);
     const size_t cells = (size_t)box.gw * (size_t)box.gh;
     nav->pending_x0 = x0, nav->pending_y0 = y0, nav->pending_x1 = x1, nav->pending_y1 = y1;

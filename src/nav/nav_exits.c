@@ -47,6 +47,16 @@ crowd_status crowd_exits_create(crowd_world* w, const crowd_vec2* points, int co
     e->users = 0;
     *out = (crowd_exits_id){
         .index1 = (uint32_t)slot + 1, .generation = e->generation, .world = w->tag};
+    // The grid covers exit points too (relay_grid in nav_cache.c): one outside it is laid again.
+    bool outside = false;
+    for (int i = 0; i < count; ++i) {
+        nav->pending_x0 = fminf(nav->pending_x0, points[i].x);
+        nav->pending_y0 = fminf(nav->pending_y0, points[i].y);
+        nav->pending_x1 = fmaxf(nav->pending_x1, points[i].x);
+        nav->pending_y1 = fmaxf(nav->pending_y1, points[i].y);
+        outside |= nav->blocked && cs_nav_cell(nav, points[i]) == CS_NAV_NONE;
+    }
+    if (outside) nav->grid_changed = true;
     return CROWD_OK;
 }
 
@@ -58,6 +68,7 @@ crowd_status crowd_exits_destroy(crowd_world* w, crowd_exits_id id) {
     cs_nav_exits* e = &w->nav.exits[id.index1 - 1];
     if (e->users > 0) return CROWD_ERR_IN_USE;
     cs_free(w, e->points, (size_t)e->count * sizeof *e->points);
+    // The grid it widened stays as it is until obstacles change (relay_grid in nav_cache.c).
     // The last generation retires the slot: a handle never names another set.
     *e = (cs_nav_exits){.generation = (uint16_t)(e->generation + (e->generation < UINT16_MAX))};
     return CROWD_OK;

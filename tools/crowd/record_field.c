@@ -110,6 +110,8 @@ bool rec_field(rec_writer* w, const built_world* b, const rec_field_spec* spec, 
     if (errlen) err[0] = '\0';
     crowd_world_def wd = crowd_world_def_default();
     wd.nav = sc->nav;
+    wd.cell_size = sc->cell_size; // the walls' index too: what the run's sight tests walk
+    wd.dt = sc->dt;
     wd.threads = 1;
     wd.capacity = 1;
     crowd_world* probe = NULL;

@@ -45,13 +45,17 @@ enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 // next corner of its way or the nearest exit. A corner is pushed out along the same direction
 // beyond where an arrive starts to slow down (the slow radius plus the braking distance at full
 // speed), so the agent keeps its speed past it.
+// *in_sight: the point is the goal (or an exit, or the stand-in of an unreachable goal), not a
+// corner on the way.
 static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
-                               const crowd_goal* g) {
+                               const crowd_goal* g, bool* in_sight) {
+    *in_sight = true;
     const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
     const crowd_vec2 pos = {c->px[s], c->py[s]};
     const cs_nav_aim a = cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
     const float v = c->max_speed[s];
+    *in_sight = a.final;
     return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
 }
 
@@ -74,7 +78,8 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
         l->mode[i] = (int32_t)g->mode;
         need |= g->mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
-        const crowd_vec2 to = route(w, c, s, g);
+        bool in_sight;
+        const crowd_vec2 to = route(w, c, s, g, &in_sight);
         l->tx[i] = to.x;
         l->ty[i] = to.y;
         l->slow[i] = g->slow_radius;
@@ -88,6 +93,9 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             l->queue[i] = cone ? QUEUE_CONE : QUEUE_FILE;
             l->qa[i] = q->along; // the same field as ahead_x
             l->qb[i] = cone ? q->def.cone_length : q->ahead_y;
+            // A file forms where the goal is in sight: on the way round a corner the one ahead
+            // may be across a wall, and the point behind it is not on the way.
+            if (!cone && !in_sight) l->qa[i] = INFINITY;
         }
     }
     return need;
