@@ -52,6 +52,10 @@ typedef struct run_stats {
     double median_ms, p95_ms, p99_ms, mean_ms;
     double phase_ms[CROWD_PHASE_COUNT]; // medians
     uint64_t hash;
+    // Navigation built before the timed ticks (crowd_world_nav_update): the fields in use then
+    // and the wall time it took (0 without obstacles or routed agents).
+    int nav_fields;
+    double nav_ms;
 } run_stats;
 
 typedef struct run_options {
