@@ -11,12 +11,17 @@
 #include "core/internal.h"
 #include "nav/nav.h"
 
-// Metres of open ground the grid keeps around the obstacles beyond the clearance: agents
-// approaching from outside are routed before they come near a wall.
+// Open ground the grid keeps around the obstacles beyond the clearance: NAV_MARGIN metres and a
+// quarter of the obstacles' extent, at most NAV_MARGIN_MAX more. Outside the grid agents head
+// straight for their goals; the wider the margin, the sooner one whose straight line meets a wall
+// turns toward the way round it rather than toward the wall.
 #define NAV_MARGIN 4.0f
+#define NAV_MARGIN_MAX 16.0f
 
 cs_nav_box cs_nav_grid_box(const cs_nav* nav, float x0, float y0, float x1, float y1) {
-    const float m = nav->def.clearance + NAV_MARGIN + 2.0f * nav->def.cell_size;
+    const float extent = fmaxf(x1 - x0, y1 - y0);
+    const float m = nav->def.clearance + NAV_MARGIN + fminf(0.25f * extent, NAV_MARGIN_MAX) +
+                    2.0f * nav->def.cell_size;
     const int64_t i0 = cs_nav_quantize(x0 - m, nav->inv_cell);
     const int64_t j0 = cs_nav_quantize(y0 - m, nav->inv_cell);
     const int64_t i1 = cs_nav_quantize(x1 + m, nav->inv_cell);
