@@ -28,7 +28,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
             {
                 .name = "goal",
                 .flags = CS_FLAG_GOAL,
-                .records = {{CS_REC_GOAL, sizeof(crowd_goal), 0}},
+                .records = {{CS_REC_GOAL, sizeof(cs_goal_rec), 0}},
                 .passes = {{CROWD_PHASE_GOAL, cs_pass_goal}},
                 .check_def = cs_goal_check_def,
                 .add_reserve = cs_goal_add_reserve,

@@ -11,7 +11,7 @@
 // (the corner the cell steers at; a cell that anchors to itself is a stand-in for an unreachable
 // destination), from CS_NAV_TARGET on target k = anchor - CS_NAV_TARGET of the destination (its
 // point, or exit k of a set), CS_NAV_NONE for a cell with no way (inside a solid, or walled off
-// from everything).
+// from everything). A cell anchor that is a stand-in carries CS_NAV_STAND_IN.
 #ifndef CS_NAV_H
 #define CS_NAV_H
 
@@ -24,6 +24,9 @@
 
 #define CS_NAV_NONE UINT32_MAX
 #define CS_NAV_TARGET 0x80000000u // anchors from here on name a target of the destination
+// Set on a cell anchor that is a stand-in (see above), so that a reader knows it for the end of
+// the way without reading the stand-in's own entry (a second cache miss per agent).
+#define CS_NAV_STAND_IN 0x40000000u
 #define CS_NAV_MAX_CELLS ((int64_t)1 << 30)
 
 // A cell's state in the grid.
@@ -80,7 +83,10 @@ typedef struct cs_nav {
     // The obstacles' box as far as it is known between layings: grown by every add, kept by
     // removals (an upper bound), exact again once the grid is laid. The budget checks use it.
     float pending_x0, pending_y0, pending_x1, pending_y1;
-    uint64_t clock;      // counts fields going out of use (least recently used goes first)
+    uint64_t clock; // counts fields going out of use (least recently used goes first)
+    // Counts the route phases that laid the grid or built fields, from 1: an entry read from a
+    // field stays valid while it is unchanged (the goal pass keeps each agent's last one).
+    uint32_t epoch;
     crowd_status status; // of the last route phase (step.c stops a step that failed there)
 
     // Fields, dense, and a hash index from key to field number + 1 (0: empty slot).
@@ -226,28 +232,41 @@ static inline crowd_vec2 cs_nav_nearest(const cs_nav_targets* t, crowd_vec2 own,
     return t->points[best];
 }
 
-static inline cs_nav_aim cs_nav_aim_at(const cs_nav* nav, const cs_nav_field* f,
-                                       const cs_nav_targets* t, crowd_vec2 own, crowd_vec2 pos) {
+// The field entry of an agent at pos (CS_NAV_NONE outside the grid or without a built field).
+static inline uint32_t cs_nav_entry(const cs_nav* nav, const cs_nav_field* f, crowd_vec2 pos) {
     const bool ready = nav->blocked && !nav->grid_changed && f && f->built;
     const uint32_t c = ready ? cs_nav_cell(nav, pos) : CS_NAV_NONE;
-    const uint32_t a = c == CS_NAV_NONE ? CS_NAV_NONE : f->anchor[c];
+    return c == CS_NAV_NONE ? CS_NAV_NONE : f->anchor[c];
+}
+
+// The aim of an agent at pos whose field entry is a (cs_nav_entry; `ready`: f is a built field of
+// the current grid).
+static inline cs_nav_aim cs_nav_aim_from(const cs_nav* nav, bool ready, const cs_nav_targets* t,
+                                         crowd_vec2 own, crowd_vec2 pos, uint32_t a) {
     if (a == CS_NAV_NONE) {
         // Outside the grid, or no way from here: straight at the nearest target.
-        crowd_route_state st = nav->grid_changed  ? CROWD_ROUTE_STATE_PENDING
-                               : !nav->blocked    ? CROWD_ROUTE_STATE_STRAIGHT
-                               : !(f && f->built) ? CROWD_ROUTE_STATE_PENDING
-                               : c == CS_NAV_NONE ? CROWD_ROUTE_STATE_STRAIGHT
-                                                  : CROWD_ROUTE_STATE_UNREACHABLE;
+        crowd_route_state st = nav->grid_changed ? CROWD_ROUTE_STATE_PENDING
+                               : !nav->blocked   ? CROWD_ROUTE_STATE_STRAIGHT
+                               : !ready          ? CROWD_ROUTE_STATE_PENDING
+                               : cs_nav_cell(nav, pos) == CS_NAV_NONE
+                                   ? CROWD_ROUTE_STATE_STRAIGHT
+                                   : CROWD_ROUTE_STATE_UNREACHABLE;
         return (cs_nav_aim){cs_nav_nearest(t, own, pos), st, true};
     }
     if (a >= CS_NAV_TARGET) {
         const uint32_t k = a - CS_NAV_TARGET;
         return (cs_nav_aim){t->points ? t->points[k] : own, CROWD_ROUTE_STATE_ROUTED, true};
     }
-    const bool stand_in = f->anchor[a] == a;
-    return (cs_nav_aim){cs_nav_center(nav, a),
+    const bool stand_in = a & CS_NAV_STAND_IN;
+    return (cs_nav_aim){cs_nav_center(nav, a & ~CS_NAV_STAND_IN),
                         stand_in ? CROWD_ROUTE_STATE_UNREACHABLE : CROWD_ROUTE_STATE_ROUTED,
                         stand_in};
+}
+
+static inline cs_nav_aim cs_nav_aim_at(const cs_nav* nav, const cs_nav_field* f,
+                                       const cs_nav_targets* t, crowd_vec2 own, crowd_vec2 pos) {
+    const bool ready = nav->blocked && !nav->grid_changed && f && f->built;
+    return cs_nav_aim_from(nav, ready, t, own, pos, cs_nav_entry(nav, f, pos));
 }
 
 // The aim of an agent at pos heading for its own point `own` or for an exit set (exits not null,
@@ -256,6 +275,15 @@ static inline cs_nav_aim cs_nav_aim_at(const cs_nav* nav, const cs_nav_field* f,
 // Not `routed`: straight at the point or the nearest exit.
 cs_nav_aim cs_nav_aim_of(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
                          bool routed);
+
+// cs_nav_aim_of through a per-agent memo of the last field entry read (*cell, *entry, *epoch;
+// epoch 0: none): the field is read only when the agent's cell or the fields changed.
+cs_nav_aim cs_nav_aim_memo(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
+                           uint32_t* cell, uint32_t* entry, uint32_t* epoch);
+
+// Fetches the field entry cs_nav_aim_of will read for a routed agent at pos (a grid with fields
+// of several destinations is read at random: a pass fetches a block of agents' entries first).
+void cs_nav_prefetch(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos);
 
 // The same as a crowd_route_info, with the walking distance along the anchors.
 crowd_route_info cs_nav_route_info(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits,

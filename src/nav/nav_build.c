@@ -286,6 +286,18 @@ static bool stand_ins(build* b) {
     return true;
 }
 
+// Marks every anchor that is a stand-in (a cell anchored to itself) with CS_NAV_STAND_IN: the
+// stand-ins first (closed = 3; the build is done with it), then every cell anchored to one.
+static void mark_stand_ins(build* b) {
+    const uint32_t n = (uint32_t)b->gw * (uint32_t)b->gh;
+    for (uint32_t c = 0; c < n; ++c)
+        if (b->anchor[c] == c) b->closed[c] = 3;
+    for (uint32_t c = 0; c < n; ++c) {
+        const uint32_t a = b->anchor[c];
+        if (a < CS_NAV_TARGET && b->closed[a] == 3) b->anchor[c] = a | CS_NAV_STAND_IN;
+    }
+}
+
 // The best neighbor a NEAR cell c can point to: of its four neighbors that are settled (FREE and
 // reached, or NEAR and pointed in an earlier ring), the nearest the destination (the lowest index
 // among equals) whose centre c sees across no wall; CS_NAV_NONE when there is none.
@@ -441,6 +453,8 @@ void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint3
                                 (float)((double)cs_nav_target(&t, k).y - b->oy)};
     for (int k = 0; k < t.count; ++k) seed_target(b, k);
     search(b);
-    if (stand_ins(b)) search(b);
+    const bool walled_off = stand_ins(b);
+    if (walled_off) search(b);
     near_cells(b);
+    if (walled_off) mark_stand_ins(b);
 }

@@ -34,7 +34,7 @@ crowd_status cs_nav_check_def(const crowd_nav_def* d) {
 }
 
 void cs_nav_init(cs_nav* nav, const crowd_nav_def* def) {
-    *nav = (cs_nav){.def = *def, .inv_cell = 1.0f / def->cell_size};
+    *nav = (cs_nav){.def = *def, .inv_cell = 1.0f / def->cell_size, .epoch = 1};
     nav->pending_x0 = nav->pending_y0 = INFINITY;
     nav->pending_x1 = nav->pending_y1 = -INFINITY;
 }
@@ -387,6 +387,7 @@ crowd_status cs_nav_update(crowd_world* w) {
         missing += nav->fields[i].users > 0 && (relay || !nav->fields[i].built);
     if (!relay && missing == 0) return CROWD_OK;
     const double t0 = omp_get_wtime();
+    nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1; // every memo of an entry expires
     if (relay) {
         const crowd_status st = relay_grid(w, nav);
         if (st != CROWD_OK) return st;

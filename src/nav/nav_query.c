@@ -35,6 +35,26 @@ cs_nav_aim cs_nav_aim_of(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits
     return cs_nav_aim_at(nav, f, &t, own, pos);
 }
 
+cs_nav_aim cs_nav_aim_memo(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
+                           uint32_t* cell, uint32_t* entry, uint32_t* epoch) {
+    const cs_nav_targets t = targets_for(nav, exits);
+    const uint32_t c = nav->blocked && !nav->grid_changed ? cs_nav_cell(nav, pos) : CS_NAV_NONE;
+    if (c != CS_NAV_NONE && *epoch == nav->epoch && *cell == c)
+        return cs_nav_aim_from(nav, true, &t, own, pos, *entry);
+    const cs_nav_field* f = nav->blocked ? cs_nav_find(nav, key_of(nav, own, exits)) : NULL;
+    const bool ready = nav->blocked && !nav->grid_changed && f && f->built;
+    const uint32_t a = cs_nav_entry(nav, f, pos);
+    // Only an entry read from a built field is kept.
+    if (c != CS_NAV_NONE && ready) *cell = c, *entry = a, *epoch = nav->epoch;
+    return cs_nav_aim_from(nav, ready, &t, own, pos, a);
+}
+
+void cs_nav_prefetch(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos) {
+    const cs_nav_field* f = cs_nav_find(nav, key_of(nav, own, exits));
+    const uint32_t c = f && f->built ? cs_nav_cell(nav, pos) : CS_NAV_NONE;
+    if (c != CS_NAV_NONE) __builtin_prefetch(&f->anchor[c]);
+}
+
 static float dist(crowd_vec2 p, crowd_vec2 q) {
     const float dx = p.x - q.x, dy = p.y - q.y;
     return sqrtf(dx * dx + dy * dy);
@@ -66,11 +86,11 @@ crowd_route_info cs_nav_route_info(const cs_nav* nav, crowd_vec2 own, crowd_exit
             r.destination = p;
             break;
         }
-        p = cs_nav_center(nav, next);
+        p = cs_nav_center(nav, next & ~CS_NAV_STAND_IN);
         r.distance += dist(at, p);
         at = p;
         r.destination = p;
-        if (f->anchor[next] == next) { // a stand-in: the goal cannot be reached from here
+        if (next & CS_NAV_STAND_IN) { // a stand-in: the goal cannot be reached from here
             r.state = CROWD_ROUTE_STATE_UNREACHABLE;
             break;
         }

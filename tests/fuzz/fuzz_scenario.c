@@ -29,7 +29,13 @@ static void run(const scenario* sc) {
     const int64_t full = scenario_agent_total(sc, 1.0);
     const double scale = full > AIM_AGENTS ? (double)AIM_AGENTS / (double)full : 1.0;
     if (scenario_agent_total(sc, scale) > MAX_AGENTS) return;
-    const build_options opt = {.threads = 1, .agents_scale = scale};
+    // Navigation bounded too: a grid of at most 2^14 cells (a larger one is not laid: everybody
+    // heads straight) and fields of at most 8 destinations (a scenario with more is refused
+    // with CROWD_ERR_CAPACITY, which the builder reports).
+    const build_options opt = {.threads = 1,
+                               .agents_scale = scale,
+                               .nav_max_cells = 1 << 14,
+                               .nav_budget = (size_t)8 * 4 << 14};
     built_world b;
     char err[512] = "";
     if (!scenario_build(sc, &opt, &b, err, sizeof err)) {

@@ -28,6 +28,10 @@ const char* agent_kind_name(agent_kind k);
 typedef struct build_options {
     int threads;         // OpenMP threads per step, 0 = all cores
     double agents_scale; // every crowd's count times this (followers per leader stay), > 0
+    // When > 0, caps the navigation grid's cells and the fields' bytes below the scenario's own
+    // (crowd_nav_def.max_cells, .budget): the fuzz target bounds the work of an input with them.
+    int64_t nav_max_cells;
+    size_t nav_budget;
 } build_options;
 
 typedef struct built_world {

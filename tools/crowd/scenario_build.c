@@ -332,6 +332,9 @@ bool scenario_build(const scenario* sc, const build_options* opt, built_world* o
     }
     crowd_world_def wd = crowd_world_def_default();
     wd.nav = sc->nav;
+    if (opt->nav_max_cells > 0 && opt->nav_max_cells < wd.nav.max_cells)
+        wd.nav.max_cells = opt->nav_max_cells;
+    if (opt->nav_budget > 0 && opt->nav_budget < wd.nav.budget) wd.nav.budget = opt->nav_budget;
     wd.dt = sc->dt;
     wd.cell_size = sc->cell_size;
     wd.capacity = (int)total;

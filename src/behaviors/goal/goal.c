@@ -47,13 +47,17 @@ enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 // speed), so the agent keeps its speed past it.
 // *in_sight: the point is the goal (or an exit, or the stand-in of an unreachable goal), not a
 // corner on the way.
-static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
-                               const crowd_goal* g, bool* in_sight) {
+// The field entry is read through the record's memo (cs_goal_rec).
+static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s, cs_goal_rec* r,
+                               bool* in_sight) {
     *in_sight = true;
+    const crowd_goal* g = &r->goal;
     const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
     const crowd_vec2 pos = {c->px[s], c->py[s]};
-    const cs_nav_aim a = cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
+    const cs_nav_aim a = routed ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &r->nav_cell,
+                                                  &r->nav_anchor, &r->nav_epoch)
+                                : cs_nav_aim_of(&w->nav, g->target, g->exits, pos, false);
     const float v = c->max_speed[s];
     *in_sight = a.final;
     return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
@@ -64,6 +68,22 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
     int need = 0;
     const int n = w->count;
     const cs_columns* c = &w->cur;
+    // Routed agents read a field entry each, at random in fields of megabytes (agents of several
+    // destinations mix in every cell): the block's entries are fetched together first, so their
+    // misses overlap.
+    if (w->nav.blocked)
+        for (int i = 0; i < k; ++i) {
+            const int s = lo + i;
+            if (!(c->flags[s] & CS_FLAG_GOAL)) continue;
+            const cs_goal_rec* r = (const cs_goal_rec*)cs_goal_of(w, c->id[s]);
+            const crowd_goal* g = &r->goal;
+            const crowd_vec2 pos = {c->px[s], c->py[s]};
+            // Only an agent whose memo will not serve (cs_nav_aim_memo) reads its field.
+            const bool memo =
+                r->nav_epoch == w->nav.epoch && r->nav_cell == cs_nav_cell(&w->nav, pos);
+            if (g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE && !memo)
+                cs_nav_prefetch(&w->nav, g->target, g->exits, pos);
+        }
     for (int i = 0; i < k; ++i) {
         const int s = lo + i;
         const uint32_t flags = c->flags[s];
@@ -75,11 +95,14 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         cs_prefetch_rec(c, w->rec_of[CS_REC_GOAL], CS_FLAG_GOAL, s, n);
         cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
-        const crowd_goal* g = cs_goal_of(w, idx); // a goal flag means a non-default goal
+        // A goal flag means a non-default goal. The record is this agent's own: the pass keeps
+        // its memo of the field entry there.
+        cs_goal_rec* r = (cs_goal_rec*)cs_goal_of(w, idx);
+        const crowd_goal* g = &r->goal;
         l->mode[i] = (int32_t)g->mode;
         need |= g->mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
         bool in_sight;
-        const crowd_vec2 to = route(w, c, s, g, &in_sight);
+        const crowd_vec2 to = route(w, c, s, r, &in_sight);
         l->tx[i] = to.x;
         l->ty[i] = to.y;
         l->slow[i] = g->slow_radius;

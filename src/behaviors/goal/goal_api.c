@@ -107,7 +107,7 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
         *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
     else
         cs_goal_count_use(w, cs_pool_at(&w->pools[CS_REC_GOAL], *rec), -1);
-    *(crowd_goal*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = *g;
+    *(cs_goal_rec*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = (cs_goal_rec){.goal = *g};
 }
 
 crowd_status cs_goal_check_def(const crowd_agent_def* def) {

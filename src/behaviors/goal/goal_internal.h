@@ -5,6 +5,14 @@
 
 #include "core/internal.h"
 
+// The goal record: the goal, and what the goal pass last read of the navigation field for the
+// agent (its field entry and the cell it read it for, valid while the fields are those of
+// nav.epoch): an agent crosses a field cell every few ticks, so most ticks read no field at all.
+typedef struct cs_goal_rec {
+    crowd_goal goal; // first: a record is read as its goal
+    uint32_t nav_cell, nav_anchor, nav_epoch;
+} cs_goal_rec;
+
 static inline crowd_goal* cs_goal_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_GOAL, idx);
 }
