@@ -276,10 +276,22 @@ static inline cs_nav_aim cs_nav_aim_at(const cs_nav* nav, const cs_nav_field* f,
 cs_nav_aim cs_nav_aim_of(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
                          bool routed);
 
-// cs_nav_aim_of through a per-agent memo of the last field entry read (*cell, *entry, *epoch;
-// epoch 0: none): the field is read only when the agent's cell or the fields changed.
+// A per-agent memo of the last field entry read: the entry of `cell` in the field of the agent's
+// destination while the fields are those of `epoch` (0: none). A behavior keeps one in its
+// agent's record and zeroes it when the destination changes.
+typedef struct cs_nav_memo {
+    uint32_t cell, entry, epoch;
+} cs_nav_memo;
+
+// Whether the memo serves an agent at pos.
+static inline bool cs_nav_memo_serves(const cs_nav* nav, const cs_nav_memo* m, crowd_vec2 pos) {
+    return m->epoch == nav->epoch && m->cell == cs_nav_cell(nav, pos) && !nav->grid_changed;
+}
+
+// cs_nav_aim_of (routed) through the memo: the field is read only when the agent's cell or the
+// fields changed.
 cs_nav_aim cs_nav_aim_memo(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
-                           uint32_t* cell, uint32_t* entry, uint32_t* epoch);
+                           cs_nav_memo* memo);
 
 // Fetches the field entry cs_nav_aim_of will read for a routed agent at pos (a grid with fields
 // of several destinations is read at random: a pass fetches a block of agents' entries first).

@@ -36,16 +36,16 @@ cs_nav_aim cs_nav_aim_of(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits
 }
 
 cs_nav_aim cs_nav_aim_memo(const cs_nav* nav, crowd_vec2 own, crowd_exits_id exits, crowd_vec2 pos,
-                           uint32_t* cell, uint32_t* entry, uint32_t* epoch) {
+                           cs_nav_memo* memo) {
     const cs_nav_targets t = targets_for(nav, exits);
     const uint32_t c = nav->blocked && !nav->grid_changed ? cs_nav_cell(nav, pos) : CS_NAV_NONE;
-    if (c != CS_NAV_NONE && *epoch == nav->epoch && *cell == c)
-        return cs_nav_aim_from(nav, true, &t, own, pos, *entry);
+    if (c != CS_NAV_NONE && memo->epoch == nav->epoch && memo->cell == c)
+        return cs_nav_aim_from(nav, true, &t, own, pos, memo->entry);
     const cs_nav_field* f = nav->blocked ? cs_nav_find(nav, key_of(nav, own, exits)) : NULL;
     const bool ready = nav->blocked && !nav->grid_changed && f && f->built;
     const uint32_t a = cs_nav_entry(nav, f, pos);
     // Only an entry read from a built field is kept.
-    if (c != CS_NAV_NONE && ready) *cell = c, *entry = a, *epoch = nav->epoch;
+    if (c != CS_NAV_NONE && ready) *memo = (cs_nav_memo){c, a, nav->epoch};
     return cs_nav_aim_from(nav, ready, &t, own, pos, a);
 }
 

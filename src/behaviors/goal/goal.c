@@ -55,8 +55,7 @@ static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
     const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
     const crowd_vec2 pos = {c->px[s], c->py[s]};
-    const cs_nav_aim a = routed ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &r->nav_cell,
-                                                  &r->nav_anchor, &r->nav_epoch)
+    const cs_nav_aim a = routed ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &r->nav)
                                 : cs_nav_aim_of(&w->nav, g->target, g->exits, pos, false);
     const float v = c->max_speed[s];
     *in_sight = a.final;
@@ -79,9 +78,8 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             const crowd_goal* g = &r->goal;
             const crowd_vec2 pos = {c->px[s], c->py[s]};
             // Only an agent whose memo will not serve (cs_nav_aim_memo) reads its field.
-            const bool memo =
-                r->nav_epoch == w->nav.epoch && r->nav_cell == cs_nav_cell(&w->nav, pos);
-            if (g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE && !memo)
+            if (g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE &&
+                !cs_nav_memo_serves(&w->nav, &r->nav, pos))
                 cs_nav_prefetch(&w->nav, g->target, g->exits, pos);
         }
     for (int i = 0; i < k; ++i) {

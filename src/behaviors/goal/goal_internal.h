@@ -10,7 +10,7 @@
 // nav.epoch): an agent crosses a field cell every few ticks, so most ticks read no field at all.
 typedef struct cs_goal_rec {
     crowd_goal goal; // first: a record is read as its goal
-    uint32_t nav_cell, nav_anchor, nav_epoch;
+    cs_nav_memo nav;
 } cs_goal_rec;
 
 static inline crowd_goal* cs_goal_of(const crowd_world* w, uint32_t idx) {

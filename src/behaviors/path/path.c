@@ -80,7 +80,7 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
     crowd_vec2 f;
     if (d->kind == CROWD_PATH_WAYPOINTS) {
         f = cs_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed, max_force,
-                                    cs_path_routes(d) ? &w->nav : NULL);
+                                    cs_path_routes(d) ? &w->nav : NULL, a);
     } else {
         int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
         crowd_vec2 proj = {0.0f, 0.0f};

@@ -15,6 +15,9 @@ typedef struct cs_path_agent {
     crowd_path_cursor cursor;
     uint32_t revision;
     float lost_dist;
+    // A routed waypoint leg's last field entry (cs_nav_memo), for the waypoint `nav_index`
+    uint32_t nav_index;
+    cs_nav_memo nav;
 } cs_path_agent;
 
 // A path follower's record, from crowd_agent_set_path to crowd_agent_clear_path or removal (it
@@ -205,13 +208,14 @@ static inline crowd_vec2 cs_path_arrive(const crowd_path_follow_def* d, crowd_ve
 }
 
 // `nav`: the world's navigation when the leg is routed (crowd/nav.h), else NULL (straight at the
-// waypoint, the spec's form). The waypoint is reached within arrive_radius either way; a routed
-// leg steers at its way's next corner, pushed out beyond where an arrive slows down.
+// waypoint, the spec's form); `a` then holds the follower's memo of its field entry. The waypoint
+// is reached within arrive_radius either way; a routed leg steers at its way's next corner, pushed
+// out beyond where an arrive slows down.
 static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int count,
                                                  const crowd_path_follow_def* d,
                                                  crowd_path_cursor* c, crowd_vec2 pos,
                                                  crowd_vec2 vel, float max_speed, float max_force,
-                                                 const cs_nav* nav) {
+                                                 const cs_nav* nav, cs_path_agent* a) {
     const int final_pt = cs_path_final_point(count, c->direction);
     if (cs_path_dist(pos, pts[c->index]) < d->arrive_radius) {
         switch (d->mode) {
@@ -235,8 +239,10 @@ static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int coun
     }
     crowd_vec2 target = pts[c->index];
     if (nav && nav->blocked) {
-        const cs_nav_aim a = cs_nav_aim_of(nav, target, (crowd_exits_id){0}, pos, true);
-        target = cs_nav_steer_point(a, pos, d->slow_radius + max_speed * max_speed / max_force);
+        // The memo belongs to one waypoint (and one revision of the path: cs_path_sync drops it).
+        if (a->nav_index != (uint32_t)c->index) a->nav = (cs_nav_memo){0}, a->nav_index = c->index;
+        const cs_nav_aim aim = cs_nav_aim_memo(nav, target, (crowd_exits_id){0}, pos, &a->nav);
+        target = cs_nav_steer_point(aim, pos, d->slow_radius + max_speed * max_speed / max_force);
     }
     if (d->mode == CROWD_PATH_ONE_SHOT && c->index == final_pt)
         return cs_path_arrive(d, pos, vel, max_speed, max_force, target);
@@ -354,6 +360,7 @@ static inline const cs_path_entry* cs_path_sync(const cs_path_table* t,
     if (e->revision != a->revision) {
         const int last = e->count - 1;
         a->revision = e->revision;
+        a->nav = (cs_nav_memo){0}; // the points, so the waypoints' fields, may differ
         a->cursor.index = a->cursor.index > last ? last : a->cursor.index;
         a->cursor.segment = -1;
         if (a->cursor.state == CROWD_PATH_STATE_FINISHED)

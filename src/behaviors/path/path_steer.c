@@ -61,7 +61,7 @@ crowd_vec2 crowd_path_waypoint_step(const crowd_vec2* points, int count,
                                     crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                     float max_force) {
     if (!usable(points, count, def, cursor)) return (crowd_vec2){0.0f, 0.0f};
-    return cs_path_waypoint_inline(points, count, def, cursor, pos, vel, max_speed, max_force,
+    return cs_path_waypoint_inline(points, count, def, cursor, pos, vel, max_speed, max_force, NULL,
                                    NULL);
 }
 
