@@ -177,6 +177,22 @@ static bool read_agents(server* s, int* count) {
     return crowd_world_get_agents(s->world, s->ids, s->pos, s->vel, s->agents_cap, count) ==
            CROWD_OK;
 }
+// A key of the step's answer with its list of [index, generation] pairs (none: no key).
+static void put_pairs(FILE* f, const char* key, const int64_t* pairs, size_t n) {
+    if (!n) return;
+    fprintf(f, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; ++i)
+        fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", pairs[2 * i], pairs[2 * i + 1]);
+    fputs("]", f);
+}
+
+// A key of the step's answer with its list of ids (none: no key).
+static void put_ids(FILE* f, const char* key, const uint64_t* ids, size_t n) {
+    if (!n) return;
+    fprintf(f, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; ++i) fprintf(f, "%s%" PRIu64, i ? "," : "", ids[i]);
+    fputs("]", f);
+}
 
 static bool emit_tick(server* s) {
     int n;
@@ -189,32 +205,10 @@ static bool emit_tick(server* s) {
     fputs("],\"removed\":[", f);
     for (size_t i = 0; i < s->removed_n; ++i) fprintf(f, "%s%" PRIu64, i ? "," : "", s->removed[i]);
     fputs("]", f);
-    if (s->walls_added_n) {
-        fputs(",\"walls_added\":[", f);
-        for (size_t i = 0; i < s->walls_added_n; ++i)
-            fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", s->walls_added[2 * i],
-                    s->walls_added[2 * i + 1]);
-        fputs("]", f);
-    }
-    if (s->walls_removed_n) {
-        fputs(",\"walls_removed\":[", f);
-        for (size_t i = 0; i < s->walls_removed_n; ++i)
-            fprintf(f, "%s%" PRIu64, i ? "," : "", s->walls_removed[i]);
-        fputs("]", f);
-    }
-    if (s->exits_added_n) {
-        fputs(",\"exits_added\":[", f);
-        for (size_t i = 0; i < s->exits_added_n; ++i)
-            fprintf(f, "%s[%" PRId64 ",%" PRId64 "]", i ? "," : "", s->exits_added[2 * i],
-                    s->exits_added[2 * i + 1]);
-        fputs("]", f);
-    }
-    if (s->exits_removed_n) {
-        fputs(",\"exits_removed\":[", f);
-        for (size_t i = 0; i < s->exits_removed_n; ++i)
-            fprintf(f, "%s%" PRIu64, i ? "," : "", s->exits_removed[i]);
-        fputs("]", f);
-    }
+    put_pairs(f, "walls_added", s->walls_added, s->walls_added_n);
+    put_ids(f, "walls_removed", s->walls_removed, s->walls_removed_n);
+    put_pairs(f, "exits_added", s->exits_added, s->exits_added_n);
+    put_ids(f, "exits_removed", s->exits_removed, s->exits_removed_n);
     fputs(",\"changed\":[", f);
     bool first = true;
     for (int k = 0; k < n; ++k) {
