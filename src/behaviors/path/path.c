@@ -52,6 +52,13 @@ CS_FETCH_HELPER void prefetch_geometry(const crowd_world* w, const cs_columns* c
     if (d->kind == CROWD_PATH_WAYPOINTS) {
         __builtin_prefetch(
             (const void*)((uintptr_t)e->points + (uintptr_t)cur->index * sizeof(crowd_vec2)));
+        // A routed leg's field entry, when the follower's memo will not serve (its waypoint is
+        // read here, ahead of its own step, only then).
+        const crowd_vec2 pos = {c->px[s], c->py[s]};
+        if (cs_path_routes(d) && w->nav.blocked && cur->index >= 0 && cur->index < e->count &&
+            (r->agent.nav_index != (uint32_t)cur->index ||
+             !cs_nav_memo_serves(&w->nav, &r->agent.nav, pos)))
+            cs_nav_prefetch(&w->nav, e->points[cur->index], (crowd_exits_id){0}, pos);
     } else if (cur->segment >= 0) {
         int k0 = cur->direction > 0 ? cur->segment - 1 : cur->segment - (CROWD_PATH_WINDOW - 2);
         k0 = k0 < 0 ? 0 : k0;
