@@ -5,7 +5,8 @@
 // It lives in src/nav/, beside src/walls/ rather than inside a behavior: like the obstacles it
 // is world-level state that several behaviors read (goals, waypoint paths). Behaviors count
 // their use of a destination with cs_nav_ref when they set it and read their agents' aims with
-// cs_nav_aim_of in their passes; the route phase (cs_pass_route) builds what is missing first.
+// cs_nav_aim_memo in their passes (through a memo in each agent's record); the route phase
+// (cs_pass_route) builds what is missing first.
 //
 // A field is one uint32_t per grid cell, the cell's anchor: below the cell count a cell index
 // (the corner the cell steers at; a cell that anchors to itself is a stand-in for an unreachable
@@ -34,7 +35,7 @@ enum { CS_NAV_FREE = 0, CS_NAV_NEAR = 1, CS_NAV_SOLID = 2 }; // NEAR: within the
 
 // A destination: a point quantized to the grid's cell size (its key cell's centre is the point
 // the field is built for; an agent anchored at the target steers at its own goal point), or an
-// exit set (by handle index).
+// exit set (by handle index and generation).
 typedef uint64_t cs_nav_key;
 #define CS_NAV_KEY_EXITS ((uint64_t)1 << 63)
 
