@@ -317,8 +317,9 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
             f->anchor = f->next;
             f->next = NULL;
         }
-        nav->field_bytes =
-            nav->field_bytes / anchor_bytes(nav->cells ? nav->cells : 1) * anchor_bytes(cells);
+        nav->field_bytes = 0;
+        for (uint32_t i = 0; i < nav->nfields; ++i)
+            nav->field_bytes += nav->fields[i].anchor ? anchor_bytes(cells) : 0;
         cs_free(w, nav->blocked, 2 * nav->cells);
         nav->blocked = blocked;
         nav->open = blocked + cells;

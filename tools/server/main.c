@@ -231,6 +231,16 @@ static bool emit_tick(server* s) {
     s->exits_added_n = s->exits_removed_n = 0;
     return true;
 }
+// Points as [x,y],[x,y],...
+static void put_points(FILE* f, const crowd_vec2* p, int n) {
+    for (int i = 0; i < n; ++i) {
+        fputs(i ? ",[" : "[", f);
+        put_float(f, p[i].x);
+        fputc(',', f);
+        put_float(f, p[i].y);
+        fputc(']', f);
+    }
+}
 
 // Every live wall, in handle order: [id,"wall"|"polygon",[[x,y],...]].
 static void put_walls(server* s) {
@@ -247,13 +257,7 @@ static void put_walls(server* s) {
             continue;
         fprintf(s->out, "%s[%" PRIu64 ",\"%s\",[", k ? "," : "", wall_number(ids[k]),
                 kind == CROWD_OBSTACLE_POLYGON ? "polygon" : "wall");
-        for (int i = 0; i < np; ++i) {
-            fputs(i ? ",[" : "[", s->out);
-            put_float(s->out, s->points[i].x);
-            fputc(',', s->out);
-            put_float(s->out, s->points[i].y);
-            fputc(']', s->out);
-        }
+        put_points(s->out, s->points, np);
         fputs("]]", s->out);
     }
     free(ids);
@@ -268,13 +272,7 @@ static void put_exits(server* s) {
             crowd_exits_get_points(s->world, s->exits[k], s->points, np, &np) != CROWD_OK)
             continue;
         fprintf(s->out, "%s[%" PRIu64 ",[", k ? "," : "", exits_number(s->exits[k]));
-        for (int i = 0; i < np; ++i) {
-            fputs(i ? ",[" : "[", s->out);
-            put_float(s->out, s->points[i].x);
-            fputc(',', s->out);
-            put_float(s->out, s->points[i].y);
-            fputc(']', s->out);
-        }
+        put_points(s->out, s->points, np);
         fputs("]]", s->out);
     }
 }
