@@ -407,7 +407,7 @@ Test(walls_geometry, probe_clearance_bounds_the_probe) {
         crowd_agent_add(w, &a, &id); // refused inside a solid or over a wall
     }
     cs_pass_clearance(w);
-    cr_assert_float_eq(w->wall_probe_time, 1.0f, 0.0f); // the default look-ahead
+    cr_assert_float_eq(w->walls.probe_time, 1.0f, 0.0f); // the default look-ahead
     // The bound along the block, then probes of 1.5 s for every agent.
     cr_assert_gt(w->wall_probe[0], 0.6f);
     cr_assert_lt(w->wall_clear[0] - 1.5f, 0.6f);
@@ -416,7 +416,7 @@ Test(walls_geometry, probe_clearance_bounds_the_probe) {
     cr_assert_eq(crowd_agent_set_walls(w, id, &longer), CROWD_OK);
     cs_pass_clearance(w);
     const cs_columns c = w->cur;
-    const double t = w->wall_probe_time;
+    const double t = w->walls.probe_time;
     cr_assert_float_eq(t, 1.5, 0.0);
     int near = 0;
     for (int s = 0; s < w->count; ++s) {
@@ -440,13 +440,13 @@ Test(walls_geometry, probe_clearance_bounds_the_probe) {
 
 // The three clearances of every agent of w against brute force over the live obstacles of r:
 // the clearance is at most the distance to every segment, the probe clearance at most the
-// distance from every segment to the probe (for probes of wall_probe_time), and no sight line to
+// distance from every segment to the probe (for probes of walls.probe_time), and no sight line to
 // another agent within the sight clearance meets a segment. Returns how many agents have a
 // clearance within 1 mm of the true distance (or at the list's reach, when that is less).
 static int check_clearances(crowd_world* w, const ref_world* r, const char* when) {
     cs_pass_clearance(w);
     const cs_columns c = w->cur;
-    const double t = w->wall_probe_time;
+    const double t = w->walls.probe_time;
     int exact = 0;
     for (int s = 0; s < w->count; ++s) {
         const double px = c.px[s], py = c.py[s], qx = px + c.vx[s] * t, qy = py + c.vy[s] * t;
@@ -515,7 +515,7 @@ Test(walls_geometry, a_loaded_world_bounds_probes_as_the_saved_one) {
     add_random_agents(w, &rng, 2000, 15.0f);
     cr_assert_gt(w->count, 1000);
     cs_pass_clearance(w);
-    cr_assert_float_eq(w->wall_probe_time, 1.0f, 0.0f);
+    cr_assert_float_eq(w->walls.probe_time, 1.0f, 0.0f);
 
     size_t size = crowd_world_save_size(w), written;
     void* buf = malloc(size);
@@ -525,7 +525,7 @@ Test(walls_geometry, a_loaded_world_bounds_probes_as_the_saved_one) {
     free(buf);
     cr_assert_eq(l->count, w->count);
     cs_pass_clearance(l);
-    cr_assert_float_eq(l->wall_probe_time, w->wall_probe_time, 0.0f);
+    cr_assert_float_eq(l->walls.probe_time, w->walls.probe_time, 0.0f);
     for (int s = 0; s < w->count; ++s) {
         cr_assert_eq(l->cur.id[s], w->cur.id[s]);
         cr_assert_float_eq(l->wall_probe[s], w->wall_probe[s], 0.0f, "agent %d", s);

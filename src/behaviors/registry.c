@@ -11,7 +11,13 @@
 #include "behaviors/queue/queue_internal.h"
 #include "behaviors/walls/walls_internal.h"
 #include "core/behavior.h"
+#include "core/dist_hooks.h"
 #include "snapshot/snapshot_internal.h"
+
+// What a split world keeps per agent of the uses counted in navigation: the goal's, then the
+// path follower's (the route_use_bytes below, in table order).
+_Static_assert(sizeof(crowd_goal) + sizeof(crowd_path_id) <= CS_DIST_ROUTE_BYTES,
+               "route uses fit in cs_dist_routes");
 
 static const cs_snap_section queue_section = {CS_SNAP_ID('Q', 'U', 'E', 'U'), cs_snap_queue_size,
                                               cs_snap_save_queue, cs_snap_load_queue, 0};
@@ -39,6 +45,11 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .hash = cs_goal_hash,
                 .count_routes = cs_goal_count_routes,
                 .route = cs_goal_route,
+                .def_default = cs_goal_def_default,
+                .retag = cs_goal_retag,
+                .route_use_bytes = sizeof(crowd_goal),
+                .route_uses = cs_goal_route_uses,
+                .route_uses_end = cs_goal_route_uses_end,
                 // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its def.
             },
         [CS_BEH_QUEUE] =
@@ -66,6 +77,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                                              {offsetof(cs_queue_rec, ahead_x),
                                               offsetof(cs_queue_rec, ahead_y)}}},
                 .on_remove = cs_queue_on_remove,
+                .removes_in_step = cs_queue_removes_in_step,
                 .hash = cs_queue_hash,
                 .snapshot = &queue_section,
             },
@@ -78,6 +90,10 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .on_remove = cs_path_on_remove,
                 .count_routes = cs_path_count_routes,
                 .route = cs_path_route,
+                .retag = cs_path_retag,
+                .route_use_bytes = sizeof(crowd_path_id),
+                .route_uses = cs_path_route_uses,
+                .route_uses_end = cs_path_route_uses_end,
                 .hash = cs_path_hash,
                 .destroy = cs_paths_free,
                 .snapshot = &path_section,
@@ -87,8 +103,9 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .name = "follow",
                 .flags = CS_FLAG_FOLLOW | CS_FLAG_LEADER,
                 // leaders' aux: the dirty list, leader indices waiting for a slot reassignment
-                .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0},
-                            {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t)}},
+                // Replicated in a split world: the follow graph spans the world.
+                .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0, true},
+                            {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t), true}},
                 .state_bytes = sizeof(cs_follow_world),
                 .passes = {{CROWD_PHASE_LEADER, cs_pass_leader}},
                 // The group separation the leader pass weighs in.
@@ -98,6 +115,8 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                                               {offsetof(cs_follower, gsep.x),
                                                offsetof(cs_follower, gsep.y)}}},
                 .on_remove = cs_follow_on_remove,
+                .dist_linked = cs_follow_dist_linked,
+                .dist_unlink = cs_follow_on_remove,
                 .hash = cs_follow_hash,
                 .destroy = cs_follow_destroy,
                 .snapshot = &follow_section,
@@ -115,6 +134,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .add_reserve = cs_walls_add_reserve,
                 .add = cs_walls_add,
                 .get_def = cs_walls_get_def,
+                .def_default = cs_walls_def_default,
                 .reserve = cs_walls_world_reserve,
                 .on_remove = cs_walls_on_remove,
                 .hash = cs_walls_hash,

@@ -6,17 +6,23 @@
 #include "core/internal.h"
 #include "core/range.h"
 
+// The behaviors' fields of a def (the goal, the wall force) as their table entries default them.
+static void behavior_defaults(crowd_agent_def* def) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].def_default) cs_behaviors[b].def_default(def);
+}
+
 crowd_agent_def crowd_agent_def_default(void) {
-    return (crowd_agent_def){
+    crowd_agent_def def = {
         .heading = {1.0f, 0.0f},
         .radius = 0.3f,
         .max_speed = 1.5f,
         .max_force = 3.0f,
         .separation_radius = 1.2f,
         .separation_weight = 1.0f,
-        .goal = crowd_goal_default(),
-        .walls = crowd_wall_def_default(),
     };
+    behavior_defaults(&def);
+    return def;
 }
 
 static bool finite2(crowd_vec2 v) {
@@ -175,9 +181,9 @@ crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_
         .max_force = c->max_force[s],
         .separation_radius = c->sep_radius[s],
         .separation_weight = c->sep_weight[s],
-        .goal = crowd_goal_default(),
         .user_data = cs_user_data(w, idx),
     };
+    behavior_defaults(out);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].get_def) cs_behaviors[b].get_def(w, idx, out);
     return CROWD_OK;

@@ -8,6 +8,7 @@
 #ifndef CS_BEHAVIOR_H
 #define CS_BEHAVIOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,10 @@ struct cs_snap_section;
 typedef struct cs_record_def {
     int kind; // cs_record_kind
     uint32_t size, aux_size;
+    // In a world split across processes (src/dist/), every process keeps these records for every
+    // agent, stored there or not, and applies every change to them in the same order: they link
+    // agents across the whole world (the follow graph). Packed agents carry the other kinds only.
+    bool replicated;
 } cs_record_def;
 
 // A pass of the step: runs once per step in `phase`, after the core's own pass of that phase (if
@@ -96,6 +101,29 @@ typedef struct cs_behavior {
     // The route (crowd/nav.h) of live agent `idx` in `slot` toward what the behavior heads it for;
     // false when it heads it for nothing. crowd_agent_get_route asks the entries in table order.
     bool (*route)(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
+    // Writes its part of crowd_agent_def_default() (NULL: the def has no field of its own).
+    void (*def_default)(crowd_agent_def* def);
+
+    // ---- a world split across processes (src/dist/, core/dist_hooks.h) ----
+    // The agent in sorted slot s is read by the next step's passes on every process whatever the
+    // distance (a leader read by its followers): the process that stores it sends it to all.
+    bool (*dist_linked)(const crowd_world* w, int s);
+    // On a process that does not store agent idx (put there for the call), the part of its
+    // removal that changes replicated records, as the owner's removal changes them.
+    void (*dist_unlink)(crowd_world* w, uint32_t idx);
+    // Agent idx may be removed inside a step (an arrival policy), which changes the replicated
+    // records on its owner only.
+    bool (*removes_in_step)(const crowd_world* w, uint32_t idx);
+    // The handles agent idx's records hold of world objects (an exit set, a path) take `tag`.
+    void (*retag)(crowd_world* w, uint32_t idx, uint16_t tag);
+    // What agent idx counts in navigation (crowd/nav.h: destinations, exit sets), as
+    // `route_use_bytes` bytes at `out` (all zero: nothing), kept by every process whether it
+    // stores the agent or not; and ending those uses on a process that does not store the agent,
+    // as its removal ends them on its owner. The bytes of every entry fit in cs_dist_routes.
+    uint32_t route_use_bytes;
+    void (*route_uses)(const crowd_world* w, uint32_t idx, void* out);
+    void (*route_uses_end)(crowd_world* w, const void* in);
+
     // Adds the behavior's state of live agent `idx` (record kinds it owns) to the state hash h.
     uint64_t (*hash)(const crowd_world* w, uint32_t idx, uint64_t h);
     // Frees what its records and state own besides the pools and the state block, which the

@@ -15,11 +15,20 @@
 
 enum { HEAD_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8 };
 
+uint32_t cs_dist_replicated(void) {
+    uint32_t mask = 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r)
+            if (cs_behaviors[b].records[r].replicated)
+                mask |= 1u << cs_behaviors[b].records[r].kind;
+    return mask;
+}
+
 static uint32_t record_mask(const crowd_world* w, uint32_t idx) {
     uint32_t mask = 0;
     for (int k = 0; k < CS_REC_COUNT; ++k)
         if (cs_rec_num(w, k, idx) >= 0) mask |= 1u << k;
-    return mask & ~CS_DIST_REPLICATED;
+    return mask & ~cs_dist_replicated();
 }
 
 static size_t records_bytes(const crowd_world* w, uint32_t mask) {
@@ -92,6 +101,7 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
 
 void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     const uint32_t idx = cs_dist_packed_index(in), mask = packed_mask(in);
+    const uint32_t replicated = cs_dist_replicated();
     const int s = w->count++;
     w->slot_of[idx] = s;
     in += 8;
@@ -104,7 +114,7 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     if (w->radius[idx] > w->radius_max) w->radius_max = w->radius[idx];
     in += 12;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
-        if (CS_DIST_REPLICATED & (1u << k)) continue;
+        if (replicated & (1u << k)) continue;
         if (w->rec_of[k]) w->rec_of[k][idx] = -1;
         if (!(mask & (1u << k))) continue;
         cs_pool* p = &w->pools[k];
@@ -116,8 +126,9 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
 }
 
 void cs_dist_drop(crowd_world* w, uint32_t idx) {
+    const uint32_t replicated = cs_dist_replicated();
     for (int k = 0; k < CS_REC_COUNT; ++k) {
-        if (CS_DIST_REPLICATED & (1u << k)) continue;
+        if (replicated & (1u << k)) continue;
         if (cs_rec_num(w, k, idx) < 0) continue;
         cs_pool_release(&w->pools[k], w->rec_of[k][idx]);
         w->rec_of[k][idx] = -1;
@@ -182,26 +193,29 @@ float cs_dist_reach(const crowd_world* w) {
 }
 
 bool cs_dist_has_links(const crowd_world* w, uint32_t idx) {
-    return cs_rec_num(w, CS_REC_FOLLOWER, idx) >= 0 || cs_rec_num(w, CS_REC_LEADER, idx) >= 0;
+    const uint32_t replicated = cs_dist_replicated();
+    for (int k = 0; k < CS_REC_COUNT; ++k)
+        if ((replicated & (1u << k)) && cs_rec_num(w, k, idx) >= 0) return true;
+    return false;
 }
 
 bool cs_dist_linked(const crowd_world* w, int s) {
-    const uint32_t flags = w->cur.flags[s];
-    if (flags & CS_FLAG_LEADER) return true;
-    if (!(flags & CS_FLAG_FOLLOW)) return false;
-    const cs_follower* f = cs_follower_of(w, w->cur.id[s]);
-    return f && f->leader != 0 && f->use_slot && cs_leader_of(w, f->leader - 1)->dirty != 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].dist_linked && cs_behaviors[b].dist_linked(w, s)) return true;
+    return false;
 }
 
 void cs_dist_unlink(crowd_world* w, uint32_t idx) {
-    cs_follow_on_remove(w, idx);
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].dist_unlink) cs_behaviors[b].dist_unlink(w, idx);
 }
 
 bool cs_dist_links_removed_in_step(const crowd_world* w) {
     for (int i = 0; i < w->index_count; ++i) {
-        const cs_queue_rec* q = cs_queue_of(w, (uint32_t)i);
-        if (q && q->def.on_arrival == CROWD_QUEUE_REMOVE && cs_dist_has_links(w, (uint32_t)i))
-            return true;
+        if (!cs_dist_has_links(w, (uint32_t)i)) continue;
+        for (int b = 0; b < CS_BEH_COUNT; ++b)
+            if (cs_behaviors[b].removes_in_step && cs_behaviors[b].removes_in_step(w, (uint32_t)i))
+                return true;
     }
     return false;
 }
@@ -212,12 +226,9 @@ void cs_dist_set_live(crowd_world* w, const uint8_t* live) {
 
 void cs_dist_set_tag(crowd_world* w, uint16_t tag) {
     w->tag = tag;
-    for (int i = 0; i < w->index_count; ++i) {
-        crowd_goal* g = cs_goal_of(w, (uint32_t)i);
-        if (g && g->exits.index1) g->exits.world = tag;
-        cs_path_rec* r = cs_path_of(w, (uint32_t)i);
-        if (r) r->def.path.world = tag;
-    }
+    for (int i = 0; i < w->index_count; ++i)
+        for (int b = 0; b < CS_BEH_COUNT; ++b)
+            if (cs_behaviors[b].retag) cs_behaviors[b].retag(w, (uint32_t)i, tag);
 }
 
 uint16_t cs_dist_tag(const crowd_world* w) {
@@ -227,23 +238,26 @@ uint16_t cs_dist_tag(const crowd_world* w) {
 // ---- navigation ---------------------------------------------------------------------------------
 
 cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx) {
-    const crowd_goal* g = cs_goal_of(w, idx);
-    cs_dist_routes r = {.goal = g ? *g : crowd_goal_default()};
-    const cs_path_rec* p = cs_path_of(w, idx);
-    const cs_path_entry* e;
-    if (p && cs_path_routes(&p->def) && cs_path_lookup(w, p->def.path, &e) == CROWD_OK)
-        r.path = p->def.path;
+    cs_dist_routes r = {{0}};
+    uint32_t at = 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_behavior* e = &cs_behaviors[b];
+        if (!e->route_uses) continue;
+        e->route_uses(w, idx, r.use + at);
+        at += e->route_use_bytes;
+    }
     return r;
 }
 
+// A process that does not store the agent ends what the behaviors' removal hooks end on its owner.
 void cs_dist_routes_end(crowd_world* w, const cs_dist_routes* r) {
-    // What the goal's removal ends: its exit set's user, and its destination's use while the
-    // world counts them.
-    cs_goal_count_use(w, &r->goal, -1);
-    // What the path follower's removal ends (cs_path_route_drop), while its path lives.
-    const cs_path_entry* e;
-    if (r->path.index1 && cs_path_lookup(w, r->path, &e) == CROWD_OK)
-        cs_path_route_leave(w, &cs_paths(w)->entries[r->path.index1 - 1]);
+    uint32_t at = 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_behavior* e = &cs_behaviors[b];
+        if (!e->route_uses) continue;
+        e->route_uses_end(w, r->use + at);
+        at += e->route_use_bytes;
+    }
 }
 
 void cs_dist_exits_take_back(crowd_world* w, crowd_exits_id id) {

@@ -11,12 +11,10 @@
 
 #include "core/internal.h"
 
-// Record kinds every process keeps for every agent, stored there or not: the follow records (a
-// follower's leader and group links, a leader's list, formation and pending slot assignment). The
-// follow graph spans the world, so every process holds all of it and applies every change to it
-// (a structural call, a removal, a slot assignment) in the same order; packed agents carry the
-// other kinds only.
-#define CS_DIST_REPLICATED ((1u << CS_REC_FOLLOWER) | (1u << CS_REC_LEADER))
+// The record kinds every process keeps for every agent, stored there or not (the behavior table's
+// replicated records: the follow graph spans the world, so every process holds all of it and
+// applies every change to it in the same order); packed agents carry the other kinds only.
+uint32_t cs_dist_replicated(void);
 
 // A ghost: a copy of an agent another process owns, held for one step so that the owner's
 // neighbors see it. The arrival phase skips ghosts (their owner applies their arrivals).
@@ -56,20 +54,19 @@ void cs_dist_free_truncate(crowd_world* w, int count);
 // the neighbor pass queries around each agent.
 float cs_dist_reach(const crowd_world* w);
 
-// Agent idx has a follow record (it follows, or leads or is named a fallback).
+// Agent idx has a replicated record (it follows, or leads or is named a fallback).
 bool cs_dist_has_links(const crowd_world* w, uint32_t idx);
 
-// The agent in sorted slot s is read by the next step's leader pass on every process: a leader
-// with followers (its followers read its position, velocity and heading) or a slot follower of a
-// leader whose slots are reassigned in that step (the assignment reads its position).
+// The agent in sorted slot s is read by the next step's passes on every process (the behaviors'
+// dist_linked hooks: a leader with followers, a slot follower whose slots are reassigned).
 bool cs_dist_linked(const crowd_world* w, int s);
 
-// The follow part of agent idx's removal (stored here for the call, its handle still issued), on
-// a process that does not own it: its groups as the owner's removal leaves them.
+// The replicated part of agent idx's removal (stored here for the call, its handle still issued),
+// on a process that does not own it, as the owner's removal leaves it (the dist_unlink hooks).
 void cs_dist_unlink(crowd_world* w, uint32_t idx);
 
-// Some agent with a follow record has a queue that removes it on arrival: a removal inside a step,
-// which changes the follow graph on the owner only.
+// Some agent with a replicated record may be removed inside a step (the removes_in_step hooks),
+// which changes the replicated records on the owner only.
 bool cs_dist_links_removed_in_step(const crowd_world* w);
 
 // The split world's per-index liveness (crowd_world's split_live), NULL to clear it.
@@ -86,7 +83,7 @@ crowd_status cs_dist_obstacle_add(crowd_world* w, crowd_obstacle_kind kind,
                                   crowd_obstacle_id* out);
 
 // Gives the world another tag (the tag every process of a split world shares), and the handles its
-// agents' records hold (a goal's exit set, a follower's path) with it.
+// agents' records hold (the behaviors' retag hooks: a goal's exit set, a follower's path) with it.
 void cs_dist_set_tag(crowd_world* w, uint16_t tag);
 uint16_t cs_dist_tag(const crowd_world* w);
 
@@ -100,10 +97,10 @@ uint16_t cs_dist_tag(const crowd_world* w);
 // count (cs_dist_put, cs_dist_drop); a removal ends the agent's uses on its owner through the
 // behaviors' hooks and on every other process from cs_dist_routes, kept per agent.
 
-// What an agent counts: its goal, and the path it counts its routed waypoint legs on.
+// What an agent counts: the behaviors' route_uses, one after the other in table order.
+#define CS_DIST_ROUTE_BYTES 48
 typedef struct cs_dist_routes {
-    crowd_goal goal;    // crowd_goal_default() when it has none
-    crowd_path_id path; // null unless it is a routed follower of that (live) path
+    _Alignas(8) unsigned char use[CS_DIST_ROUTE_BYTES];
 } cs_dist_routes;
 
 // Agent idx's (stored here).

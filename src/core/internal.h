@@ -110,11 +110,9 @@ struct crowd_world {
     float* wall_clear;
     float* wall_sight;
     // With obstacles, each agent's probe clearance: a lower bound of the distance from the walls
-    // to the segment from its centre to centre + velocity * wall_probe_time (the walls behavior's
-    // longest look-ahead, which it keeps here; 0 until it sets one), also from the clearance
-    // pass, read by the wall force.
+    // to the segment from its centre to centre + velocity * walls.probe_time, also from the
+    // clearance pass, read by the wall force.
     float* wall_probe;
-    float wall_probe_time;
 
     // Spatial hash built by the last sort.
     cs_grid grid;

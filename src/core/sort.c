@@ -276,7 +276,7 @@ static void records_follow(crowd_world* w) {
         if (w->pools[k].live == 0 || w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
             continue;
         // A split world keeps these records for agents it does not store: they stay in place.
-        if (w->split_live && (CS_DIST_REPLICATED & (1u << k))) continue;
+        if (w->split_live && (cs_dist_replicated() & (1u << k))) continue;
         // cs_pool_reserve sizes the spare array so the room holds every live record. A pool that
         // grew inside a world growth that then failed was sized against the larger capacity; if
         // it fills past the room, it stays where it is rather than overflow (the layout changes

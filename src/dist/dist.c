@@ -558,7 +558,7 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     return CROWD_OK;
 }
 
-// Every rank keeps the follow graph (CS_DIST_REPLICATED), so every rank takes a linked agent out
+// Every rank keeps the follow graph (cs_dist_replicated), so every rank takes a linked agent out
 // of it; the owner does so in crowd_agent_remove. The others need the agent itself for that (a
 // follower of a removed leader stops at its current target, which the leader's position and
 // heading give): the owner sends it to all, and they hold it for the call.

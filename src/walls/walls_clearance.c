@@ -179,7 +179,7 @@ static inline __attribute__((always_inline)) float probe_key(float x, float y, f
 //     or diagonal to its corner tests no line of sight (0.97% of the town's agents test it, 1.7%
 //     with max(d0, d1) at every corner).
 //   - probe clearance (w->wall_probe): a lower bound of the distance from the walls to the probe,
-//     the segment from the agent's centre P to P + velocity * wall_probe_time, of length l: the
+//     the segment from the agent's centre P to P + velocity * walls.probe_time, of length l: the
 //     least of the probe's distances to the two keys (probe_key) and r - l (the other segments
 //     are at least r from P, and no point of the probe is more than l from P). An agent walking
 //     along a wall has its probe exactly as far from the wall as the nearer of its ends, so the
@@ -335,7 +335,7 @@ static int block_box(crowd_world* w, int s, int n, const int32_t* restrict cx,
     float* restrict probe = w->wall_probe + s;
     const uint32_t dw = g->dir_w, dh = g->dir_h, x0 = (uint32_t)g->dir_x0, y0 = (uint32_t)g->dir_y0;
     const float* restrict box = g->dbox;
-    const float t = w->wall_probe_time, band = 2.0f * w->radius_max;
+    const float t = w->walls.probe_time, band = 2.0f * w->radius_max;
     const float edge = g->cell_size * 0.999f; // the cell edge of cs_walls_reach
     int32_t i0[CS_WALL_BLOCK], i1[CS_WALL_BLOCK], more[CS_WALL_BLOCK];
     float b0[CS_WALL_BLOCK], b1[CS_WALL_BLOCK];
@@ -406,7 +406,7 @@ static void full_bounds(crowd_world* w, full_queue* q, int n) {
         vx[i] = w->cur.vx[at], vy[i] = w->cur.vy[at];
     }
     block_keys(g, cnt, start, key, n, q->cx, q->cy);
-    block_key(g, px, py, vx, vy, w->wall_probe_time, cnt, key, clear, sight, probe, n);
+    block_key(g, px, py, vx, vy, w->walls.probe_time, cnt, key, clear, sight, probe, n);
     const float band = 2.0f * w->radius_max;
     for (int i = 0; i < n; ++i) {
         const int at = q->slot[i];

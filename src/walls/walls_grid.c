@@ -36,8 +36,9 @@ void cs_walls_free(crowd_world* w, cs_walls* g) {
     cs_free(w, g->dir, sizeof(cs_wall_ref) * g->dir_cells);
     cs_free(w, g->dsum, sizeof(cs_wall_sum) * g->dir_cells);
     cs_free(w, g->dbox, sizeof(float) * g->dir_cells);
-    const float cs = g->cell_size;
+    const float cs = g->cell_size, probe = g->probe_time; // the behavior's, not the geometry's
     cs_walls_init(g, cs);
+    g->probe_time = probe;
 }
 
 // ---- cells of a segment -------------------------------------------------------------------------

@@ -100,6 +100,11 @@ typedef struct cs_obstacle {
 } cs_obstacle;
 
 typedef struct cs_walls {
+    // How far ahead along its velocity the clearance pass probes each agent's way (the
+    // wall_probe clearances): the longest look-ahead the wall force uses, which the walls behavior
+    // sets (0 until it does).
+    float probe_time;
+
     // Obstacles, by index (handle index1 - 1).
     cs_obstacle* obs;
     int32_t obs_used, obs_cap; // slots ever issued, slots allocated

@@ -548,3 +548,16 @@ uint64_t cs_follow_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     }
     return h;
 }
+
+// ---- a world split across processes ------------------------------------------------------------
+
+// Read by the next step's leader pass on every process: a leader with followers (its followers
+// read its position, velocity and heading), or a slot follower of a leader whose slots are
+// reassigned in that step (the assignment reads its position).
+bool cs_follow_dist_linked(const crowd_world* w, int s) {
+    const uint32_t flags = w->cur.flags[s];
+    if (flags & CS_FLAG_LEADER) return true;
+    if (!(flags & CS_FLAG_FOLLOW)) return false;
+    const cs_follower* f = cs_follower_of(w, w->cur.id[s]);
+    return f && f->leader != 0 && f->use_slot && cs_leader_of(w, f->leader - 1)->dirty != 0;
+}

@@ -203,6 +203,8 @@ void cs_pass_leader(crowd_world* w);
 // The removal hook: the agent stops following, its followers take its fallback or stop. Cannot
 // fail: the scratch a fallback's group needs was reserved beforehand (follow_api.c).
 void cs_follow_on_remove(crowd_world* w, uint32_t idx);
+// Table hook (a split world, core/behavior.h): whether slot s is read across the world.
+bool cs_follow_dist_linked(const crowd_world* w, int s);
 
 // After a snapshot load: counts the fallbacks and formations and reserves what removals need.
 crowd_status cs_follow_reserve_loaded(crowd_world* w);

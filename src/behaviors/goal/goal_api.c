@@ -110,6 +110,10 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     *(cs_goal_rec*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = (cs_goal_rec){.goal = *g};
 }
 
+void cs_goal_def_default(crowd_agent_def* def) {
+    def->goal = crowd_goal_default();
+}
+
 crowd_status cs_goal_check_def(const crowd_agent_def* def) {
     return check_goal(&def->goal);
 }
@@ -150,6 +154,26 @@ uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     h = cs_hash_word(h, (uint32_t)g->route);
     h = cs_hash_word(h, g->exits.index1);
     return cs_hash_word(h, g->exits.generation);
+}
+
+// ---- a world split across processes ------------------------------------------------------------
+
+void cs_goal_retag(crowd_world* w, uint32_t idx, uint16_t tag) {
+    crowd_goal* g = cs_goal_of(w, idx);
+    if (g && g->exits.index1) g->exits.world = tag;
+}
+
+// What a goal counts is the goal itself (all zero: a goal of mode NONE, which counts nothing).
+void cs_goal_route_uses(const crowd_world* w, uint32_t idx, void* out) {
+    const crowd_goal* g = cs_goal_of(w, idx);
+    const crowd_goal d = g ? *g : crowd_goal_default();
+    memcpy(out, &d, sizeof d);
+}
+
+void cs_goal_route_uses_end(crowd_world* w, const void* in) {
+    crowd_goal g;
+    memcpy(&g, in, sizeof g);
+    cs_goal_count_use(w, &g, -1);
 }
 
 // The route of a goal with a point to head for, from pos.

@@ -25,6 +25,7 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g);
 void cs_pass_goal(crowd_world* w);
 
 // Table hooks (goal_api.c).
+void cs_goal_def_default(crowd_agent_def* def);
 crowd_status cs_goal_check_def(const crowd_agent_def* def);
 crowd_status cs_goal_add_reserve(crowd_world* w, const crowd_agent_def* def);
 void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
@@ -36,6 +37,10 @@ crowd_status cs_goal_count_routes(crowd_world* w);
 // Counts goal g's use of its exit set and (while the world counts them) its destination: +1 once
 // reserved (cs_goal_reserve), -1 when it ends.
 void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta);
+// Table hooks of a split world (core/behavior.h): the exit set's handle, the uses counted.
+void cs_goal_retag(crowd_world* w, uint32_t idx, uint16_t tag);
+void cs_goal_route_uses(const crowd_world* w, uint32_t idx, void* out);
+void cs_goal_route_uses_end(crowd_world* w, const void* in);
 // The agent's route toward its goal (false: no goal with a point to head for).
 bool cs_goal_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
 

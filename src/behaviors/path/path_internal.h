@@ -124,6 +124,10 @@ static inline bool cs_path_routes(const crowd_path_follow_def* d) {
 // CROWD_ERR_OUT_OF_MEMORY, changing nothing) or stops (leave) using path entry e.
 crowd_status cs_path_route_join(crowd_world* w, cs_path_entry* e);
 void cs_path_route_leave(crowd_world* w, cs_path_entry* e);
+// Table hooks of a split world (core/behavior.h): the path's handle, the uses counted.
+void cs_path_retag(crowd_world* w, uint32_t idx, uint16_t tag);
+void cs_path_route_uses(const crowd_world* w, uint32_t idx, void* out);
+void cs_path_route_uses_end(crowd_world* w, const void* in);
 // The agent idx's record stops routing on its path, when it did (its path still live).
 void cs_path_route_drop(crowd_world* w, uint32_t idx);
 // Entry e's points change to pts[0, n) (a replace): the new points are counted first (may fail,

@@ -75,3 +75,29 @@ bool cs_path_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_inf
                              r->def.route == CROWD_ROUTE_FIELD);
     return true;
 }
+
+// ---- a world split across processes ------------------------------------------------------------
+
+void cs_path_retag(crowd_world* w, uint32_t idx, uint16_t tag) {
+    cs_path_rec* r = cs_path_of(w, idx);
+    if (r) r->def.path.world = tag;
+}
+
+// What a follower counts: the path it counts its routed legs on (null: none).
+void cs_path_route_uses(const crowd_world* w, uint32_t idx, void* out) {
+    crowd_path_id id = {0};
+    const cs_path_rec* p = cs_path_of(w, idx);
+    const cs_path_entry* e;
+    if (p && cs_path_routes(&p->def) && cs_path_lookup(w, p->def.path, &e) == CROWD_OK)
+        id = p->def.path;
+    memcpy(out, &id, sizeof id);
+}
+
+// What the follower's removal ends (cs_path_route_drop), while its path lives.
+void cs_path_route_uses_end(crowd_world* w, const void* in) {
+    crowd_path_id id;
+    memcpy(&id, in, sizeof id);
+    const cs_path_entry* e;
+    if (id.index1 && cs_path_lookup(w, id, &e) == CROWD_OK)
+        cs_path_route_leave(w, &cs_paths(w)->entries[id.index1 - 1]);
+}

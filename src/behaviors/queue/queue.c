@@ -130,6 +130,12 @@ void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
     *rec = -1;
 }
 
+// Table hook (a split world): an agent whose arrival removes it is removed inside a step.
+bool cs_queue_removes_in_step(const crowd_world* w, uint32_t idx) {
+    const cs_queue_rec* q = cs_queue_of(w, idx);
+    return q && q->def.on_arrival == CROWD_QUEUE_REMOVE;
+}
+
 crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
     int s;
     crowd_status st = cs_agent_slot(w, id, &s);

@@ -83,5 +83,6 @@ void cs_pass_arrival(crowd_world* w);
 // Table hooks (queue.c).
 void cs_queue_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_queue_hash(const crowd_world* w, uint32_t idx, uint64_t h);
+bool cs_queue_removes_in_step(const crowd_world* w, uint32_t idx);
 
 #endif

@@ -36,7 +36,7 @@ void cs_walls_on_remove(crowd_world* w, uint32_t idx) {
 }
 
 void cs_walls_probe_time_update(crowd_world* w) {
-    w->wall_probe_time =
+    w->walls.probe_time =
         fmaxf(cs_walls_world_of(w)->look_ahead_max, crowd_wall_def_default().look_ahead);
 }
 
@@ -51,6 +51,10 @@ void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
     int32_t* rec = &w->rec_of[CS_REC_WALL][idx];
     if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_WALL]);
     *(crowd_wall_def*)cs_pool_at(&w->pools[CS_REC_WALL], *rec) = *d;
+}
+
+void cs_walls_def_default(crowd_agent_def* def) {
+    def->walls = crowd_wall_def_default();
 }
 
 crowd_status cs_walls_check_def(const crowd_agent_def* def) {

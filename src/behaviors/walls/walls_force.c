@@ -117,10 +117,10 @@ static void force_range(crowd_world* w, int lo, int hi) {
     const bool records = w->pools[CS_REC_WALL].live > 0;
     const float band = 2.0f * rmax;
     // The clearance pass bounded each agent's longest probe (wall_probe, for probes of
-    // wall_probe_time, which is lmax unless no agent has had a wall def yet): an agent whose bound
+    // walls.probe_time, which is lmax unless no agent has had a wall def yet): an agent whose bound
     // is at least 2 radii from every wall has nothing to look for. Otherwise the agent's own
     // clearance against the longest probe's length and the band decides.
-    const bool probed = w->wall_probe_time >= lmax;
+    const bool probed = w->walls.probe_time >= lmax;
     // A chunk of agents at a time, its candidates (those whose probe clearance is below 2 radii;
     // with no probe clearance, every agent) found two chunks before, their cells' entries and
     // radii fetched one chunk before and their lists now (cs_walls_pipe).

@@ -137,6 +137,7 @@ void cs_pass_walls(crowd_world* w);
 void cs_pass_clamp(crowd_world* w);
 
 // Table hooks (walls_agent.c).
+void cs_walls_def_default(crowd_agent_def* def);
 crowd_status cs_walls_check_def(const crowd_agent_def* def);
 crowd_status cs_walls_add_reserve(crowd_world* w, const crowd_agent_def* def);
 void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
