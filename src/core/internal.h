@@ -73,6 +73,15 @@ static inline int cs_back_col(int k) {
     return k < 2 ? CS_COL_PX + k : CS_COL_HX + (k - 2);
 }
 
+// One pass of the tick (step.c): the resolved, ordered list every step runs.
+typedef struct cs_tick_pass {
+    crowd_phase phase;
+    void (*run)(crowd_world* w);
+} cs_tick_pass;
+
+// Room for the core's four passes and every behavior's.
+#define CS_TICK_MAX (4 + CS_BEH_COUNT * CS_BEHAVIOR_MAX_PASSES)
+
 struct crowd_world {
     crowd_alloc_fn* alloc;
     crowd_free_fn* free;
@@ -86,6 +95,11 @@ struct crowd_world {
     int max_agents;
     uint16_t tag;
     uint64_t tick;
+    // The passes of a step in order (cs_tick_build), and the failure of the step's pass that
+    // failed (only the route pass can: it allocates fields).
+    cs_tick_pass tick_passes[CS_TICK_MAX];
+    int tick_len;
+    crowd_status step_status;
 
     // Sorted storage: slot s in [0, count) holds one live agent; cur is the front buffer.
     int count;
@@ -350,6 +364,10 @@ void cs_records_reset(crowd_world* w, uint32_t idx);
 void cs_agent_remove_now(crowd_world* w, uint32_t idx);
 
 // ---- passes of the core, in tick order (step.c runs them and the behaviors' between) ------------
+// Lays out w->tick_passes from the core's passes and the behavior table, and checks that every
+// behavior pass has a phase after the neighbor pass (which sets the forces the others add to).
+// CROWD_ERR_INVALID_ENUM: the library's own tables disagree (a build defect every test catches).
+crowd_status cs_tick_build(crowd_world* w);
 void cs_pass_sort(crowd_world* w);
 void cs_pass_neighbor(crowd_world* w);  // sets profile.candidates
 void cs_pass_clearance(crowd_world* w); // with obstacles: the wall clearances of every agent

@@ -312,6 +312,7 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
         w->tag = (uint16_t)cs_mix32((uint32_t)(a >> 6) ^ (uint32_t)(a >> 38));
     }
 
+    st = cs_tick_build(w);
     for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b) {
         const size_t bytes = cs_behaviors[b].state_bytes;
         if (!bytes) continue;
