@@ -4,12 +4,12 @@
 
 #include "core/internal.h"
 
-// Sets CS_FLAG_SEP_PUSH of agent idx from its behaviors: while it follows a leader, its follow
-// form decides (set in CROWD_FOLLOW_KEEP_UP); otherwise it is set while the agent queues in
-// CROWD_QUEUE_FILE, follows a path (CS_FLAG_PATH) in CROWD_PATH_FLOW or leads followers
-// (CS_FLAG_LEADER). Each of these steers toward a desired velocity, which damps the agent; the
-// spec's separation adds a drag of the agent's velocity per neighbor that, in a group or a flow,
-// holds agents well below their speed. Called whenever one of those behaviors changes.
+// Sets CS_FLAG_SEP_PUSH of agent idx from its behaviors (their sep_form hooks): while it follows
+// a leader, its follow form decides (set in CROWD_FOLLOW_KEEP_UP); otherwise it is set while the
+// agent queues in CROWD_QUEUE_FILE, follows a path (CS_FLAG_PATH) in CROWD_PATH_FLOW or leads
+// followers (CS_FLAG_LEADER). Each of these steers toward a desired velocity, which damps the
+// agent; the spec's separation adds a drag of the agent's velocity per neighbor that, in a group or
+// a flow, holds agents well below their speed. Called whenever one of those behaviors changes.
 void cs_sep_push_refresh(crowd_world* w, uint32_t idx);
 
 #endif

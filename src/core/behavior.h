@@ -46,28 +46,43 @@ typedef struct cs_behavior_pass {
 // kernel, which then stays free of per-candidate calls.
 typedef enum cs_neighbor_query {
     // The spec's forward cone: the distance along the agent's heading to the closest agent in the
-    // cone (+inf when none or when the agent is slower than CROWD_QUEUE_MIN_SPEED).
-    // in: cone length, cone width, the squared-width bound (cs_queue_width2); out: that distance.
+    // cone (+inf when none or when the agent is slower than the subscription's min_len).
+    // in: cone length, cone width, the squared-width bound (cs_steer_width2); out: that distance.
     CS_NB_CONE,
     // Separation among the agents of the same group (the group column; 0 = none), unweighted.
     // out: its x and y.
     CS_NB_GROUP,
     // The one ahead in a file toward a target point: among the agents subscribed with the same
     // target, the closest by distance `along` the direction to the target that is strictly closer
-    // to the target, with 0 < along <= reach * CROWD_QUEUE_FILE_REACH and at most width or
-    // along / 2 off that line (ties by offset). in: target x, target y, reach, width; out: its
-    // offset from the agent (x = +inf when there is none).
+    // to the target, with 0 < along <= reach * reach_scale and at most width or along / 2 off
+    // that line (ties by offset; none when the target is nearer than min_len). in: target x,
+    // target y, reach, width; out: its offset from the agent (x = +inf when there is none).
     CS_NB_FILE,
     CS_NB_COUNT
 } cs_neighbor_query;
 
 // A subscription: agents with `flag` (0: none) take part; their records of kind `kind` hold the
-// query's inputs and outputs as float fields at these byte offsets.
+// query's inputs and outputs as float fields at these byte offsets. The subscriber's constants of
+// the cone's shape (steer/steer_math.h) come with it, so the kernel names no behavior.
 typedef struct cs_neighbor_use {
     uint32_t flag;
     int kind;
     uint16_t in[4], out[2];
+    // CS_NB_CONE, CS_NB_FILE: the cone has a heading only when the direction it looks along (the
+    // velocity, or the way to the target) is at least this long; else it finds no one.
+    float min_len;
+    // CS_NB_FILE: the sector reaches this many times its reach input.
+    float reach_scale;
 } cs_neighbor_use;
+
+// What a behavior says of the separation form of one of its agents (behaviors/separation.h):
+// nothing, push (no velocity drag) unless a behavior decides, or the form it decides on.
+typedef enum cs_sep_form {
+    CS_SEP_ANY,
+    CS_SEP_PUSH,
+    CS_SEP_DECIDE_DRAG,
+    CS_SEP_DECIDE_PUSH,
+} cs_sep_form;
 
 typedef struct cs_behavior {
     const char* name;
@@ -101,6 +116,8 @@ typedef struct cs_behavior {
     // The route (crowd/nav.h) of live agent `idx` in `slot` toward what the behavior heads it for;
     // false when it heads it for nothing. crowd_agent_get_route asks the entries in table order.
     bool (*route)(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
+    // Its say in agent idx's separation form (`flags`: the agent's flags); NULL: none.
+    cs_sep_form (*sep_form)(const crowd_world* w, uint32_t idx, uint32_t flags);
     // Writes its part of crowd_agent_def_default() (NULL: the def has no field of its own).
     void (*def_default)(crowd_agent_def* def);
 

@@ -561,3 +561,12 @@ bool cs_follow_dist_linked(const crowd_world* w, int s) {
     const cs_follower* f = cs_follower_of(w, w->cur.id[s]);
     return f && f->leader != 0 && f->use_slot && cs_leader_of(w, f->leader - 1)->dirty != 0;
 }
+
+// A follower's form decides its separation, so that its group separation is its form's
+// (crowd/leader.h); a leader separates without drag too: its followers close around it, and the
+// spec's drag would hold it back by its own group.
+cs_sep_form cs_follow_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
+    const cs_follower* f = cs_follower_of(w, idx);
+    if (f) return f->literal ? CS_SEP_DECIDE_DRAG : CS_SEP_DECIDE_PUSH;
+    return flags & CS_FLAG_LEADER ? CS_SEP_PUSH : CS_SEP_ANY;
+}

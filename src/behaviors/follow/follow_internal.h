@@ -205,6 +205,8 @@ void cs_pass_leader(crowd_world* w);
 void cs_follow_on_remove(crowd_world* w, uint32_t idx);
 // Table hook (a split world, core/behavior.h): whether slot s is read across the world.
 bool cs_follow_dist_linked(const crowd_world* w, int s);
+// Table hook: the separation form of a follower or leader (behaviors/separation.h).
+cs_sep_form cs_follow_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags);
 
 // After a snapshot load: counts the fallbacks and formations and reserves what removals need.
 crowd_status cs_follow_reserve_loaded(crowd_world* w);

@@ -128,6 +128,7 @@ void cs_path_route_leave(crowd_world* w, cs_path_entry* e);
 void cs_path_retag(crowd_world* w, uint32_t idx, uint16_t tag);
 void cs_path_route_uses(const crowd_world* w, uint32_t idx, void* out);
 void cs_path_route_uses_end(crowd_world* w, const void* in);
+cs_sep_form cs_path_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags);
 // The agent idx's record stops routing on its path, when it did (its path still live).
 void cs_path_route_drop(crowd_world* w, uint32_t idx);
 // Entry e's points change to pts[0, n) (a replace): the new points are counted first (may fail,

@@ -101,3 +101,9 @@ void cs_path_route_uses_end(crowd_world* w, const void* in) {
     if (id.index1 && cs_path_lookup(w, id, &e) == CROWD_OK)
         cs_path_route_leave(w, &cs_paths(w)->entries[id.index1 - 1]);
 }
+
+// Table hook: a follower in CROWD_PATH_FLOW separates without drag (behaviors/separation.h).
+cs_sep_form cs_path_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
+    const cs_path_rec* p = flags & CS_FLAG_PATH ? cs_path_of(w, idx) : NULL;
+    return p && p->def.form == CROWD_PATH_FLOW ? CS_SEP_PUSH : CS_SEP_ANY;
+}

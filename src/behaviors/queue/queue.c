@@ -13,6 +13,7 @@
 #include "core/dist_hooks.h"
 #include "core/heapsort.h"
 #include "core/range.h"
+#include "steer/steer_math.h"
 
 crowd_queue_def crowd_queue_def_default(void) {
     return (crowd_queue_def){
@@ -28,39 +29,32 @@ crowd_queue_def crowd_queue_def_default(void) {
 
 // ---- pure functions ---------------------------------------------------------------------------
 
-// The expressions are the neighbor pass's, in the same order, so the two agree bit for bit.
+// The cone's heading, test and brake are the neighbor and goal passes' (steer/steer_math.h), so
+// the engine and these agree bit for bit.
 float crowd_queue_closest_along(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others, int count,
                                 int self, float cone_length, float cone_width) {
-    const float speed = sqrtf(vel.x * vel.x + vel.y * vel.y);
-    if (!(speed >= CROWD_QUEUE_MIN_SPEED) || !others) return INFINITY;
-    const float hx = vel.x / speed, hy = vel.y / speed;
+    const cs_steer_look look = cs_steer_cone_look(vel.x, vel.y, CROWD_QUEUE_MIN_SPEED);
+    if (!look.on || !others) return INFINITY;
+    const float width2 = cs_steer_width2(cone_width);
     float closest = INFINITY;
     for (int i = 0; i < count; ++i) {
         if (i == self) continue;
-        const float ox = others[i].x - pos.x, oy = others[i].y - pos.y;
-        const float along = ox * hx + oy * hy;
-        if (along < 0.0f || along > cone_length) continue;
-        const float qx = ox - hx * along, qy = oy - hy * along;
-        if (sqrtf(qx * qx + qy * qy) > cone_width) continue;
-        if (along < closest) closest = along;
+        const cs_steer_cone_at a =
+            cs_steer_cone_offset(others[i].x - pos.x, others[i].y - pos.y, look.hx, look.hy);
+        if (cs_steer_in_cone(a, cone_length, width2) && a.along < closest) closest = a.along;
     }
     return closest;
 }
 
 float crowd_queue_brake(crowd_vec2 pos, crowd_vec2 vel, const crowd_vec2* others, int count,
                         int self, float cone_length, float cone_width) {
-    const float along =
-        crowd_queue_closest_along(pos, vel, others, count, self, cone_length, cone_width);
-    if (!(along < INFINITY)) return 1.0f;
-    const float b = along / cone_length;
-    return b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
+    return cs_steer_brake(
+        crowd_queue_closest_along(pos, vel, others, count, self, cone_length, cone_width),
+        cone_length);
 }
 
 float cs_queue_width2(float width) {
-    float t = width * width;
-    while (t > 0.0f && sqrtf(t) > width) t = nextafterf(t, 0.0f);
-    while (t < INFINITY && sqrtf(nextafterf(t, INFINITY)) <= width) t = nextafterf(t, INFINITY);
-    return t;
+    return cs_steer_width2(width);
 }
 
 // ---- per-agent API ------------------------------------------------------------------------------
@@ -128,6 +122,13 @@ void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
     int32_t* rec = &w->rec_of[CS_REC_QUEUE][idx];
     cs_pool_release(&w->pools[CS_REC_QUEUE], *rec);
     *rec = -1;
+}
+
+// Table hook: a queue in a file separates without drag (behaviors/separation.h).
+cs_sep_form cs_queue_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
+    (void)flags;
+    const cs_queue_rec* q = cs_queue_of(w, idx);
+    return q && q->def.form == CROWD_QUEUE_FILE ? CS_SEP_PUSH : CS_SEP_ANY;
 }
 
 // Table hook (a split world): an agent whose arrival removes it is removed inside a step.

@@ -84,5 +84,6 @@ void cs_pass_arrival(crowd_world* w);
 void cs_queue_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_queue_hash(const crowd_world* w, uint32_t idx, uint64_t h);
 bool cs_queue_removes_in_step(const crowd_world* w, uint32_t idx);
+cs_sep_form cs_queue_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags);
 
 #endif
