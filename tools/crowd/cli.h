@@ -22,6 +22,7 @@ int cmd_demo(int argc, char** argv);
 int cmd_view(int argc, char** argv);
 int cmd_scale(int argc, char** argv);
 int cmd_hash(int argc, char** argv);
+int cmd_validate(int argc, char** argv);
 
 // ---- args.c -----------------------------------------------------------------------------------
 // Every message is one line "crowd <cmd>: ..." on stderr.

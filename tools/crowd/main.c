@@ -14,7 +14,8 @@ static void usage(FILE* f) {
           "  demo         the plaza scenario with a summary and an HTML replay\n"
           "  view REC     turn a recording into a self-contained HTML replay\n"
           "  scale        speedup, efficiency and phase times across thread counts and sizes\n"
-          "  hash         step a built-in scene and print its state hash\n",
+          "  hash         step a built-in scene and print its state hash\n"
+          "  validate     the validation suite (RiMEA tests, measured flows) and its report\n",
           f);
 }
 
@@ -33,6 +34,7 @@ static int dispatch(int argc, char** argv) {
     if (!strcmp(c, "view")) return cmd_view(argc, argv);
     if (!strcmp(c, "scale")) return cmd_scale(argc, argv);
     if (!strcmp(c, "hash")) return cmd_hash(argc, argv);
+    if (!strcmp(c, "validate")) return cmd_validate(argc, argv);
     cli_error(NULL, "unknown command '%s' (try crowd --help)", c);
     return EXIT_USAGE;
 }
