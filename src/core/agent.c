@@ -165,13 +165,8 @@ crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
     return CROWD_OK;
 }
 
-crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_agent_def* out) {
-    int s;
-    crowd_status st = cs_agent_slot(w, id, &s);
-    if (st != CROWD_OK) return st;
-    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+void cs_agent_def_of(const crowd_world* w, uint32_t idx, int s, crowd_agent_def* out) {
     const cs_columns* c = &w->cur;
-    const uint32_t idx = id.index1 - 1;
     *out = (crowd_agent_def){
         .position = {c->px[s], c->py[s]},
         .velocity = {c->vx[s], c->vy[s]},
@@ -186,6 +181,14 @@ crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_
     behavior_defaults(out);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].get_def) cs_behaviors[b].get_def(w, idx, out);
+}
+
+crowd_status crowd_agent_get_def(const crowd_world* w, crowd_agent_id id, crowd_agent_def* out) {
+    int s;
+    crowd_status st = cs_agent_slot(w, id, &s);
+    if (st != CROWD_OK) return st;
+    if (!out) return CROWD_ERR_NULL_ARGUMENT;
+    cs_agent_def_of(w, id.index1 - 1, s, out);
     return CROWD_OK;
 }
 

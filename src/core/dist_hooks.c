@@ -3,15 +3,14 @@
 // Packed agent: u32 index, u32 mask of its record kinds, the CS_COL_COUNT sorted columns (4 bytes
 // each), radius, user data (8 bytes), then one record of each kind in the mask, in kind order, of
 // the size the pool of that kind has (the behavior table's record size). The replicated kinds
-// (CS_DIST_REPLICATED) are never in the mask: they stay where they are.
+// (cs_dist_replicated) are never in the mask: they stay where they are.
+//
+// What is a behavior's own (which agents are linked across the world, what a removal elsewhere
+// undoes, the handles records hold, the uses counted in navigation) comes through the behavior
+// table's hooks: nothing here names a behavior.
 #include <math.h>
 
 #include "core/dist_hooks.h"
-
-#include "behaviors/follow/follow_internal.h"
-#include "behaviors/goal/goal_internal.h"
-#include "behaviors/path/path_internal.h"
-#include "behaviors/queue/queue_internal.h"
 
 enum { HEAD_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8 };
 

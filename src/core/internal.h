@@ -358,6 +358,10 @@ static inline uint32_t cs_free_pop(crowd_world* w) {
 // starts at -1 for every index.)
 void cs_records_reset(crowd_world* w, uint32_t idx);
 
+// The def of agent idx in slot s as crowd_agent_get_def reads it back (the behaviors' fields
+// through their get_def hooks).
+void cs_agent_def_of(const crowd_world* w, uint32_t idx, int s, crowd_agent_def* out);
+
 // Removes a live agent: every behavior's on_remove hook, then storage. Cannot fail and allocates
 // nothing (the arrival phase removes agents inside a step through it); crowd_agent_remove is this
 // after the handle check.

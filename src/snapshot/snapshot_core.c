@@ -24,7 +24,6 @@
 //         records load with CROWD_ROUTE_FIELD and no exit set (the world has navigation off).
 #include <math.h>
 
-#include "behaviors/goal/goal_internal.h"
 #include "core/range.h"
 #include "snapshot/snapshot_internal.h"
 
@@ -236,8 +235,9 @@ void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_u32(out, (uint32_t)w->count);
     for (int s = 0; s < w->count; ++s) {
         const uint32_t idx = c->id[s];
-        const crowd_goal* rec = cs_goal_of(w, idx);
-        const crowd_goal g = rec ? *rec : crowd_goal_default();
+        crowd_agent_def def;
+        cs_agent_def_of(w, idx, s, &def); // the goal is the def's, read through its behavior
+        const crowd_goal g = def.goal;
         cs_snap_put_u32(out, idx);
         cs_snap_put_f32(out, c->px[s]);
         cs_snap_put_f32(out, c->py[s]);
@@ -357,13 +357,20 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
         cs_set_user_data(w, idx, user);
         const bool route_ok = load_route(w, in, &g);
         if (in->bad || !route_ok || !valid_agent(w, s, idx, &g)) return CROWD_ERR_SNAPSHOT_CORRUPT;
-        // A default goal is stored as no record and saved back as the same default. The goal
-        // counts its use of its exit set (which must be live: the exit sets came first) and of
-        // its destination, as crowd_agent_set_goal does.
-        const crowd_status st = cs_goal_reserve(w, idx, &g);
-        if (st == CROWD_ERR_OUT_OF_MEMORY) return st;
-        if (st != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
-        cs_goal_store(w, idx, &g);
+        // The def's behavior fields go to their behaviors as crowd_agent_add gives them (the goal
+        // counts its use of its exit set, which must be live: the exit sets came first, and of
+        // its destination; every other field is its default, and the behaviors' own sections
+        // load the rest).
+        crowd_agent_def def = crowd_agent_def_default();
+        def.goal = g;
+        for (int b = 0; b < CS_BEH_COUNT; ++b) {
+            if (!cs_behaviors[b].add_reserve) continue;
+            const crowd_status st = cs_behaviors[b].add_reserve(w, &def);
+            if (st == CROWD_ERR_OUT_OF_MEMORY) return st;
+            if (st != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        }
+        for (int b = 0; b < CS_BEH_COUNT; ++b)
+            if (cs_behaviors[b].add) cs_behaviors[b].add(w, idx, s, &def);
         w->count = s + 1;
     }
     // No index was seen twice, so every index is live, free or else retired, which only an index

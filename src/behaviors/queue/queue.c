@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdatomic.h>
 
-#include "behaviors/goal/goal_internal.h"
 #include "behaviors/queue/queue_internal.h"
 #include "behaviors/separation.h"
 #include "core/dist_hooks.h"
@@ -100,13 +99,14 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
         .slow_radius = def->slow_radius,
         .weight = def->weight,
     };
-    // Both records first (the arrivals list grows with the queue pool), then the changes.
-    st = cs_goal_reserve(w, idx, &goal);
-    if (st == CROWD_OK && cs_rec_num(w, CS_REC_QUEUE, idx) < 0)
+    // The queue's record first (the arrivals list grows with the queue pool; a reservation
+    // changes nothing the world shows), then the goal through the goal behavior's own call, which
+    // changes nothing when it fails, then the record, which cannot fail.
+    if (cs_rec_num(w, CS_REC_QUEUE, idx) < 0)
         st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], 1);
+    if (st == CROWD_OK) st = crowd_agent_set_goal(w, id, &goal);
     if (st != CROWD_OK) return st;
 
-    cs_goal_store(w, idx, &goal);
     if (w->rec_of[CS_REC_QUEUE][idx] < 0)
         w->rec_of[CS_REC_QUEUE][idx] = cs_pool_acquire(&w->pools[CS_REC_QUEUE]);
     *cs_queue_of(w, idx) = cs_queue_rec_make(def, false);
