@@ -252,9 +252,10 @@ static void expect_goal_layout(const crowd_world* w, const crowd_goal* want, con
         if (r < 0) continue;
         if (laid_out) cr_assert_eq(r, next, "slot %d: records in slot order", s);
         ++next;
-        const crowd_goal* g = cs_pool_at(&w->pools[CS_REC_GOAL], r);
-        cr_assert(g->target.x == want[idx].target.x && g->target.y == want[idx].target.y &&
-                      g->mode == want[idx].mode,
+        // The record is the routed goal's field memo; the goal itself is in its hot columns.
+        const crowd_goal g = cs_goal_of(w, idx);
+        cr_assert(g.target.x == want[idx].target.x && g.target.y == want[idx].target.y &&
+                      g.mode == want[idx].mode,
                   "agent %u: goal contents kept", idx);
     }
     cr_assert_eq(next, w->pools[CS_REC_GOAL].live);

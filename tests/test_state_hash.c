@@ -47,9 +47,12 @@ static scene build(void) {
     cr_assert_eq(crowd_agent_set_path(w, s.path, &pd), CROWD_OK);
 
     s.leader = add_at(w, 0, -10);
-    cr_assert_eq(
-        crowd_agent_set_goal(w, s.leader, &(crowd_goal){.mode = CROWD_GOAL_SEEK, .target = {40, -10}, .slow_radius = 1.0f, .weight = 1.0f}),
-        CROWD_OK);
+    cr_assert_eq(crowd_agent_set_goal(w, s.leader,
+                                      &(crowd_goal){.mode = CROWD_GOAL_SEEK,
+                                                    .target = {40, -10},
+                                                    .slow_radius = 1.0f,
+                                                    .weight = 1.0f}),
+                 CROWD_OK);
     crowd_formation_def fd = crowd_formation_def_default();
     fd.shape = CROWD_FORMATION_LINE;
     cr_assert_eq(crowd_leader_set_formation(w, s.leader, &fd), CROWD_OK);
@@ -90,9 +93,9 @@ Test(state_hash, covers_every_record_kind) {
     cr_assert_eq(crowd_world_state_hash(s.w), crowd_world_state_hash(t.w));
     crowd_world_destroy(t.w);
 
-    crowd_goal* g = cs_goal_of(s.w, idx(s.goal));
-    cr_assert_not_null(g);
-    CHECK_FIELD(g->target.x, g->target.x = up(old), g->target.x = old);
+    // The goal's target is its hot column (behaviors/goal/goal_internal.h).
+    float* gx = &cs_hot_f32(s.w, CS_HOT_GOAL_X)[s.w->slot_of[idx(s.goal)]];
+    CHECK_FIELD(*gx, *gx = up(old), *gx = old);
 
     cs_queue_rec* q = cs_queue_of(s.w, idx(s.queue));
     cr_assert_not_null(q);

@@ -1,5 +1,8 @@
 // The steering primitives of crowd/steer.h against their formulas: hand-computed cases with exact
 // expected numbers, and random cases against an independent double-precision re-implementation.
+// Then the one copy of the steering math the passes use (steer/steer_math.h): each function once
+// against the formula it stands for, written out here, and the lane-wise separation
+// (steer/steer_lanes.h) against the scalar term applied in the lanes' order.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +10,8 @@
 
 #include "crowd/crowd.h"
 #include "scenes.h"
+#include "steer/steer_lanes.h"
+#include "steer/steer_math.h"
 
 static crowd_vec2 v2(float x, float y) {
     return (crowd_vec2){x, y};
@@ -396,4 +401,283 @@ Test(steer_random, integrate) {
     }
     cr_assert(kept > random_cases() / 50 && turned > random_cases() / 2, "kept %d, turned %d", kept,
               turned);
+}
+
+// ---- the one copy of the steering math (steer/steer_math.h) -------------------------------------
+
+static bool same_bits(float a, float b) {
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+// The separation term and force against the spec's per-neighbor form, in double: the sum over the
+// neighbors that count of (offset / d * max_speed * (1 - d / r) - vel) * weight, and the push
+// form without the velocity term.
+Test(steer_math, separation_term_and_force) {
+    scene_rng r = {606};
+    long counted = 0, skipped = 0;
+    for (int i = 0; i < random_cases() / 4; ++i) {
+        const crowd_vec2 pos = rnd_vec(&r, -50, 50), vel = rnd_vec(&r, -3, 3);
+        const float ms = rnd(&r, 0.1f, 5.0f), rad = rnd(&r, 0.2f, 5.0f), inv_r = 1.0f / rad;
+        const float weight = rnd(&r, 0.0f, 3.0f);
+        const int count = (int)(scene_rng_next(&r) % 40);
+        float sx = 0.0f, sy = 0.0f, n = 0.0f;
+        dvec drag = {0, 0}, push = {0, 0};
+        double scale = 0.0;
+        for (int k = 0; k < count; ++k) {
+            const crowd_vec2 o = (k % 7 == 0) ? pos
+                                              : v2(pos.x + rnd(&r, -1.3f, 1.3f) * rad,
+                                                   pos.y + rnd(&r, -1.3f, 1.3f) * rad);
+            const float dx = pos.x - o.x, dy = pos.y - o.y;
+            const bool valid = k % 11 != 5; // a masked lane counts for nothing
+            const cs_steer_sep t = cs_steer_sep_term(dx, dy, valid, rad, inv_r);
+            // The range test in float, as the spec states it.
+            const float d = sqrtf(dx * dx + dy * dy);
+            const bool in = valid && d > 0.01f && d < rad;
+            cr_assert_eq(t.in, in, "case %d neighbor %d: counts %d, spec %d", i, k, t.in, in);
+            cr_assert(same_bits(t.d, d), "case %d neighbor %d: d", i, k);
+            if (!in) {
+                cr_assert(t.ux == 0.0f && t.uy == 0.0f, "case %d: a neighbor out of range adds", i);
+                skipped++;
+                continue;
+            }
+            counted++;
+            sx += t.ux, sy += t.uy, n += 1.0f;
+            const double ddx = dx, ddy = dy, dd = sqrt(ddx * ddx + ddy * ddy);
+            const double p = ms * (1.0 - dd / rad);
+            drag.x += (ddx / dd * p - vel.x) * weight;
+            drag.y += (ddy / dd * p - vel.y) * weight;
+            push.x += ddx / dd * p * weight;
+            push.y += ddy / dd * p * weight;
+            scale += (p + dlen(dv(vel))) * weight;
+        }
+        const crowd_vec2 fd = cs_steer_sep_force(ms, true, sx, sy, n, vel);
+        const crowd_vec2 fp = cs_steer_sep_force(ms, false, sx, sy, n, vel);
+        expect_near(v2(fd.x * weight, fd.y * weight), drag, scale, "separation force", i);
+        expect_near(v2(fp.x * weight, fp.y * weight), push, scale, "separation push", i);
+    }
+    cr_assert(counted > 1000 && skipped > 1000, "counted %ld, skipped %ld", counted, skipped);
+}
+
+// The lane-wise separation over a range of candidates: each lane's sums are the scalar terms of
+// its candidates (k, k + CS_LANES, ...) added in that order, to the bit, whatever the range's start
+// and length; reduced, they are crowd_steer_separation's sum (which adds in array order) within
+// rounding, and for a single neighbor exactly crowd_steer_separation.
+Test(steer_math, separation_lanes) {
+    scene_rng r = {707};
+    enum { MAX = 70 };
+    float xs[MAX + CS_PAD], ys[MAX + CS_PAD];
+    crowd_vec2 nb[MAX];
+    for (int i = 0; i < random_cases() / 20; ++i) {
+        const crowd_vec2 pos = rnd_vec(&r, -20, 20), vel = rnd_vec(&r, -3, 3);
+        const float ms = rnd(&r, 0.1f, 5.0f), rad = rnd(&r, 0.3f, 4.0f), inv_r = 1.0f / rad;
+        const uint32_t b = (uint32_t)(scene_rng_next(&r) % 8);
+        const uint32_t e = b + (uint32_t)(scene_rng_next(&r) % (MAX - 8));
+        for (uint32_t j = 0; j < MAX + CS_PAD; ++j) {
+            // Beyond e (the padding) lie agents that would count: the lanes must mask them.
+            const crowd_vec2 o =
+                v2(pos.x + rnd(&r, -1.2f, 1.2f) * rad, pos.y + rnd(&r, -1.2f, 1.2f) * rad);
+            xs[j] = o.x, ys[j] = o.y;
+            if (j < MAX) nb[j] = o;
+        }
+        float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
+        cs_steer_sep_lanes(xs, ys, b, e, pos.x, pos.y, rad, inv_r, ax, ay, an);
+        float wx[CS_LANES] = {0}, wy[CS_LANES] = {0}, wn[CS_LANES] = {0};
+        for (uint32_t j = b; j < e; ++j) {
+            const int l = (int)((j - b) % CS_LANES);
+            const cs_steer_sep t =
+                cs_steer_sep_term(pos.x - xs[j], pos.y - ys[j], true, rad, inv_r);
+            wx[l] += t.ux, wy[l] += t.uy, wn[l] += t.in ? 1.0f : 0.0f;
+        }
+        for (int l = 0; l < CS_LANES; ++l)
+            cr_assert(same_bits(ax[l], wx[l]) && same_bits(ay[l], wy[l]) && an[l] == wn[l],
+                      "case %d lane %d: lanes (%.9g, %.9g, %g), scalar (%.9g, %.9g, %g)", i, l,
+                      (double)ax[l], (double)ay[l], (double)an[l], (double)wx[l], (double)wy[l],
+                      (double)wn[l]);
+        // The fixed-order reduction against the same order written out.
+        float want = 0.0f;
+        {
+            float h[CS_LANES];
+            memcpy(h, ax, sizeof h);
+            for (int half = CS_LANES / 2; half >= 4; half /= 2)
+                for (int l = 0; l < half; ++l) h[l] += h[l + half];
+            want = (h[0] + h[2]) + (h[1] + h[3]);
+        }
+        cr_assert(same_bits(cs_lanes_sum(ax), want), "case %d: reduction order", i);
+        float m = ax[0];
+        for (int l = 1; l < CS_LANES; ++l) m = fminf(m, ax[l]);
+        cr_assert(same_bits(cs_lanes_min(ax), m), "case %d: lane minimum", i);
+
+        const crowd_vec2 f =
+            cs_steer_sep_force(ms, true, cs_lanes_sum(ax), cs_lanes_sum(ay), cs_lanes_sum(an), vel);
+        const int count = (int)(e - b);
+        const crowd_vec2 ref = crowd_steer_separation(pos, vel, ms, nb + b, count, rad, 1.0f);
+        double scale = 0.0;
+        for (int l = 0; l < CS_LANES; ++l) scale += an[l];
+        expect_near(f, (dvec){ref.x, ref.y}, scale * (ms + dlen(dv(vel))), "lanes vs scalar", i);
+        if (count >= 1) {
+            float one[CS_LANES] = {0}, onex[CS_LANES] = {0}, onen[CS_LANES] = {0};
+            cs_steer_sep_lanes(xs, ys, b, b + 1, pos.x, pos.y, rad, inv_r, one, onex, onen);
+            const crowd_vec2 g = cs_steer_sep_force(ms, true, cs_lanes_sum(one), cs_lanes_sum(onex),
+                                                    cs_lanes_sum(onen), vel);
+            expect_bits(g, crowd_steer_separation(pos, vel, ms, nb + b, 1, rad, 1.0f),
+                        "one neighbor, lanes vs scalar");
+        }
+    }
+}
+
+// The cone's heading: normalize(dir) when |dir| >= min_len, else none.
+Test(steer_math, cone_look) {
+    scene_rng r = {808};
+    int on = 0, off = 0;
+    for (int i = 0; i < random_cases(); ++i) {
+        const float k = (i % 3 == 0) ? 1e-3f : 3.0f;
+        const crowd_vec2 d = rnd_vec(&r, -k, k);
+        const float min_len = (i % 2) ? 1e-3f : rnd(&r, 0.0f, 2.0f);
+        const cs_steer_look l = cs_steer_cone_look(d.x, d.y, min_len);
+        const float len2 = d.x * d.x + d.y * d.y, len = sqrtf(len2);
+        cr_assert(same_bits(l.len2, len2), "case %d: len2", i);
+        cr_assert_eq(l.on, len >= min_len, "case %d: on", i);
+        if (l.on) {
+            expect_bits(v2(l.hx, l.hy), v2(d.x / len, d.y / len), "cone heading");
+            on++;
+        } else {
+            expect_bits(v2(l.hx, l.hy), v2(0, 0), "no cone, no heading");
+            off++;
+        }
+    }
+    cr_assert(on > random_cases() / 10 && off > random_cases() / 10, "on %d, off %d", on, off);
+}
+
+// cs_steer_width2 is the largest t with sqrtf(t) <= width, so lat2 <= t decides as the spec's
+// sqrtf(lat2) <= width for every lat2.
+Test(steer_math, width2) {
+    scene_rng r = {909};
+    for (int i = 0; i < random_cases() / 10; ++i) {
+        const float w = (i % 5 == 0) ? rnd(&r, 0.0f, 1e-3f) : rnd(&r, 0.0f, 100.0f);
+        const float t = cs_steer_width2(w);
+        cr_assert(sqrtf(t) <= w && sqrtf(nextafterf(t, INFINITY)) > w, "width %.9g: t %.9g",
+                  (double)w, (double)t);
+    }
+    const float edge[] = {0.0f, -0.0f, 0.6f, 1.0f, 2.5f, 1e30f, INFINITY, -1.0f, NAN};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; ++i) {
+        const float w = edge[i], t = cs_steer_width2(w);
+        const float lat[] = {0.0f, 1e-30f, 0.36f, 1.0f, 6.25f, 1e30f, INFINITY};
+        for (size_t k = 0; k < sizeof lat / sizeof *lat; ++k)
+            cr_assert_eq(lat[k] <= t, !(sqrtf(lat[k]) > w), "width %g, lat2 %g", (double)w,
+                         (double)lat[k]);
+    }
+}
+
+// The spec's cone (crowd/queue.h) and the file's sector (core/behavior.h) written out: along =
+// dot(offset, h); in the cone when 0 <= along <= len and |offset - h * along| <= width; in the
+// sector when 0 < along <= len, |offset - h * along| <= width or <= along / 2, and the candidate
+// is strictly closer to the target.
+Test(steer_math, cone_and_sector) {
+    scene_rng r = {1010};
+    int in_cone = 0, in_sector = 0;
+    for (int i = 0; i < random_cases(); ++i) {
+        const float ang = rnd(&r, 0.0f, 6.2831853f);
+        const float hx = cosf(ang), hy = sinf(ang);
+        const crowd_vec2 o = (i % 9 == 0) ? v2(hx * 1.5f, hy * 1.5f) : rnd_vec(&r, -4, 4);
+        const float len = rnd(&r, 0.1f, 4.0f), width = rnd(&r, 0.0f, 1.5f);
+        const cs_steer_cone_at a = cs_steer_cone_offset(o.x, o.y, hx, hy);
+        const float along = o.x * hx + o.y * hy;
+        const float qx = o.x - hx * along, qy = o.y - hy * along;
+        cr_assert(same_bits(a.along, along) && same_bits(a.lat2, qx * qx + qy * qy),
+                  "case %d: along and lat2", i);
+        const bool cone = along >= 0.0f && along <= len && sqrtf(qx * qx + qy * qy) <= width;
+        cr_assert_eq(cs_steer_in_cone(a, len, cs_steer_width2(width)), cone, "case %d: cone", i);
+        in_cone += cone;
+        const float e2 = rnd(&r, 0.0f, 30.0f), len2 = rnd(&r, 0.0f, 30.0f);
+        const float lat = sqrtf(qx * qx + qy * qy);
+        const bool sector = along > 0.0f && along <= len &&
+                            (qx * qx + qy * qy <= width * width || 2.0f * lat <= along) &&
+                            e2 < len2;
+        const bool got = cs_steer_in_sector(a, len, width * width, e2, len2);
+        // 4 lat2 <= along^2 and 2 lat <= along agree but where rounding separates them.
+        if (got != sector) {
+            const double dl = sqrt((double)qx * qx + (double)qy * qy);
+            cr_assert(fabs(2.0 * dl - along) <= 1e-5 * along, "case %d: sector", i);
+        }
+        in_sector += got;
+        const cs_steer_shape sh = cs_steer_sector_shape(len, width);
+        cr_assert(sh.len == len && sh.width == fmaxf(width, 0.5f * len) &&
+                      same_bits(sh.width2, width * width),
+                  "case %d: sector shape", i);
+    }
+    cr_assert(in_cone > random_cases() / 50 && in_sector > random_cases() / 50,
+              "in the cone %d, in the sector %d", in_cone, in_sector);
+}
+
+// The file's choice: the lexicographic minimum of (along, x, y), whatever the order seen.
+Test(steer_math, file_before) {
+    scene_rng r = {1111};
+    const float vals[] = {-1.0f, 0.0f, 0.5f, 2.0f, INFINITY};
+    for (int i = 0; i < random_cases() / 10; ++i) {
+        float p[6];
+        for (int k = 0; k < 6; ++k) p[k] = vals[scene_rng_next(&r) % 5];
+        const bool want = p[0] != p[3] ? p[0] < p[3] : (p[1] != p[4] ? p[1] < p[4] : p[2] < p[5]);
+        cr_assert_eq(cs_steer_file_before(p[0], p[1], p[2], p[3], p[4], p[5]), want, "case %d", i);
+    }
+}
+
+// The spec's queueBrake: 1 with nobody ahead, else clamp(along / len, 0, 1).
+Test(steer_math, brake) {
+    cr_assert_eq(cs_steer_brake(INFINITY, 2.5f), 1.0f);
+    cr_assert_eq(cs_steer_brake(0.0f, 2.5f), 0.0f);
+    cr_assert_eq(cs_steer_brake(1.25f, 2.5f), 0.5f);
+    cr_assert_eq(cs_steer_brake(2.5f, 2.5f), 1.0f);
+    cr_assert_eq(cs_steer_brake(3.0f, 2.5f), 1.0f);
+    scene_rng r = {1212};
+    for (int i = 0; i < random_cases() / 10; ++i) {
+        const float along = rnd(&r, 0.0f, 5.0f), len = rnd(&r, 0.1f, 4.0f);
+        const float b = along / len;
+        cr_assert(same_bits(cs_steer_brake(along, len), b > 1.0f ? 1.0f : b), "case %d", i);
+    }
+}
+
+// The query box holds the separation disc and, with a cone, the rectangle swept along the heading
+// (length len, half-width `width`): checked on points of their boundaries, and against the bounding
+// box of both written out in double, which it may exceed by its margin and rounding only. reach
+// is the farthest such point's distance, plus the margin.
+Test(steer_math, query_box) {
+    scene_rng r = {1313};
+    for (int i = 0; i < random_cases() / 10; ++i) {
+        const crowd_vec2 p = (i % 4 == 0) ? rnd_vec(&r, -1e5f, 1e5f) : rnd_vec(&r, -50, 50);
+        const float rad = (i % 6 == 0) ? 0.0f : rnd(&r, 0.2f, 5.0f);
+        const bool cone = i % 3 != 0;
+        const float ang = rnd(&r, 0.0f, 6.2831853f);
+        const float hx = cone ? cosf(ang) : 0.0f, hy = cone ? sinf(ang) : 0.0f;
+        const float len = rnd(&r, 0.1f, 8.0f), width = rnd(&r, 0.0f, 4.0f);
+        const cs_steer_box b = cs_steer_query_box(p.x, p.y, rad, cone, hx, hy, len, width);
+        double x0 = (double)p.x - rad, x1 = (double)p.x + rad;
+        double y0 = (double)p.y - rad, y1 = (double)p.y + rad, reach = rad;
+        for (int k = 0; k < 4 && cone; ++k) {
+            const double a = (k & 1) ? len : 0.0, s = (k & 2) ? width : -width;
+            const double x = p.x + hx * a - hy * s, y = p.y + hy * a + hx * s;
+            x0 = fmin(x0, x), x1 = fmax(x1, x), y0 = fmin(y0, y), y1 = fmax(y1, y);
+            reach = fmax(reach, sqrt((x - p.x) * (x - p.x) + (y - p.y) * (y - p.y)));
+        }
+        const double m = cs_steer_margin(p.x, p.y, cone ? fmaxf(rad, len + width) : rad);
+        const double slack = (fabs(p.x) + fabs(p.y) + len + width + rad) * 1e-6;
+        cr_assert(b.x0 <= x0 && b.y0 <= y0 && b.x1 >= x1 && b.y1 >= y1,
+                  "case %d: box (%g %g %g %g) misses (%g %g %g %g)", i, (double)b.x0, (double)b.y0,
+                  (double)b.x1, (double)b.y1, x0, y0, x1, y1);
+        // The cone's box is that of its two end segments, each grown by width: up to width more
+        // than the rectangle's on each side.
+        const double grow = cone ? width : 0.0;
+        cr_assert(b.x0 >= x0 - m - grow - slack && b.x1 <= x1 + m + grow + slack &&
+                      b.y0 >= y0 - m - grow - slack && b.y1 <= y1 + m + grow + slack,
+                  "case %d: box too large", i);
+        cr_assert(b.reach >= reach + m - slack, "case %d: reach %g below %g", i, (double)b.reach,
+                  reach + m);
+        // Every point of the disc's boundary is inside.
+        for (int k = 0; k < 8; ++k) {
+            const double t = k * 0.78539816;
+            const double x = p.x + rad * cos(t), y = p.y + rad * sin(t);
+            cr_assert(x >= b.x0 - slack && x <= b.x1 + slack && y >= b.y0 - slack &&
+                          y <= b.y1 + slack,
+                      "case %d: disc point outside", i);
+        }
+    }
 }

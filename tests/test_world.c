@@ -1027,9 +1027,11 @@ Test(world_memory, steps_with_behaviors_allocate_nothing) {
 // CROWD_ERR_OUT_OF_MEMORY and leaves everything observable as it was; then the call succeeds.
 typedef crowd_status (*behavior_call)(behavior_world* b);
 
+// A routed goal: besides the goal's columns and profile it needs a record (its field memo), which
+// a full pool has no room for.
 static crowd_status call_set_goal(behavior_world* b) {
     crowd_goal g = crowd_goal_default();
-    g.mode = CROWD_GOAL_FLEE;
+    g.mode = CROWD_GOAL_SEEK;
     g.target = (crowd_vec2){1, 2};
     return crowd_agent_set_goal(b->w, b->ids[40], &g);
 }

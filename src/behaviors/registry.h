@@ -29,6 +29,22 @@ typedef enum cs_record_kind {
     CS_REC_COUNT
 } cs_record_kind;
 
+// Hot columns: per-agent fields a behavior's passes read every tick, kept as 4-byte sorted columns
+// that ride the sort with their agents (core/internal.h, cs_columns.hot). A column is allocated
+// when its behavior first needs it (cs_world_hot_column) and gathered by the sort from then on.
+typedef enum cs_hot_col {
+    CS_HOT_GOAL_X, // the goal's target (behaviors/goal)
+    CS_HOT_GOAL_Y,
+    CS_HOT_GOAL_PROFILE, // its profile (CS_PROF_GOAL) + 1; 0: the default goal
+    CS_HOT_COUNT
+} cs_hot_col;
+
+// Parameter profiles (core/profile.h): the settings many agents share, one table per kind.
+typedef enum cs_profile_kind {
+    CS_PROF_GOAL, // cs_goal_profile (behaviors/goal)
+    CS_PROF_COUNT
+} cs_profile_kind;
+
 // Entries of cs_behaviors[], in table order: the order of the passes within a phase, of the
 // removal hooks, of the state hash and of the snapshot sections.
 typedef enum cs_behavior_id {

@@ -138,6 +138,9 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     c->sep_weight[s] = def->separation_weight;
     c->group[s] = 0;
     c->flags[s] = 0;
+    // The behaviors' hot columns start at 0 (none, default) and their add hooks set theirs.
+    for (int k = 0; k < CS_HOT_COUNT; ++k)
+        if (c->hot[k]) ((uint32_t*)c->hot[k])[s] = 0;
     w->radius[idx] = def->radius;
     if (def->radius > w->radius_max) w->radius_max = def->radius;
     cs_set_user_data(w, idx, def->user_data);

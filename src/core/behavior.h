@@ -84,10 +84,27 @@ typedef enum cs_sep_form {
     CS_SEP_DECIDE_PUSH,
 } cs_sep_form;
 
+// A hot column of a behavior (behaviors/registry.h): plain 4-byte values, or, with `profile`
+// (a cs_profile_kind + 1), the number + 1 of a profile of that kind (0: none), which a split
+// world's packed agent carries as the profile's value and which the core releases when the
+// agent leaves.
+typedef struct cs_hot_def {
+    int col; // cs_hot_col
+    int profile;
+} cs_hot_def;
+
+#define CS_BEHAVIOR_MAX_HOT 4
+
 typedef struct cs_behavior {
     const char* name;
     uint32_t flags; // the agent flag bits it owns (a loaded snapshot may carry only known bits)
     cs_record_def records[CS_BEHAVIOR_MAX_RECORDS];
+    // Its hot columns (the first hot_count entries), and the byte size of its parameter profiles
+    // (0: it has none), of kind `profile_kind`.
+    cs_hot_def hot[CS_BEHAVIOR_MAX_HOT];
+    int hot_count;
+    int profile_kind; // cs_profile_kind, when profile_size > 0
+    uint32_t profile_size;
     // World-level state: `state_bytes` zeroed bytes at w->state[id] from creation to destruction,
     // or, with 0, a pointer the behavior manages itself (NULL at creation).
     size_t state_bytes;

@@ -1,9 +1,11 @@
 // Storage moves for a world split across processes (see core/dist_hooks.h).
 //
-// Packed agent: u32 index, u32 mask of its record kinds, the CS_COL_COUNT sorted columns (4 bytes
-// each), radius, user data (8 bytes), then one record of each kind in the mask, in kind order, of
-// the size the pool of that kind has (the behavior table's record size). The replicated kinds
-// (cs_dist_replicated) are never in the mask: they stay where they are.
+// Packed agent: u32 index, u32 mask of its record kinds, the CS_COL_COUNT core columns (4 bytes
+// each), radius, user data (8 bytes), the behaviors' hot columns in table order (a plain one as its
+// 4 bytes, 0 where the world has no such column; a profile column as u32 1 and the profile's value,
+// or u32 0 and zeros: profile numbers are the world's own), then one record of each kind in the
+// mask, in kind order, of the size the pool of that kind has (the behavior table's record size).
+// The replicated kinds (cs_dist_replicated) are never in the mask: they stay where they are.
 //
 // What is a behavior's own (which agents are linked across the world, what a removal elsewhere
 // undoes, the handles records hold, the uses counted in navigation) comes through the behavior
@@ -11,8 +13,42 @@
 #include <math.h>
 
 #include "core/dist_hooks.h"
+#include "steer/steer_math.h"
 
-enum { HEAD_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8 };
+enum { CORE_BYTES = 4 * (2 + CS_COL_COUNT + 1) + 8, USER_AT = CORE_BYTES - 8 };
+
+// Bytes of a hot column in a packed agent.
+static size_t hot_bytes(const cs_behavior* b, const cs_hot_def* h) {
+    return h->profile ? 4 + b->profile_size : 4;
+}
+
+static size_t head_bytes(void) {
+    size_t n = CORE_BYTES;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int k = 0; k < cs_behaviors[b].hot_count; ++k)
+            n += hot_bytes(&cs_behaviors[b], &cs_behaviors[b].hot[k]);
+    return n;
+}
+
+// The hot columns of the table in table order, with the offset of their bytes in a packed agent.
+typedef struct hot_entry {
+    const cs_behavior* b;
+    const cs_hot_def* h;
+    size_t at;
+} hot_entry;
+
+enum { HOT_MAX = CS_BEH_COUNT * CS_BEHAVIOR_MAX_HOT };
+
+static int hot_entries(hot_entry* out) {
+    int n = 0;
+    size_t at = CORE_BYTES;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int k = 0; k < cs_behaviors[b].hot_count; ++k) {
+            out[n++] = (hot_entry){&cs_behaviors[b], &cs_behaviors[b].hot[k], at};
+            at += hot_bytes(&cs_behaviors[b], &cs_behaviors[b].hot[k]);
+        }
+    return n;
+}
 
 uint32_t cs_dist_replicated(void) {
     uint32_t mask = 0;
@@ -38,7 +74,7 @@ static size_t records_bytes(const crowd_world* w, uint32_t mask) {
 }
 
 size_t cs_dist_packed_size(const crowd_world* w, uint32_t idx) {
-    return HEAD_BYTES + records_bytes(w, record_mask(w, idx));
+    return head_bytes() + records_bytes(w, record_mask(w, idx));
 }
 
 void cs_dist_pack(const crowd_world* w, uint32_t idx, unsigned char* out) {
@@ -53,6 +89,25 @@ void cs_dist_pack(const crowd_world* w, uint32_t idx, unsigned char* out) {
     const uint64_t user = cs_user_data(w, idx);
     memcpy(out + 4, &user, 8);
     out += 12;
+    hot_entry e[HOT_MAX];
+    for (int i = 0, n = hot_entries(e); i < n; ++i) {
+        const cs_behavior* b = e[i].b;
+        const cs_hot_def* h = e[i].h;
+        const uint32_t* col = w->cur.hot[h->col];
+        const uint32_t v = col ? col[s] : 0;
+        if (!h->profile) {
+            memcpy(out, &v, 4);
+            out += 4;
+            continue;
+        }
+        const uint32_t present = v != 0;
+        memcpy(out, &present, 4);
+        if (present)
+            memcpy(out + 4, cs_profiles_at(&w->profiles[h->profile - 1], v - 1), b->profile_size);
+        else
+            memset(out + 4, 0, b->profile_size);
+        out += 4 + b->profile_size;
+    }
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (!(mask & (1u << k))) continue;
         const cs_pool* p = &w->pools[k];
@@ -74,23 +129,39 @@ static uint32_t packed_mask(const unsigned char* in) {
 }
 
 size_t cs_dist_packed_bytes(const crowd_world* w, const unsigned char* in) {
-    return HEAD_BYTES + records_bytes(w, packed_mask(in));
+    return head_bytes() + records_bytes(w, packed_mask(in));
 }
 
 crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
     int need[CS_REC_COUNT] = {0};
-    bool user = false;
+    uint32_t profiles[CS_PROF_COUNT] = {0};
+    bool user = false, hot[CS_HOT_COUNT] = {false};
+    hot_entry e[HOT_MAX];
+    const int ne = hot_entries(e);
     for (int i = 0; i < n; ++i) {
         const uint32_t mask = packed_mask(in);
         for (int k = 0; k < CS_REC_COUNT; ++k) need[k] += (mask >> k) & 1u;
         uint64_t u;
-        memcpy(&u, in + HEAD_BYTES - 8, 8);
+        memcpy(&u, in + USER_AT, 8);
         user = user || u != 0;
+        for (int j = 0; j < ne; ++j) {
+            const cs_hot_def* h = e[j].h;
+            uint32_t v;
+            memcpy(&v, in + e[j].at, 4);
+            hot[h->col] = hot[h->col] || v != 0;
+            if (h->profile) profiles[h->profile - 1] += v != 0;
+        }
         in += cs_dist_packed_bytes(w, in);
     }
     // Sorted slots need no growth: every index is stored at most once and the world has room for
-    // every issued index.
+    // every issued index. A hot column a packed agent has a value in must exist here.
     if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < CS_HOT_COUNT; ++k)
+        if (hot[k] && cs_world_hot_column(w, k) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < CS_PROF_COUNT; ++k) {
+        const crowd_status st = cs_profiles_reserve(w, &w->profiles[k], profiles[k]);
+        if (st != CROWD_OK) return st;
+    }
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         const crowd_status st = cs_pool_reserve(w, &w->pools[k], need[k]);
         if (st != CROWD_OK) return st;
@@ -112,6 +183,18 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     cs_set_user_data(w, idx, user);
     if (w->radius[idx] > w->radius_max) w->radius_max = w->radius[idx];
     in += 12;
+    hot_entry e[HOT_MAX];
+    for (int i = 0, n = hot_entries(e); i < n; ++i) {
+        const cs_behavior* b = e[i].b;
+        const cs_hot_def* h = e[i].h;
+        uint32_t v;
+        memcpy(&v, in, 4);
+        uint32_t* col = w->cur.hot[h->col];
+        if (h->profile && v) v = cs_profiles_intern(&w->profiles[h->profile - 1], in + 4) + 1;
+        if (v) cs_hot_use(w, h->col);
+        if (col) col[s] = v; // else 0, as cs_dist_reserve made sure
+        in += hot_bytes(b, h);
+    }
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         if (replicated & (1u << k)) continue;
         if (w->rec_of[k]) w->rec_of[k][idx] = -1;
@@ -133,10 +216,19 @@ void cs_dist_drop(crowd_world* w, uint32_t idx) {
         w->rec_of[k][idx] = -1;
     }
     const int s = w->slot_of[idx], last = w->count - 1;
+    // Its profiles lose a user.
+    hot_entry e[HOT_MAX];
+    for (int i = 0, n = hot_entries(e); i < n; ++i) {
+        const cs_hot_def* h = e[i].h;
+        const uint32_t* col = w->cur.hot[h->col];
+        if (h->profile && col && col[s])
+            cs_profiles_release(&w->profiles[h->profile - 1], col[s] - 1);
+    }
     cs_grid_since_break(w);
     if (s != last) {
-        for (int k = 0; k < CS_COL_COUNT; ++k) {
+        for (int k = 0; k < CS_COL_ALL; ++k) {
             uint32_t* col = w->cur.col[k];
+            if (!col) continue;
             col[s] = col[last];
         }
         w->slot_of[w->cur.id[s]] = s;
@@ -160,9 +252,9 @@ void cs_dist_free_truncate(crowd_world* w, int count) {
     while (w->free_count > count) cs_free_pop(w);
 }
 
-// The query box of agent_neighbors in neighbor.c: the separation disc, grown to the cone (length,
-// width) or to the file's sector (CROWD_QUEUE_FILE_REACH times the cone length, at most half of
-// that wide), plus that function's margin.
+// The reach of the query box of agent_neighbors in neighbor.c (cs_steer_query_box): the
+// separation disc, grown to the cone (length, width) or to the file's sector (its shape from the
+// subscription's reach factor), plus the box's margin.
 float cs_dist_reach(const crowd_world* w) {
     const cs_nb_use cone = cs_nb_resolve(w, CS_NB_CONE), file = cs_nb_resolve(w, CS_NB_FILE);
     const cs_columns* c = &w->cur;
@@ -176,17 +268,16 @@ float cs_dist_reach(const crowd_world* w) {
             float len, width;
             memcpy(&len, rec + file.in[2], 4);
             memcpy(&width, rec + file.in[3], 4);
-            len *= CROWD_QUEUE_FILE_REACH;
-            r = fmaxf(r, len + fmaxf(width, 0.5f * len));
+            const cs_steer_shape sh = cs_steer_sector_shape(len * file.reach_scale, width);
+            r = cs_steer_maxf(r, sh.len + sh.width);
         } else if (cone.flag && (c->flags[s] & cone.flag) &&
                    (rec = cs_pool_find(cone.pool, cone.rec_of, idx))) {
             float len, width;
             memcpy(&len, rec + cone.in[0], 4);
             memcpy(&width, rec + cone.in[1], 4);
-            r = fmaxf(r, len + width);
+            r = cs_steer_maxf(r, len + width);
         }
-        r += (fabsf(c->px[s]) + fabsf(c->py[s]) + r) * 1e-6f + 1e-6f;
-        reach = fmaxf(reach, r);
+        reach = cs_steer_maxf(reach, r + cs_steer_margin(c->px[s], c->py[s], r));
     }
     return reach;
 }

@@ -1,18 +1,21 @@
 // Steering controller and integration: limit the summed force to max_force, then one explicit
-// Euler step from the front buffer into the back buffer. Positions are clamped to the world
-// bound, +-CROWD_MAX_COORD (crowd/base.h), so that every later difference of positions is finite.
+// Euler step: the velocity in place, the position and heading into free buffers, which then
+// become cur (the old columns alt, crowd_world). Positions are clamped to the world bound,
+// +-CROWD_MAX_COORD (crowd/base.h), so that every later difference of positions is finite.
 //
-// The expressions are crowd_steer_integrate's, in the same order, written branch-free (a limit
-// that does not apply multiplies by exactly 1) so the loop vectorizes and stays bit-identical to
-// the pure function.
+// The limits and the heading are steer/steer_math.h's cs_steer_limit and cs_steer_heading, the
+// clamp core/range.h's cs_clamp_coord, in crowd_steer_integrate's order (its crowd_steer_limit is
+// cs_steer_limit for every value within the ranges of crowd/base.h): branch-free, so the loop
+// vectorizes and stays bit-identical to the pure function.
 #include <math.h>
 
 #include "core/internal.h"
 #include "core/range.h"
+#include "steer/steer_math.h"
 
 // A plain function with restrict parameters: inside an OpenMP outlined body gcc loses the
 // no-alias facts and falls back to scalar code.
-// The velocity is updated in place, the position and heading into the back buffers. Returns the
+// The velocity is updated in place, the position and heading into the free buffers. Returns the
 // largest squared speed, whose move bounds every agent's (crowd_world.since_sort), as its bits: a
 // non-negative float orders as its bits do, and an integer maximum vectorizes where a float one
 // (which must mind NaN and signed zeros) does not.
@@ -26,29 +29,21 @@ static uint32_t integrate_range(const float* restrict px, const float* restrict 
     uint32_t top = 0;
     for (int s = lo; s < hi; ++s) {
         // Every load is unconditional: a load under a condition keeps the loop scalar.
-        const float old_hx = hx[s], old_hy = hy[s], max_f = mf[s], max_v = ms[s];
-        float ax = fx[s], ay = fy[s];
-        const float f2 = ax * ax + ay * ay;
-        const float fs = f2 > max_f * max_f ? max_f / sqrtf(f2) : 1.0f;
-        ax *= fs;
-        ay *= fs;
-        float nvx = vx[s] + ax * dt, nvy = vy[s] + ay * dt;
-        const float v2 = nvx * nvx + nvy * nvy;
-        const float vs = v2 > max_v * max_v ? max_v / sqrtf(v2) : 1.0f;
-        nvx *= vs;
-        nvy *= vs;
-        vx[s] = nvx;
-        vy[s] = nvy;
-        opx[s] = cs_clamp_coord(px[s] + nvx * dt);
-        opy[s] = cs_clamp_coord(py[s] + nvy * dt);
-        const float sp2 = nvx * nvx + nvy * nvy;
+        const crowd_vec2 last = {hx[s], hy[s]};
+        const crowd_vec2 f = cs_steer_limit((crowd_vec2){fx[s], fy[s]}, mf[s]);
+        const crowd_vec2 v =
+            cs_steer_limit((crowd_vec2){vx[s] + f.x * dt, vy[s] + f.y * dt}, ms[s]);
+        vx[s] = v.x;
+        vy[s] = v.y;
+        opx[s] = cs_clamp_coord(px[s] + v.x * dt);
+        opy[s] = cs_clamp_coord(py[s] + v.y * dt);
+        const float sp2 = v.x * v.x + v.y * v.y; // as cs_steer_heading computes it
         uint32_t bits;
         memcpy(&bits, &sp2, sizeof bits);
         top = bits > top ? bits : top;
-        const bool moving = sp2 > 0.01f;
-        const float len = sqrtf(moving ? sp2 : 1.0f);
-        ohx[s] = moving ? nvx / len : old_hx;
-        ohy[s] = moving ? nvy / len : old_hy;
+        const crowd_vec2 h = cs_steer_heading(v, last);
+        ohx[s] = h.x;
+        ohy[s] = h.y;
     }
     return top;
 }

@@ -11,6 +11,7 @@
 #include "core/fetch.h"
 #include "core/grid.h"
 #include "core/pool.h"
+#include "core/profile.h"
 #include "core/team.h"
 #include "crowd/crowd.h"
 #include "nav/nav.h"
@@ -50,17 +51,22 @@ enum {
     CS_COL_COUNT
 };
 
+// Every column: the core's, then the behaviors' hot columns (behaviors/registry.h), NULL until
+// allocated (cs_world_hot_column).
+#define CS_COL_ALL (CS_COL_COUNT + CS_HOT_COUNT)
+
 typedef union cs_columns {
     struct {
         float *px, *py, *vx, *vy, *hx, *hy;
         uint32_t* id;
         float *max_speed, *max_force, *sep_radius, *sep_weight;
         uint32_t *flags, *group;
+        void* hot[CS_HOT_COUNT];
     };
-    void* col[CS_COL_COUNT];
+    void* col[CS_COL_ALL];
 } cs_columns;
 
-_Static_assert(sizeof(cs_columns) == CS_COL_COUNT * sizeof(void*), "column view mismatch");
+_Static_assert(sizeof(cs_columns) == CS_COL_ALL * sizeof(void*), "column view mismatch");
 
 // Column buffers that hold no column: the integration's back buffers. The integration writes the
 // position and the heading out of place (the walls' clamp reads their values from before it
@@ -112,6 +118,9 @@ struct crowd_world {
     // again); alt's other columns are NULL.
     cs_columns cur, alt;
     void* free_col[CS_FREE_COLS];
+    // Hot columns some agent has held a value other than 0 in (bit k: cur.hot[k]), which the sort
+    // gathers; an allocated column outside it is 0 in every slot, wherever its agents went.
+    uint32_t hot_used;
 
     // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
     // agents need between passes lives in their records instead.
@@ -174,6 +183,7 @@ struct crowd_world {
     unsigned char* rec_spare;
     size_t rec_spare_bytes;
     void* state[CS_BEH_COUNT];
+    cs_profiles profiles[CS_PROF_COUNT]; // the behaviors' parameter profiles (core/profile.h)
     uint64_t seed; // keys the random draws (queue respawn points) with the handle and the tick
     // A world split across processes (src/dist/) stores only some of the live agents; this says,
     // per agent index, whether its handle is live on any process. NULL in one process.
@@ -289,6 +299,28 @@ static inline void cs_grid_since_moved(crowd_world* w, float m) {
     }
 }
 
+// Allocates hot column `col` (cs_hot_col, zero-filled) if the world has none yet; it grows with
+// the storage and rides the sort from then on. On failure (CROWD_ERR_OUT_OF_MEMORY) the world is
+// unchanged.
+crowd_status cs_world_hot_column(crowd_world* w, int col);
+
+// A behavior is about to store a value other than 0 in hot column `col` (allocated).
+static inline void cs_hot_use(crowd_world* w, int col) {
+    w->hot_used |= 1u << col;
+}
+
+// The column when some agent holds a value in it, else NULL (every agent 0).
+static inline const void* cs_hot_live(const crowd_world* w, int col) {
+    return w->hot_used & (1u << col) ? w->cur.hot[col] : NULL;
+}
+
+static inline float* cs_hot_f32(const crowd_world* w, int col) {
+    return w->cur.hot[col];
+}
+static inline uint32_t* cs_hot_u32(const crowd_world* w, int col) {
+    return w->cur.hot[col];
+}
+
 // Allocates user_data (zero-filled) if the world has none yet; it grows with the storage from then
 // on. Called before an agent gets a user_data other than 0. On failure (CROWD_ERR_OUT_OF_MEMORY)
 // the world is unchanged.
@@ -389,6 +421,7 @@ typedef struct cs_nb_use {
     const cs_pool* pool;
     const int32_t* rec_of;
     uint16_t in[4], out[2];
+    float min_len, reach_scale; // as the subscription (cs_neighbor_use) gives them
 } cs_nb_use;
 
 static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query query) {
@@ -399,7 +432,9 @@ static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query qu
                                &w->pools[u->kind],
                                w->rec_of[u->kind],
                                {u->in[0], u->in[1], u->in[2], u->in[3]},
-                               {u->out[0], u->out[1]}};
+                               {u->out[0], u->out[1]},
+                               u->min_len,
+                               u->reach_scale};
     }
     return (cs_nb_use){0};
 }

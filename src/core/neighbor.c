@@ -1,7 +1,22 @@
-// Neighbor pass: separation, group separation and the forward cone, in one walk over the
-// cell-sorted arrays. The last two are queries the behavior table subscribes agents to
-// (core/behavior.h: today the follow behavior's followers and the queue's agents); their inputs
-// and outputs are in the subscribers' records.
+// Neighbor pass: every agent's separation force and the queries the behavior table subscribes
+// agents to (core/behavior.h: the forward cone, group separation and the one ahead in a file;
+// today the queue's agents and the follow behavior's followers), in one walk over the cell-sorted
+// arrays. A query's inputs and outputs are in its subscribers' records, its constants in the
+// subscription. With a neighbor cap set, neighbor_cap.c runs instead.
+//
+// The arithmetic of a candidate (the separation term, the cone's and the file's tests) and of an
+// agent (its cone's heading and shape, its query box, its separation force) is the one copy in
+// steer/steer_math.h, with the lane-wise loops and the reduction in steer/steer_lanes.h: this file
+// chooses the candidates and carries the sums.
+//
+// Agents take one of three paths. A separation-only agent of the dense layout walks the rows of
+// the 3x3 cells around it with its sums in registers (sep_only). An agent whose one query is the
+// cone, the file or its group's separation is prepared with the others of its block of
+// CS_NB_BLOCK (prepare_block: headings and cell boxes in one vector loop) and walked by cone_only,
+// file_only or group_only. Every other agent (several queries, the sparse layout, a wall near
+// enough to hide a candidate, which tests line of sight) takes agent_neighbors. cone_only,
+// file_only and group_only add agent_neighbors' terms in the same lanes and order, so a
+// subscribed agent's results do not depend on which of the two walks it.
 //
 // Each agent visits the rows of cells its query box covers. A row is one contiguous range of
 // sorted agents, walked in fixed CS_LANES-wide chunks with branch-free masks; the padding after
@@ -20,6 +35,8 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "steer/steer_lanes.h"
+#include "steer/steer_math.h"
 #include "walls/walls_math.h"
 
 typedef struct query {
@@ -43,76 +60,12 @@ typedef struct sums {
     uint32_t os[CS_LANES];                          // CS_NB_FILE: its sorted slot
 } sums;
 
-typedef float f16 __attribute__((vector_size(64)));
-typedef float f8 __attribute__((vector_size(32)));
-typedef float f4 __attribute__((vector_size(16)));
-
-// Pairwise halving, always in this order: lane l + 8 onto l, then + 4, + 2, + 1. Written with
-// vector types because gcc reduces a plain array one scalar at a time through the stack.
-static inline float reduce_lanes(const float* a) {
-#if CS_LANES == 16
-    f16 v;
-    memcpy(&v, a, sizeof v);
-    f8 h8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
-            __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-#elif CS_LANES == 8
-    f8 h8;
-    memcpy(&h8, a, sizeof h8);
-#else
-#error "reduction written for 8 or 16 lanes"
-#endif
-    f4 h4 =
-        __builtin_shufflevector(h8, h8, 0, 1, 2, 3) + __builtin_shufflevector(h8, h8, 4, 5, 6, 7);
-    return (h4[0] + h4[2]) + (h4[1] + h4[3]);
-}
-
-static inline float min_lanes(const float* a) {
-    float m = a[0];
-    for (int l = 1; l < CS_LANES; ++l) m = a[l] < m ? a[l] : m;
-    return m;
-}
-
-// The separation term of one candidate at (x, y): the one copy of its arithmetic. Returns whether
-// it counts (valid, not the agent itself, within radius r); its term is then (*ux, *uy), else 0.
-static inline __attribute__((always_inline)) bool sep_lane(float px, float py, float x, float y,
-                                                           bool valid, float r, float inv_r,
-                                                           float* ux, float* uy) {
-    const float dx = px - x, dy = py - y;
-    const float d = sqrtf(dx * dx + dy * dy);
-    const bool in = valid & (d > 0.01f) & (d < r);
-    const float q = 1.0f / (in ? d : 1.0f) - inv_r;
-    *ux = in ? dx * q : 0.0f;
-    *uy = in ? dy * q : 0.0f;
-    return in;
-}
-
-// Separation over one contiguous range of candidates, used by separation-only agents
-// (accumulators in registers) and by visit() for subscribed agents.
-static inline __attribute__((always_inline)) void
-sep_range(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end, float px,
-          float py, float r, float inv_r, float* restrict ax, float* restrict ay,
-          float* restrict an) {
-    for (uint32_t j = b; j < end; j += CS_LANES) {
-        // Chunk-relative indexing: with j + l in 32-bit arithmetic gcc cannot prove the lanes
-        // contiguous and loads them one by one.
-        const float* restrict xc = xs + j;
-        const float* restrict yc = ys + j;
-        const int live = (int)(end - j);
-        for (int l = 0; l < CS_LANES; ++l) {
-            float ux, uy;
-            const bool in = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
-            ax[l] += ux;
-            ay[l] += uy;
-            an[l] += in ? 1.0f : 0.0f;
-        }
-    }
-}
-
-// The same for an agent with walls near enough to hide a candidate (`sight`, its gathered walls):
-// a candidate that counts is dropped when a wall stands between the two. The sight tests run on
-// their own, between two lane loops, so that both stay vector loops, and only for the lanes that
-// count. Most lane blocks have none (few candidates are within the separation radius): they add
-// nothing, so the second loop, whose sum would add zeros, is skipped.
+// The separation over a range (cs_steer_sep_lanes, steer/steer_lanes.h) for an agent with walls
+// near enough to hide a candidate (`sight`, its gathered walls): a candidate that counts is
+// dropped when a wall stands between the two. The sight tests run on their own, between two lane
+// loops, so that both stay vector loops, and only for the lanes that count. Most lane blocks have
+// none (few candidates are within the separation radius): they add nothing, so the second loop,
+// whose sum would add zeros, is skipped.
 static inline __attribute__((always_inline)) void
 sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, uint32_t end,
               float px, float py, float r, float inv_r, const cs_sight* sight, float* restrict ax,
@@ -125,8 +78,7 @@ sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, ui
         uint32_t count = 0;     // the same as a mask, built in the vector loop
 #pragma omp simd reduction(| : count)
         for (int l = 0; l < CS_LANES; ++l) {
-            float ux, uy;
-            seen[l] = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
+            seen[l] = cs_steer_sep_term(px - xc[l], py - yc[l], l < live, r, inv_r).in;
             count |= (uint32_t)seen[l] << l;
         }
         if (!count) continue;
@@ -136,17 +88,18 @@ sep_range_los(const float* restrict xs, const float* restrict ys, uint32_t b, ui
         }
 #pragma omp simd
         for (int l = 0; l < CS_LANES; ++l) {
-            float ux, uy;
-            const bool in = sep_lane(px, py, xc[l], yc[l], seen[l] != 0, r, inv_r, &ux, &uy);
-            ax[l] += ux;
-            ay[l] += uy;
-            an[l] += in ? 1.0f : 0.0f;
+            const cs_steer_sep t =
+                cs_steer_sep_term(px - xc[l], py - yc[l], seen[l] != 0, r, inv_r);
+            ax[l] += t.ux;
+            ay[l] += t.uy;
+            an[l] += t.in ? 1.0f : 0.0f;
         }
     }
 }
 
-// The same, with the sums of the candidates of the agent's group besides (a separate loop: the
-// group sums inside the one above, even under a constant flag, keep gcc from vectorizing it).
+// The separation over a range (cs_steer_sep_lanes) with the sums of the candidates of the agent's
+// group besides (a loop of its own: the group sums inside that one, even under a constant flag,
+// keep gcc from vectorizing it).
 static inline __attribute__((always_inline)) void
 sep_group_range(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
                 uint32_t b, uint32_t end, float px, float py, float r, float inv_r, uint32_t group,
@@ -158,45 +111,39 @@ sep_group_range(const float* restrict xs, const float* restrict ys, const uint32
         const uint32_t* restrict gc = groups + j;
         const int live = (int)(end - j);
         for (int l = 0; l < CS_LANES; ++l) {
-            float ux, uy;
-            const bool in = sep_lane(px, py, xc[l], yc[l], l < live, r, inv_r, &ux, &uy);
-            const bool ing = in & (gc[l] == group);
-            ax[l] += ux;
-            ay[l] += uy;
-            an[l] += in ? 1.0f : 0.0f;
-            gx[l] += ing ? ux : 0.0f;
-            gy[l] += ing ? uy : 0.0f;
+            const cs_steer_sep t = cs_steer_sep_term(px - xc[l], py - yc[l], l < live, r, inv_r);
+            const bool ing = t.in & (gc[l] == group);
+            ax[l] += t.ux;
+            ay[l] += t.uy;
+            an[l] += t.in ? 1.0f : 0.0f;
+            gx[l] += ing ? t.ux : 0.0f;
+            gy[l] += ing ? t.uy : 0.0f;
             gn[l] += ing ? 1.0f : 0.0f;
         }
     }
 }
 
-// The tests of one candidate at (x, y) against query q: its offset (dx, dy = agent - candidate)
-// and distance, whether it is within separation range (`near`) and whether it is in the cone
-// (`in_cone`, the file query's with `file`), and how far along the cone's axis it is.
+// The tests of one candidate at (x, y) against query q: its offset (dx, dy = agent - candidate),
+// its separation term (which counts when `valid` and within range), whether it is in the cone
+// (`in_cone`, the file's sector with `file`) and how far along the cone's axis it is.
 typedef struct lane_test {
-    float dx, dy, d, along;
-    bool near, in_cone;
+    float dx, dy, along;
+    cs_steer_sep sep;
+    bool in_cone;
 } lane_test;
 
 static inline __attribute__((always_inline)) lane_test
 test_lane(const query* q, float x, float y, bool valid, bool not_self, bool file) {
     lane_test t;
     t.dx = q->px - x, t.dy = q->py - y;
-    t.d = sqrtf(t.dx * t.dx + t.dy * t.dy);
-    t.near = valid & (t.d > 0.01f) & (t.d < q->sep_r);
-    // The cone uses offset = other - agent, the opposite sign of dx, dy.
-    t.along = -t.dx * q->hx + -t.dy * q->hy;
-    const float qx = -t.dx - q->hx * t.along, qy = -t.dy - q->hy * t.along;
-    const float lat2 = qx * qx + qy * qy;
-    // CS_NB_FILE: ahead toward the target (within reach, at most the width or along / 2 off the
-    // line) and strictly closer to the target, so that "the one ahead" never forms a loop.
+    t.sep = cs_steer_sep_term(t.dx, t.dy, valid, q->sep_r, q->inv_r);
+    // The cone takes the offset other - agent, the opposite sign of dx, dy.
+    const cs_steer_cone_at a = cs_steer_cone_offset(-t.dx, -t.dy, q->hx, q->hy);
+    t.along = a.along;
     const float ex = x - q->gx, ey = y - q->gy;
-    t.in_cone = file ? valid & q->cone & not_self & (t.along > 0.0f) & (t.along <= q->cone_l) &
-                           ((lat2 <= q->cone_w2) | (4.0f * lat2 <= t.along * t.along)) &
-                           (ex * ex + ey * ey < q->gd2)
-                     : valid & q->cone & not_self & (t.along >= 0.0f) & (t.along <= q->cone_l) &
-                           (lat2 <= q->cone_w2);
+    const bool in = file ? cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2)
+                         : cs_steer_in_cone(a, q->cone_l, q->cone_w2);
+    t.in_cone = valid & q->cone & not_self & in;
     return t;
 }
 
@@ -213,7 +160,6 @@ static inline __attribute__((always_inline)) void
 chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
           const uint32_t* restrict slots, const query* q, sums* acc, uint32_t b, uint32_t e,
           int64_t self, bool grp, bool los, bool file) {
-    const float inv_r = q->inv_r;
     // A local copy, which nothing else can write: with the line-of-sight calls in the loop gcc
     // would otherwise load the query's fields lane by lane and not vectorize.
     const query qc = *q;
@@ -230,35 +176,31 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
             int32_t counts[CS_LANES];
             for (int l = 0; l < CS_LANES; ++l) {
                 const lane_test t = test_lane(q, xc[l], yc[l], l < live, l != self_lane, file);
-                counts[l] = t.near | t.in_cone;
+                counts[l] = t.sep.in | t.in_cone;
             }
             for (int l = 0; l < CS_LANES; ++l)
                 hidden[l] = counts[l] && cs_sight_blocked(q->sight, q->px, q->py, xc[l], yc[l]);
         }
         for (int l = 0; l < CS_LANES; ++l) {
-            const lane_test t = test_lane(q, xc[l], yc[l], l < live, l != self_lane, file);
-            const bool near = t.near & !hidden[l], in_cone = t.in_cone & !hidden[l];
-            const float dx = t.dx, dy = t.dy, along = t.along;
-            const bool in_sep = near & q->sep;
-            const bool in_grp = near & grp & (gc[l] == q->group);
-            const float k = 1.0f / (near ? t.d : 1.0f) - inv_r;
-            const float ux = dx * k, uy = dy * k;
-            acc->sx[l] += in_sep ? ux : 0.0f;
-            acc->sy[l] += in_sep ? uy : 0.0f;
+            // A hidden candidate counts for nothing: it is masked like an empty lane.
+            const lane_test t =
+                test_lane(q, xc[l], yc[l], (l < live) & !hidden[l], l != self_lane, file);
+            const bool in_cone = t.in_cone;
+            const float along = t.along;
+            const bool in_sep = t.sep.in & q->sep;
+            const bool in_grp = t.sep.in & grp & (gc[l] == q->group);
+            acc->sx[l] += in_sep ? t.sep.ux : 0.0f;
+            acc->sy[l] += in_sep ? t.sep.uy : 0.0f;
             acc->sn[l] += in_sep ? 1.0f : 0.0f;
-            acc->gx[l] += in_grp ? ux : 0.0f;
-            acc->gy[l] += in_grp ? uy : 0.0f;
+            acc->gx[l] += in_grp ? t.sep.ux : 0.0f;
+            acc->gy[l] += in_grp ? t.sep.uy : 0.0f;
             acc->gn[l] += in_grp ? 1.0f : 0.0f;
             if (!file) {
                 acc->along[l] = in_cone && along < acc->along[l] ? along : acc->along[l];
             } else {
-                // The closest by (along, offset) wins: an order that does not depend on which
-                // lane saw which candidate.
-                const float ox = -dx, oy = -dy;
+                const float ox = -t.dx, oy = -t.dy;
                 const bool better =
-                    (along < acc->along[l]) |
-                    ((along == acc->along[l]) &
-                     ((ox < acc->ox[l]) | ((ox == acc->ox[l]) & (oy < acc->oy[l]))));
+                    cs_steer_file_before(along, ox, oy, acc->along[l], acc->ox[l], acc->oy[l]);
                 const bool take = in_cone & better;
                 const uint32_t slot = slots ? slots[j + (uint32_t)l] : j + (uint32_t)l;
                 acc->along[l] = take ? along : acc->along[l];
@@ -279,7 +221,8 @@ visit_range(const float* xs, const float* ys, const uint32_t* groups, const uint
     if (general)
         chunk_all(xs, ys, groups, slots, q, acc, b, e, self, grp, los, file);
     else
-        sep_range(xs, ys, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy, acc->sn);
+        cs_steer_sep_lanes(xs, ys, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
+                           acc->sn);
 }
 
 // A sparse row's own candidates are gathered in blocks of this many (a multiple of CS_LANES, so a
@@ -360,29 +303,17 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     return candidates;
 }
 
-// fminf / fmaxf are library calls without -ffinite-math-only; the box's operands are finite for
-// a moving agent (a NaN position gives a NaN box either way, which the grid clamps).
-static inline float minf(float a, float b) {
-    return a < b ? a : b;
-}
-static inline float maxf(float a, float b) {
-    return a > b ? a : b;
-}
-
 static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
     v = v < lo ? lo : v;
     return v > hi ? hi : v;
 }
 
-// Query boxes are widened by a relative margin so a float-rounded box edge never drops a candidate
-// that the exact tests would accept.
-static inline float margin(float px, float py, float reach) {
-    return (fabsf(px) + fabsf(py) + reach) * 1e-6f + 1e-6f;
-}
-
 typedef struct nb_subs {
     cs_nb_use cone, group, file;
     uint32_t flags; // agents with any of these take the general path
+    // The cones' constants from the subscriptions (cs_neighbor_use): the shortest direction with a
+    // heading, for the cone and the file, and the factor of the file's reach.
+    float cone_min, file_min, file_scale;
 } nb_subs;
 
 static inline unsigned char* rec_for(const cs_nb_use* u, uint32_t flags, uint32_t idx) {
@@ -417,11 +348,9 @@ static inline crowd_vec2 file_ahead(const cs_columns* c, const nb_subs* nb, floa
     float a = INFINITY;
     crowd_vec2 ahead = {INFINITY, 0.0f};
     uint32_t slot = 0;
-    for (int l = 0; l < CS_LANES; ++l) {
-        const bool better =
-            al[l] < a || (al[l] == a && (ox[l] < ahead.x || (ox[l] == ahead.x && oy[l] < ahead.y)));
-        if (better) a = al[l], ahead = (crowd_vec2){ox[l], oy[l]}, slot = os[l];
-    }
+    for (int l = 0; l < CS_LANES; ++l)
+        if (cs_steer_file_before(al[l], ox[l], oy[l], a, ahead.x, ahead.y))
+            a = al[l], ahead = (crowd_vec2){ox[l], oy[l]}, slot = os[l];
     *along = a;
     unsigned char* other = a < INFINITY ? rec_for(&nb->file, c->flags[slot], c->id[slot]) : NULL;
     const bool same =
@@ -462,21 +391,14 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         q.file = true;
         q.gx = *field(frec, nb->file.in[0]);
         q.gy = *field(frec, nb->file.in[1]);
-        const float tx = q.gx - q.px, ty = q.gy - q.py;
-        q.gd2 = tx * tx + ty * ty;
-        const float d = sqrtf(q.gd2);
-        q.cone = d >= CROWD_QUEUE_MIN_SPEED;
-        q.hx = q.cone ? tx / d : 0.0f;
-        q.hy = q.cone ? ty / d : 0.0f;
-        const float width = *field(frec, nb->file.in[3]);
-        q.cone_l = *field(frec, nb->file.in[2]) * CROWD_QUEUE_FILE_REACH;
-        q.cone_w2 = width * width;
-        q.cone_w = maxf(width, 0.5f * q.cone_l); // the sector's half-width at its far end
+        const cs_steer_look look = cs_steer_cone_look(q.gx - q.px, q.gy - q.py, nb->file_min);
+        q.gd2 = look.len2, q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
+        const cs_steer_shape sh = cs_steer_sector_shape(
+            *field(frec, nb->file.in[2]) * nb->file_scale, *field(frec, nb->file.in[3]));
+        q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
     } else if (crec) {
-        const float speed = sqrtf(q.vx * q.vx + q.vy * q.vy);
-        q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
-        q.hx = q.cone ? q.vx / speed : 0.0f;
-        q.hy = q.cone ? q.vy / speed : 0.0f;
+        const cs_steer_look look = cs_steer_cone_look(q.vx, q.vy, nb->cone_min);
+        q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
         q.cone_l = *field(crec, nb->cone.in[0]);
         q.cone_w = *field(crec, nb->cone.in[1]);
         q.cone_w2 = *field(crec, nb->cone.in[2]);
@@ -492,20 +414,9 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     }
 
     // Query box: the separation disc, grown to the cone's bounding box when there is one.
-    const float r = (q.sep || q.grp) ? q.sep_r : 0.0f;
-    float x0 = q.px - r, x1 = q.px + r, y0 = q.py - r, y1 = q.py + r, reach = r;
-    if (q.cone) {
-        const float ex = fabsf(q.hy) * q.cone_w, ey = fabsf(q.hx) * q.cone_w;
-        const float tx = q.hx * q.cone_l, ty = q.hy * q.cone_l;
-        x0 = minf(x0, q.px + minf(0.0f, tx) - ex);
-        x1 = maxf(x1, q.px + maxf(0.0f, tx) + ex);
-        y0 = minf(y0, q.py + minf(0.0f, ty) - ey);
-        y1 = maxf(y1, q.py + maxf(0.0f, ty) + ey);
-        reach = maxf(reach, q.cone_l + q.cone_w);
-    }
-    const float m = margin(q.px, q.py, reach);
-    x0 -= m, y0 -= m, x1 += m, y1 += m;
-    const cs_cell_box box = cs_grid_cells(&w->grid, x0, y0, x1, y1);
+    const cs_steer_box qb = cs_steer_query_box(q.px, q.py, (q.sep || q.grp) ? q.sep_r : 0.0f,
+                                               q.cone, q.hx, q.hy, q.cone_l, q.cone_w);
+    const cs_cell_box box = cs_grid_cells(&w->grid, qb.x0, qb.y0, qb.x1, qb.y1);
 
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) {
@@ -521,13 +432,13 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     // instance per combination, each with its constant flags inlined.
     cs_sight sight;
     bool los = false;
-    if (w->walls.live > 0 && w->wall_sight[s] < reach + m) {
-        if (reach + m <= cs_walls_reach(&w->walls, q.px, q.py))
+    if (w->walls.live > 0 && w->wall_sight[s] < qb.reach) {
+        if (qb.reach <= cs_walls_reach(&w->walls, q.px, q.py))
             los = cs_sight_list(&w->walls, cs_walls_list_at(&w->walls, q.px, q.py), q.px, q.py,
-                                reach + m, &sight);
+                                qb.reach, &sight);
         else
-            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, x0, y0, x1, y1), q.px, q.py,
-                                  reach + m, &sight);
+            los = cs_sight_gather(&w->walls, cs_walls_box(&w->walls, qb.x0, qb.y0, qb.x1, qb.y1),
+                                  q.px, q.py, qb.reach, &sight);
     }
     q.sight = &sight;
     // With line of sight the plain case (no group, no file: separation and maybe the cone) has an
@@ -543,22 +454,20 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
                              : visit(w, &q, &acc, box, false, false, sparse, false, false);
 
     const float ms = c->max_speed[s];
+    const crowd_vec2 vel = {q.vx, q.vy};
     // CS_FLAG_SEP_PUSH: separation (the agent's own and its group's) without the spec's velocity
     // term (crowd_steer_separation_push).
     const bool drag = !(flags & CS_FLAG_SEP_PUSH);
     if (q.sep) {
-        const float sx = reduce_lanes(acc.sx), sy = reduce_lanes(acc.sy);
-        const float sn = reduce_lanes(acc.sn);
-        w->force_x[s] = (drag ? ms * sx - sn * q.vx : ms * sx) * sep_w;
-        w->force_y[s] = (drag ? ms * sy - sn * q.vy : ms * sy) * sep_w;
+        const crowd_vec2 f = cs_steer_sep_force(ms, drag, cs_lanes_sum(acc.sx),
+                                                cs_lanes_sum(acc.sy), cs_lanes_sum(acc.sn), vel);
+        w->force_x[s] = f.x * sep_w;
+        w->force_y[s] = f.y * sep_w;
     }
-    if (q.grp) {
-        const float gx = reduce_lanes(acc.gx), gy = reduce_lanes(acc.gy);
-        const float gn = reduce_lanes(acc.gn);
-        gsep = drag ? (crowd_vec2){ms * gx - gn * q.vx, ms * gy - gn * q.vy}
-                    : (crowd_vec2){ms * gx, ms * gy};
-    }
-    if (q.cone && !q.file) along = min_lanes(acc.along);
+    if (q.grp)
+        gsep = cs_steer_sep_force(ms, drag, cs_lanes_sum(acc.gx), cs_lanes_sum(acc.gy),
+                                  cs_lanes_sum(acc.gn), vel);
+    if (q.cone && !q.file) along = cs_lanes_min(acc.along);
     if (q.cone && q.file && !q.grp)
         ahead = file_ahead(c, nb, q.gx, q.gy, acc.along, acc.ox, acc.oy, acc.os, &along);
     store_outputs(nb, grec, crec, frec, gsep, along, ahead);
@@ -590,13 +499,14 @@ static inline cs_cell_box sep_cells(const cs_grid* g, float px, float py, float 
     return cs_grid_cells(g, px - r - m, py - r - m, px + r + m, py + r + m);
 }
 
-// Without `drag` (CS_FLAG_SEP_PUSH) the separation has no velocity term
-// (crowd_steer_separation_push).
+// The weighted separation force of the lane sums. Without `drag` (CS_FLAG_SEP_PUSH) it has no
+// velocity term (crowd_steer_separation_push).
 static inline void sep_force(float ms, float weight, bool drag, float vx, float vy, const float* ax,
                              const float* ay, const float* an, float* out_x, float* out_y) {
-    const float sx = reduce_lanes(ax), sy = reduce_lanes(ay), sn = reduce_lanes(an);
-    *out_x = (drag ? ms * sx - sn * vx : ms * sx) * weight;
-    *out_y = (drag ? ms * sy - sn * vy : ms * sy) * weight;
+    const crowd_vec2 f = cs_steer_sep_force(ms, drag, cs_lanes_sum(ax), cs_lanes_sum(ay),
+                                            cs_lanes_sum(an), (crowd_vec2){vx, vy});
+    *out_x = f.x * weight;
+    *out_y = f.y * weight;
 }
 
 // Separation-only agent in the dense layout: the hot path of a plain crowd, with every accumulator
@@ -608,7 +518,7 @@ static inline __attribute__((always_inline)) uint64_t
 sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
          bool drag, const cs_sight* sight, float* restrict out_x, float* restrict out_y) {
-    const float inv_r = 1.0f / r, m = margin(px, py, r);
+    const float inv_r = 1.0f / r, m = cs_steer_margin(px, py, r);
     const float inv_cell = g->inv_cell;
     float ax[CS_LANES] = {0}, ay[CS_LANES] = {0}, an[CS_LANES] = {0};
     uint64_t candidates = 0;
@@ -620,7 +530,7 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
             if (sight)
                 sep_range_los(xs, ys, b[k], e[k], px, py, r, inv_r, sight, ax, ay, an);
             else
-                sep_range(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an);
+                cs_steer_sep_lanes(xs, ys, b[k], e[k], px, py, r, inv_r, ax, ay, an);
         }
     } else {
         cs_cell_box box = sep_cells(g, px, py, r, m);
@@ -632,7 +542,7 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
                 if (sight)
                     sep_range_los(xs, ys, b[0], e[0], px, py, r, inv_r, sight, ax, ay, an);
                 else
-                    sep_range(xs, ys, b[0], e[0], px, py, r, inv_r, ax, ay, an);
+                    cs_steer_sep_lanes(xs, ys, b[0], e[0], px, py, r, inv_r, ax, ay, an);
             }
     }
     sep_force(ms, weight, drag, vx, vy, ax, ay, an, out_x, out_y);
@@ -651,7 +561,7 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
                      .sep = true};
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
-    const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, margin(q.px, q.py, r));
+    const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, cs_steer_margin(q.px, q.py, r));
     const uint64_t candidates = visit(w, &q, &acc, box, false, false, true, false, false);
     sep_force(c->max_speed[s], c->sep_weight[s], !(c->flags[s] & CS_FLAG_SEP_PUSH), c->vx[s],
               c->vy[s], acc.sx, acc.sy, acc.sn, &w->force_x[s], &w->force_y[s]);
@@ -682,6 +592,7 @@ static inline query block_query(const cs_columns* c, int s, const query_block* b
     return (query){.px = c->px[s],
                    .py = c->py[s],
                    .sep_r = c->sep_radius[s],
+                   .inv_r = 1.0f / c->sep_radius[s],
                    .hx = blk->hx[i],
                    .hy = blk->hy[i],
                    .cone_l = blk->cone_l[i],
@@ -704,7 +615,6 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const float* restrict xs = c->px;
     const float* restrict ys = c->py;
     const query q = block_query(c, s, blk, i);
-    const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
     for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = 0.0f, al[l] = INFINITY;
@@ -721,10 +631,9 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             const int64_t self_lane = self - (int64_t)j;
             for (int l = 0; l < CS_LANES; ++l) {
                 const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, false);
-                const float k = 1.0f / (t.near ? t.d : 1.0f) - inv_r;
-                ax[l] += t.near ? t.dx * k : 0.0f;
-                ay[l] += t.near ? t.dy * k : 0.0f;
-                an[l] += t.near ? 1.0f : 0.0f;
+                ax[l] += t.sep.ux;
+                ay[l] += t.sep.uy;
+                an[l] += t.sep.in ? 1.0f : 0.0f;
                 al[l] = t.in_cone && t.along < al[l] ? t.along : al[l];
             }
         }
@@ -732,7 +641,7 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const uint32_t flags = c->flags[s];
     sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
-    *field(crec, nb->cone.out[0]) = q.cone ? min_lanes(al) : INFINITY;
+    *field(crec, nb->cone.out[0]) = q.cone ? cs_lanes_min(al) : INFINITY;
     return candidates;
 }
 
@@ -756,7 +665,6 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     q.gy = blk->gy[i];
     q.gd2 = blk->gd2[i];
     q.file = true;
-    const float inv_r = 1.0f / q.sep_r;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES];
     float al[CS_LANES], ox[CS_LANES], oy[CS_LANES];
@@ -767,7 +675,7 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
         os[l] = 0;
     }
     // The disc's cells, with its own (smaller) margin, within the box.
-    const float m = margin(q.px, q.py, q.sep_r), inv_cell = g->inv_cell;
+    const float m = cs_steer_margin(q.px, q.py, q.sep_r), inv_cell = g->inv_cell;
     const int32_t dx0 = clamp_cell(cs_cell_coord(q.px - q.sep_r - m, inv_cell), box.cx0, box.cx1);
     const int32_t dx1 = clamp_cell(cs_cell_coord(q.px + q.sep_r + m, inv_cell), box.cx0, box.cx1);
     const int32_t dy0 = cs_cell_coord(q.py - q.sep_r - m, inv_cell);
@@ -783,8 +691,8 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             const uint32_t se = g->cell_start[base + (uint32_t)dx1 + 1];
             // From the chunk of the row's walk that holds sb; lanes past se count for nothing.
             if (sb < se)
-                sep_range(xs, ys, b + (sb - b) / CS_LANES * CS_LANES, se, q.px, q.py, q.sep_r,
-                          inv_r, ax, ay, an);
+                cs_steer_sep_lanes(xs, ys, b + (sb - b) / CS_LANES * CS_LANES, se, q.px, q.py,
+                                   q.sep_r, q.inv_r, ax, ay, an);
         }
         if (!q.cone) continue;
         for (uint32_t j = b; j < e; j += CS_LANES) {
@@ -795,10 +703,8 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             for (int l = 0; l < CS_LANES; ++l) {
                 const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, true);
                 const float x = -t.dx, y = -t.dy;
-                const bool better =
-                    (t.along < al[l]) |
-                    ((t.along == al[l]) & ((x < ox[l]) | ((x == ox[l]) & (y < oy[l]))));
-                const bool take = t.in_cone & better;
+                const bool take =
+                    t.in_cone & cs_steer_file_before(t.along, x, y, al[l], ox[l], oy[l]);
                 al[l] = take ? t.along : al[l];
                 ox[l] = take ? x : ox[l];
                 oy[l] = take ? y : oy[l];
@@ -842,9 +748,10 @@ group_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int
     const float ms = c->max_speed[s], vx = c->vx[s], vy = c->vy[s];
     const bool drag = !(c->flags[s] & CS_FLAG_SEP_PUSH);
     sep_force(ms, c->sep_weight[s], drag, vx, vy, ax, ay, an, &w->force_x[s], &w->force_y[s]);
-    const float sx = reduce_lanes(gx), sy = reduce_lanes(gy), sn = reduce_lanes(gn);
-    *field(grec, nb->group.out[0]) = drag ? ms * sx - sn * vx : ms * sx;
-    *field(grec, nb->group.out[1]) = drag ? ms * sy - sn * vy : ms * sy;
+    const crowd_vec2 gsep = cs_steer_sep_force(ms, drag, cs_lanes_sum(gx), cs_lanes_sum(gy),
+                                               cs_lanes_sum(gn), (crowd_vec2){vx, vy});
+    *field(grec, nb->group.out[0]) = gsep.x;
+    *field(grec, nb->group.out[1]) = gsep.y;
     return candidates;
 }
 
@@ -883,10 +790,9 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
             cl = *field(rec, u->in[0]), cw = *field(rec, u->in[1]), cw2 = *field(rec, u->in[2]);
         } else if (rec && kind == BLOCK_FILE) {
             gx = *field(rec, u->in[0]), gy = *field(rec, u->in[1]);
-            const float width = *field(rec, u->in[3]);
-            cl = *field(rec, u->in[2]) * CROWD_QUEUE_FILE_REACH;
-            cw2 = width * width;
-            cw = maxf(width, 0.5f * cl); // the sector's half-width at its far end
+            const cs_steer_shape sh = cs_steer_sector_shape(*field(rec, u->in[2]) * nb->file_scale,
+                                                            *field(rec, u->in[3]));
+            cl = sh.len, cw = sh.width, cw2 = sh.width2;
         }
         blk->cone_l[i] = cl, blk->cone_w[i] = cw, blk->cone_w2[i] = cw2;
         blk->gx[i] = gx, blk->gy[i] = gy;
@@ -901,35 +807,24 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
     const float* restrict rs = c->sep_radius + s0;
     const float inv_cell = g->inv_cell;
     const int32_t min_cx = g->min_cx, min_cy = g->min_cy, max_cx = g->max_cx, max_cy = g->max_cy;
+    const float cone_min = nb->cone_min, file_min = nb->file_min;
 #pragma omp simd
     for (int i = 0; i < n; ++i) {
         const float px = pxs[i], py = pys[i], r = rs[i];
         // The cone looks along the velocity, the file toward the target, whatever the velocity.
         const bool file = blk->kind[i] == BLOCK_FILE;
         const float tx = file ? blk->gx[i] - px : vxs[i], ty = file ? blk->gy[i] - py : vys[i];
-        const float dd = tx * tx + ty * ty;
-        const float speed = sqrtf(dd);
-        const bool cone = blk->kind[i] != BLOCK_GROUP && speed >= CROWD_QUEUE_MIN_SPEED;
-        const float hx = cone ? tx / speed : 0.0f, hy = cone ? ty / speed : 0.0f;
-        const float cl = blk->cone_l[i], cw = blk->cone_w[i];
-        float x0 = px - r, x1 = px + r, y0 = py - r, y1 = py + r, reach = r;
-        const float ex = fabsf(hy) * cw, ey = fabsf(hx) * cw;
-        const float ux = hx * cl, uy = hy * cl;
-        const float cx0 = minf(x0, px + minf(0.0f, ux) - ex);
-        const float cx1 = maxf(x1, px + maxf(0.0f, ux) + ex);
-        const float cy0 = minf(y0, py + minf(0.0f, uy) - ey);
-        const float cy1 = maxf(y1, py + maxf(0.0f, uy) + ey);
-        const float creach = maxf(reach, cl + cw);
-        x0 = cone ? cx0 : x0, x1 = cone ? cx1 : x1, y0 = cone ? cy0 : y0, y1 = cone ? cy1 : y1;
-        reach = cone ? creach : reach;
-        const float m = margin(px, py, reach);
-        x0 -= m, y0 -= m, x1 += m, y1 += m;
-        int32_t bx0 = cs_cell_coord(x0, inv_cell), by0 = cs_cell_coord(y0, inv_cell);
-        int32_t bx1 = cs_cell_coord(x1, inv_cell), by1 = cs_cell_coord(y1, inv_cell);
+        const cs_steer_look look = cs_steer_cone_look(tx, ty, file ? file_min : cone_min);
+        const bool cone = blk->kind[i] != BLOCK_GROUP && look.on;
+        const float hx = cone ? look.hx : 0.0f, hy = cone ? look.hy : 0.0f;
+        const cs_steer_box qb =
+            cs_steer_query_box(px, py, r, cone, hx, hy, blk->cone_l[i], blk->cone_w[i]);
+        int32_t bx0 = cs_cell_coord(qb.x0, inv_cell), by0 = cs_cell_coord(qb.y0, inv_cell);
+        int32_t bx1 = cs_cell_coord(qb.x1, inv_cell), by1 = cs_cell_coord(qb.y1, inv_cell);
         bx0 = bx0 < min_cx ? min_cx : bx0, by0 = by0 < min_cy ? min_cy : by0;
         bx1 = bx1 > max_cx ? max_cx : bx1, by1 = by1 > max_cy ? max_cy : by1;
-        blk->hx[i] = hx, blk->hy[i] = hy, blk->cone[i] = cone, blk->reach[i] = reach + m;
-        blk->gd2[i] = dd;
+        blk->hx[i] = hx, blk->hy[i] = hy, blk->cone[i] = cone, blk->reach[i] = qb.reach;
+        blk->gd2[i] = look.len2;
         blk->cx0[i] = bx0, blk->cx1[i] = bx1, blk->cy0[i] = by0;
         blk->cy1[i] = bx0 <= bx1 ? by1 : by0 - 1; // no row at all when no column is left
     }
@@ -953,7 +848,7 @@ typedef struct range_view {
 static __attribute__((noinline)) uint64_t sep_walls(crowd_world* w, const nb_subs* nb,
                                                     const range_view* v, int s, uint32_t key) {
     const cs_columns c = v->c;
-    const float px = c.px[s], py = c.py[s], r = c.sep_radius[s], m = margin(px, py, r);
+    const float px = c.px[s], py = c.py[s], r = c.sep_radius[s], m = cs_steer_margin(px, py, r);
     if (r + m > cs_walls_reach(v->walls, px, py)) return agent_neighbors_dense(w, nb, s);
     cs_sight sight;
     cs_sight_cell(v->walls, px, py, r + m, &sight);
@@ -978,7 +873,8 @@ static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, 
     }
     // An agent with a wall that could hide a neighbor closer than its separation radius tests line
     // of sight.
-    if (v->walls && w->wall_sight[s] < c.sep_radius[s] + margin(c.px[s], c.py[s], c.sep_radius[s]))
+    if (v->walls &&
+        w->wall_sight[s] < c.sep_radius[s] + cs_steer_margin(c.px[s], c.py[s], c.sep_radius[s]))
         return sparse ? agent_neighbors_sparse(w, nb, s) : sep_walls(w, nb, v, s, key);
     if (sparse) return sep_only_sparse(w, s);
     return sep_only(&v->g, c.px, c.py, key, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
@@ -1068,6 +964,9 @@ void cs_pass_neighbor(crowd_world* w) {
     c.nb.group = cs_nb_resolve(w, CS_NB_GROUP);
     c.nb.file = cs_nb_resolve(w, CS_NB_FILE);
     c.nb.flags = c.nb.cone.flag | c.nb.group.flag | c.nb.file.flag;
+    c.nb.cone_min = c.nb.cone.min_len;
+    c.nb.file_min = c.nb.file.min_len;
+    c.nb.file_scale = c.nb.file.reach_scale;
     w->profile.candidates =
         cs_team_run_chunks(w->threads, w->count, CS_NB_BLOCK, neighbor_chunk, &c);
 }

@@ -11,9 +11,12 @@
 // cell. Everything is per agent and in a fixed order, so results do not depend on the thread count.
 //
 // Scalar code: the cap is for hostile or pathological worlds; the default (no cap) is neighbor.c.
+// The tests, terms and box are neighbor.c's, from steer/steer_math.h, so an agent whose neighbors
+// all fit in the cap gets neighbor.c's terms (summed in another order).
 #include <math.h>
 
 #include "core/internal.h"
+#include "steer/steer_math.h"
 
 typedef struct kept {
     float d;
@@ -51,68 +54,43 @@ static void examine(cap_query* q, uint32_t b, uint32_t e, bool sparse, int32_t r
         if (sparse && cs_cell_coord(c->py[j], q->g->inv_cell) != row) continue;
         if (j == q->self) continue;
         const float dx = q->px - c->px[j], dy = q->py - c->py[j];
-        const float d = sqrtf(dx * dx + dy * dy);
-        if (q->cone && !q->file) {
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float ox = -dx - q->hx * along, oy = -dy - q->hy * along;
-            if (along >= 0.0f && along <= q->cone_l && ox * ox + oy * oy <= q->cone_w2 &&
-                along < q->along)
-                q->along = along;
-        }
-        if (q->cone && q->file) { // the test of neighbor.c's chunk_all, same order of choice
-            const float along = -dx * q->hx + -dy * q->hy;
-            const float qx = -dx - q->hx * along, qy = -dy - q->hy * along;
-            const float lat2 = qx * qx + qy * qy;
-            const float ex = c->px[j] - q->gx, ey = c->py[j] - q->gy;
+        if (q->cone) {
+            // The cone takes the offset other - agent, the opposite sign of dx, dy.
             const float ox = -dx, oy = -dy;
-            if (along > 0.0f && along <= q->cone_l &&
-                (lat2 <= q->cone_w2 || 4.0f * lat2 <= along * along) &&
-                ex * ex + ey * ey < q->gd2 &&
-                (along < q->along ||
-                 (along == q->along && (ox < q->ox || (ox == q->ox && oy < q->oy))))) {
-                q->along = along;
-                q->ox = ox;
-                q->oy = oy;
-                q->os = j;
+            const cs_steer_cone_at a = cs_steer_cone_offset(ox, oy, q->hx, q->hy);
+            if (!q->file) {
+                if (cs_steer_in_cone(a, q->cone_l, q->cone_w2) && a.along < q->along)
+                    q->along = a.along;
+            } else {
+                const float ex = c->px[j] - q->gx, ey = c->py[j] - q->gy;
+                if (cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2) &&
+                    cs_steer_file_before(a.along, ox, oy, q->along, q->ox, q->oy)) {
+                    q->along = a.along;
+                    q->ox = ox;
+                    q->oy = oy;
+                    q->os = j;
+                }
             }
         }
-        if (!(d > 0.01f && d < q->r)) continue;
+        const cs_steer_sep t = cs_steer_sep_term(dx, dy, true, q->r, q->inv_r);
+        if (!t.in) continue;
         const uint32_t id = c->id[j];
-        if (q->n == q->k && !before(d, id, &q->best[q->n - 1])) continue;
+        if (q->n == q->k && !before(t.d, id, &q->best[q->n - 1])) continue;
         int at = q->n < q->k ? q->n++ : q->k - 1;
-        while (at > 0 && before(d, id, &q->best[at - 1])) {
+        while (at > 0 && before(t.d, id, &q->best[at - 1])) {
             q->best[at] = q->best[at - 1];
             --at;
         }
-        const float k = 1.0f / d - q->inv_r;
-        q->best[at] = (kept){.d = d, .id = id, .ux = dx * k, .uy = dy * k, .group = c->group[j]};
+        q->best[at] = (kept){.d = t.d, .id = id, .ux = t.ux, .uy = t.uy, .group = c->group[j]};
     }
 }
 
-static inline float minf(float a, float b) {
-    return a < b ? a : b;
-}
-static inline float maxf(float a, float b) {
-    return a > b ? a : b;
-}
-
-// The agent's query box (the separation disc, grown to the cone's bounding box), widened by the
-// same relative margin as neighbor.c's boxes.
-static bool query_box(const cap_query* q, float reach_r, cs_cell_box* box) {
-    float x0 = q->px - reach_r, x1 = q->px + reach_r, y0 = q->py - reach_r, y1 = q->py + reach_r;
-    float reach = reach_r;
-    if (q->cone) {
-        const float cw = q->cone_w;
-        const float ex = fabsf(q->hy) * cw, ey = fabsf(q->hx) * cw;
-        const float tx = q->hx * q->cone_l, ty = q->hy * q->cone_l;
-        x0 = minf(x0, q->px + minf(0.0f, tx) - ex);
-        x1 = maxf(x1, q->px + maxf(0.0f, tx) + ex);
-        y0 = minf(y0, q->py + minf(0.0f, ty) - ey);
-        y1 = maxf(y1, q->py + maxf(0.0f, ty) + ey);
-        reach = maxf(reach, q->cone_l + cw);
-    }
-    const float m = (fabsf(q->px) + fabsf(q->py) + reach) * 1e-6f + 1e-6f;
-    return cs_grid_box(q->g, x0 - m, y0 - m, x1 + m, y1 + m, box);
+// The agent's query box: neighbor.c's (the separation disc of radius r, grown to the cone's
+// bounding box).
+static bool query_box(const cap_query* q, float r, cs_cell_box* box) {
+    const cs_steer_box b =
+        cs_steer_query_box(q->px, q->py, r, q->cone, q->hx, q->hy, q->cone_l, q->cone_w);
+    return cs_grid_box(q->g, b.x0, b.y0, b.x1, b.y1, box);
 }
 
 static void visit_rows(cap_query* q, const cs_cell_box* box) {
@@ -143,8 +121,15 @@ static inline float* field(unsigned char* rec, uint16_t offset) {
     return (float*)(void*)(rec + offset);
 }
 
+// The cones' constants from the subscriptions (cs_neighbor_use), which cs_nb_resolve does not
+// carry: the shortest direction with a heading, for the cone and the file, and the factor of the
+// file's reach.
+typedef struct cap_consts {
+    float cone_min, file_min, file_scale;
+} cap_consts;
+
 static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs_nb_use* group_use,
-                             const cs_nb_use* file_use, int s, kept* scratch) {
+                             const cs_nb_use* file_use, const cap_consts* k, int s, kept* scratch) {
     const cs_columns* c = &w->cur;
     const uint32_t flags = c->flags[s], idx = c->id[s];
     unsigned char* grec =
@@ -173,21 +158,14 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         q.file = true;
         q.gx = *field(frec, file_use->in[0]);
         q.gy = *field(frec, file_use->in[1]);
-        const float tx = q.gx - q.px, ty = q.gy - q.py;
-        q.gd2 = tx * tx + ty * ty;
-        const float d = sqrtf(q.gd2);
-        q.cone = d >= CROWD_QUEUE_MIN_SPEED;
-        q.hx = q.cone ? tx / d : 0.0f;
-        q.hy = q.cone ? ty / d : 0.0f;
-        const float width = *field(frec, file_use->in[3]);
-        q.cone_l = *field(frec, file_use->in[2]) * CROWD_QUEUE_FILE_REACH;
-        q.cone_w2 = width * width;
-        q.cone_w = maxf(width, 0.5f * q.cone_l);
+        const cs_steer_look look = cs_steer_cone_look(q.gx - q.px, q.gy - q.py, k->file_min);
+        q.gd2 = look.len2, q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
+        const cs_steer_shape sh = cs_steer_sector_shape(
+            *field(frec, file_use->in[2]) * k->file_scale, *field(frec, file_use->in[3]));
+        q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
     } else if (crec) {
-        const float speed = sqrtf(vx * vx + vy * vy);
-        q.cone = speed >= CROWD_QUEUE_MIN_SPEED;
-        q.hx = q.cone ? vx / speed : 0.0f;
-        q.hy = q.cone ? vy / speed : 0.0f;
+        const cs_steer_look look = cs_steer_cone_look(vx, vy, k->cone_min);
+        q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
         q.cone_l = *field(crec, cone_use->in[0]);
         q.cone_w = *field(crec, cone_use->in[1]);
         q.cone_w2 = *field(crec, cone_use->in[2]);
@@ -211,16 +189,17 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         }
     }
     // CS_FLAG_SEP_PUSH: without the spec's velocity term, as in neighbor.c.
-    const float drag = flags & CS_FLAG_SEP_PUSH ? 0.0f : 1.0f;
+    const bool drag = !(flags & CS_FLAG_SEP_PUSH);
+    const crowd_vec2 vel = {vx, vy};
     if (sep) {
-        w->force_x[s] = (drag > 0.0f ? ms * sx - (float)q.n * vx : ms * sx) * sep_w;
-        w->force_y[s] = (drag > 0.0f ? ms * sy - (float)q.n * vy : ms * sy) * sep_w;
+        const crowd_vec2 f = cs_steer_sep_force(ms, drag, sx, sy, (float)q.n, vel);
+        w->force_x[s] = f.x * sep_w;
+        w->force_y[s] = f.y * sep_w;
     }
     if (grec) {
-        *field(grec, group_use->out[0]) =
-            grp ? (drag > 0.0f ? ms * gx - (float)gn * vx : ms * gx) : 0.0f;
-        *field(grec, group_use->out[1]) =
-            grp ? (drag > 0.0f ? ms * gy - (float)gn * vy : ms * gy) : 0.0f;
+        const crowd_vec2 g = cs_steer_sep_force(ms, drag, gx, gy, (float)gn, vel);
+        *field(grec, group_use->out[0]) = grp ? g.x : 0.0f;
+        *field(grec, group_use->out[1]) = grp ? g.y : 0.0f;
     }
     if (crec) *field(crec, cone_use->out[0]) = q.cone ? q.along : INFINITY;
     if (frec) {
@@ -239,6 +218,7 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
 typedef struct cap_ctx {
     crowd_world* w;
     cs_nb_use cone, group, file;
+    cap_consts k;
     uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } cap_ctx;
 
@@ -250,7 +230,7 @@ static void cap_team(void* arg, int t, int nt) {
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     uint64_t total = 0;
     for (int s = lo; s < hi; ++s)
-        total += agent_capped(w, &x->cone, &x->group, &x->file, s, scratch);
+        total += agent_capped(w, &x->cone, &x->group, &x->file, &x->k, s, scratch);
     x->candidates[t] = total;
 }
 
@@ -259,6 +239,7 @@ void cs_pass_neighbor_capped(crowd_world* w) {
                  .cone = cs_nb_resolve(w, CS_NB_CONE),
                  .group = cs_nb_resolve(w, CS_NB_GROUP),
                  .file = cs_nb_resolve(w, CS_NB_FILE)};
+    x.k = (cap_consts){x.cone.min_len, x.file.min_len, x.file.reach_scale};
     cs_team_run(w->threads, cap_team, &x);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];

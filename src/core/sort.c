@@ -146,14 +146,30 @@ static void order_cells(const uint32_t* restrict skey, const uint32_t* restrict 
 // group fills the free buffers, and once every thread has read a group's old buffers (one barrier)
 // those hold the next group: a barrier per group, not one per column. The agent indices go into
 // the sort's key array, done with once the grid is sorted: order_cells writes them there in slot
-// order, and that buffer becomes the index column.
-#define CS_GATHERED (CS_COL_COUNT - 1) // every column but the agent index
-#define CS_GROUPS (CS_GATHERED / CS_FREE_COLS)
-_Static_assert(CS_GATHERED % CS_FREE_COLS == 0, "the gathered columns fill whole groups");
+// order, and that buffer becomes the index column. plan_gather works out, before the threads
+// start, which buffer each column goes into; every thread reads the same plan.
+typedef struct gather_plan {
+    int n;                    // columns gathered: the core's but the agent index, the hot in use
+    int col[CS_COL_ALL];      // in column order
+    void* dst[CS_COL_ALL];    // the buffer each goes into
+    void* free[CS_FREE_COLS]; // the buffers that hold nothing afterwards
+} gather_plan;
 
-// The column of place j in the gather order: every column but the agent index, in column order.
-static inline int gathered(int j) {
-    return j < CS_COL_ID ? j : j + 1;
+static void plan_gather(const crowd_world* w, gather_plan* p) {
+    p->n = 0;
+    for (int c = 0; c < CS_COL_ALL; ++c)
+        if (c != CS_COL_ID && (c < CS_COL_COUNT || cs_hot_live(w, c - CS_COL_COUNT)))
+            p->col[p->n++] = c;
+    // Buffers free for the next group, oldest first: the free buffers, then each group's old ones.
+    void* avail[CS_FREE_COLS + CS_COL_ALL];
+    int head = 0, tail = 0;
+    for (int k = 0; k < CS_FREE_COLS; ++k) avail[tail++] = w->free_col[k];
+    for (int g = 0; g * CS_FREE_COLS < p->n; ++g) {
+        const int lo = g * CS_FREE_COLS, hi = lo + CS_FREE_COLS < p->n ? lo + CS_FREE_COLS : p->n;
+        for (int j = lo; j < hi; ++j) p->dst[j] = avail[head++];
+        for (int j = lo; j < hi; ++j) avail[tail++] = w->cur.col[p->col[j]];
+    }
+    for (int k = 0; k < CS_FREE_COLS; ++k) p->free[k] = avail[head++];
 }
 
 // One column at a time: the loop vectorizes (a loop over several columns per slot stays scalar and
@@ -163,26 +179,31 @@ static void gather_range(uint32_t* restrict dst, const uint32_t* restrict src,
     for (int s = lo; s < hi; ++s) dst[s] = src[order[s]];
 }
 
-// Group g's destination buffers: the free buffers, then the old buffers of group g - 1.
-static void gather_group(crowd_world* w, int g, const uint32_t* order, int lo, int hi) {
-    for (int k = 0; k < CS_FREE_COLS; ++k) {
-        void* dst = g == 0 ? w->free_col[k] : w->cur.col[gathered((g - 1) * CS_FREE_COLS + k)];
-        gather_range(dst, w->cur.col[gathered(g * CS_FREE_COLS + k)], order, lo, hi);
-    }
+// Group g of the plan: its columns' sources are the columns as they were before the sort.
+static void gather_group(const crowd_world* w, const gather_plan* p, int g, const uint32_t* order,
+                         int lo, int hi) {
+    const int j0 = g * CS_FREE_COLS, j1 = j0 + CS_FREE_COLS < p->n ? j0 + CS_FREE_COLS : p->n;
+    for (int j = j0; j < j1; ++j) gather_range(p->dst[j], w->cur.col[p->col[j]], order, lo, hi);
 }
+
+typedef struct gather_ctx {
+    crowd_world* w;
+    gather_plan plan;
+} gather_ctx;
 
 // Worlds of at most this many agents re-point slot_of on one thread (gather_team).
 #define CS_SLOT_OF_SHARED 262144
 
 static void gather_team(void* arg, int t, int nt) {
-    crowd_world* w = arg;
+    const gather_ctx* x = arg;
+    crowd_world* w = x->w;
     const uint32_t* order = sort_order(w);
     uint32_t* ids = sort_keys(w);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     order_cells(sort_cell_keys(w), w->cur.id, sort_order(w), ids, w->count, lo, hi);
     cs_team_barrier(nt);
-    gather_group(w, 0, order, lo, hi);
+    gather_group(w, &x->plan, 0, order, lo, hi);
     // Each thread re-points the agents of its own slots; in a small world one thread re-points them
     // all. slot_of is indexed by agent, so the threads' writes share cache lines: a small world's
     // slot_of stays in cache and its lines move between the cores at every write (10k agents on
@@ -193,9 +214,9 @@ static void gather_team(void* arg, int t, int nt) {
     const bool one = nt > 1 && w->count <= CS_SLOT_OF_SHARED;
     if (!one || t == 0)
         for (int s = one ? 0 : lo, e = one ? w->count : hi; s < e; ++s) slot_of[id[s]] = s;
-    for (int g = 1; g < CS_GROUPS; ++g) {
+    for (int g = 1; g * CS_FREE_COLS < x->plan.n; ++g) {
         cs_team_barrier(nt);
-        gather_group(w, g, order, lo, hi);
+        gather_group(w, &x->plan, g, order, lo, hi);
     }
 }
 
@@ -296,20 +317,16 @@ void cs_pass_sort(crowd_world* w) {
     cs_grid_sort(&w->grid, w->cell_size, w->cur.px, w->cur.py, w->count, w->bucket_capacity,
                  w->hist, w->threads, sort_keys(w), sort_order(w), sort_cell_keys(w),
                  w->cell_start);
-    cs_team_run(w->threads, gather_team, w);
-    // The first group went into the free buffers and each later one into the old buffers of the
-    // group before it; the last group's old buffers are free now. The agent indices went into the
-    // key array, and the old index buffer is the key array now.
-    void* old[CS_COL_COUNT];
-    for (int c = 0; c < CS_COL_COUNT; ++c) old[c] = w->cur.col[c];
-    for (int g = 0; g < CS_GROUPS; ++g)
-        for (int k = 0; k < CS_FREE_COLS; ++k)
-            w->cur.col[gathered(g * CS_FREE_COLS + k)] =
-                g == 0 ? w->free_col[k] : old[gathered((g - 1) * CS_FREE_COLS + k)];
-    for (int k = 0; k < CS_FREE_COLS; ++k)
-        w->free_col[k] = old[gathered((CS_GROUPS - 1) * CS_FREE_COLS + k)];
+    gather_ctx x = {.w = w};
+    plan_gather(w, &x.plan);
+    cs_team_run(w->threads, gather_team, &x);
+    // Every column is in its planned buffer now. The agent indices went into the key array, and the
+    // old index buffer is the key array now.
+    for (int j = 0; j < x.plan.n; ++j) w->cur.col[x.plan.col[j]] = x.plan.dst[j];
+    for (int k = 0; k < CS_FREE_COLS; ++k) w->free_col[k] = x.plan.free[k];
+    void* const old_id = w->cur.col[CS_COL_ID];
     w->cur.col[CS_COL_ID] = w->force_x;
-    w->force_x = old[CS_COL_ID];
+    w->force_x = old_id;
     records_follow(w);
     w->since_sort.intact = true;
     w->since_sort.sorted = w->count;

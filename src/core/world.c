@@ -61,11 +61,14 @@ typedef struct array_ref {
 } array_ref;
 
 // Room for every capacity-sized array; world_arrays() lists about 40 today.
-enum { MAX_ARRAYS = 2 * CS_COL_COUNT + 64 };
+enum { MAX_ARRAYS = 2 * CS_COL_ALL + 64 };
 
 static int world_arrays(crowd_world* w, array_ref* out) {
     int n = 0;
     for (int c = 0; c < CS_COL_COUNT; ++c) out[n++] = (array_ref){&w->cur.col[c], 4, true};
+    // Only the hot columns a behavior has allocated (cs_world_hot_column).
+    for (int k = 0; k < CS_HOT_COUNT; ++k)
+        if (w->cur.hot[k]) out[n++] = (array_ref){&w->cur.hot[k], 4, true};
     for (int c = 0; c < CS_FREE_COLS; ++c) out[n++] = (array_ref){&w->free_col[c], 4, true};
     out[n++] = (array_ref){&w->force_x, sizeof(float), true};
     out[n++] = (array_ref){&w->force_y, sizeof(float), true};
@@ -173,15 +176,21 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
         }
         for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
         w->capacity = capacity;
-        bool had_rec[CS_REC_COUNT];
+        bool had_rec[CS_REC_COUNT], had_hot[CS_HOT_COUNT];
         for (int k = 0; k < CS_REC_COUNT; ++k) had_rec[k] = w->rec_of[k] != NULL;
+        for (int k = 0; k < CS_HOT_COUNT; ++k) had_hot[k] = w->cur.hot[k] != NULL;
         if (then && then(w, ctx) != CROWD_OK) {
-            // A kind's record numbers that `then` allocated have the new capacity and hold no
-            // record yet: they go (the next reservation allocates them again).
+            // A kind's record numbers and the hot columns that `then` allocated have the new
+            // capacity and hold nothing yet: they go (the next reservation allocates them again).
             for (int k = 0; k < CS_REC_COUNT; ++k)
                 if (!had_rec[k] && w->rec_of[k]) {
                     cs_free(w, w->rec_of[k], sizeof(int32_t) * (size_t)capacity);
                     w->rec_of[k] = NULL;
+                }
+            for (int k = 0; k < CS_HOT_COUNT; ++k)
+                if (!had_hot[k] && w->cur.hot[k]) {
+                    cs_free(w, w->cur.hot[k], 4 * ((size_t)capacity + CS_PAD));
+                    w->cur.hot[k] = NULL;
                 }
             for (int i = 0; i < n; ++i) ref_set(&refs[i], old[i]);
             w->capacity = old_capacity;
@@ -236,6 +245,17 @@ crowd_status cs_world_wall_arrays(crowd_world* w) {
         memset(mem[i], 0, bytes);
     }
     for (int i = 0; i < N; ++i) *(void**)refs[i].addr = mem[i];
+    return CROWD_OK;
+}
+
+crowd_status cs_world_hot_column(crowd_world* w, int col) {
+    if (w->cur.hot[col]) return CROWD_OK;
+    const array_ref ref = {&w->cur.hot[col], 4, true};
+    const size_t bytes = ref_bytes(&ref, w->capacity);
+    void* mem = cs_alloc(w, bytes);
+    if (!mem) return CROWD_ERR_OUT_OF_MEMORY;
+    memset(mem, 0, bytes);
+    ref_set(&ref, mem);
     return CROWD_OK;
 }
 
@@ -305,6 +325,10 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
             const cs_record_def* d = &cs_behaviors[b].records[r];
             cs_pool_init(&w->pools[d->kind], d->size, d->aux_size);
         }
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].profile_size)
+            cs_profiles_init(&w->profiles[cs_behaviors[b].profile_kind],
+                             cs_behaviors[b].profile_size);
     if (def->world_tag) {
         w->tag = def->world_tag;
     } else {
@@ -340,6 +364,7 @@ void crowd_world_destroy(crowd_world* w) {
         w->state[b] = NULL;
     }
     for (int k = 0; k < CS_REC_COUNT; ++k) cs_pool_free(w, &w->pools[k]);
+    for (int k = 0; k < CS_PROF_COUNT; ++k) cs_profiles_free(w, &w->profiles[k]);
     cs_free(w, w->rec_spare, w->rec_spare_bytes);
     cs_walls_free(w, &w->walls);
     cs_nav_free(w, &w->nav);

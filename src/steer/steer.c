@@ -1,4 +1,5 @@
-// The steering primitives: the inline math of steer/steer_math.h, which the engine's passes call.
+// The steering primitives of crowd/steer.h: the inline math of steer/steer_math.h, which the
+// engine's passes call.
 #include "crowd/steer.h"
 
 #include <float.h>
@@ -43,27 +44,32 @@ crowd_vec2 crowd_steer_pursuit(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
     return cs_steer_pursuit(pos, vel, max_speed, target_pos, target_vel);
 }
 
+// The spec's separation through the pass's one copy: each neighbor's term
+// cs_steer_sep_term, summed in array order, then cs_steer_sep_force and the weight, the
+// rearrangement steer/steer_math.h describes (the same formula, rounded in another order).
+static crowd_vec2 separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
+                             const crowd_vec2* neighbors, int count, float sep_radius, float weight,
+                             bool drag) {
+    const float inv_r = 1.0f / sep_radius;
+    float sx = 0.0f, sy = 0.0f, n = 0.0f;
+    for (int i = 0; neighbors && i < count; ++i) {
+        const cs_steer_sep t = cs_steer_sep_term(pos.x - neighbors[i].x, pos.y - neighbors[i].y,
+                                                 true, sep_radius, inv_r);
+        sx += t.ux, sy += t.uy, n += t.in ? 1.0f : 0.0f;
+    }
+    const crowd_vec2 f = cs_steer_sep_force(max_speed, drag, sx, sy, n, vel);
+    return v2(f.x * weight, f.y * weight);
+}
+
 crowd_vec2 crowd_steer_separation(crowd_vec2 pos, crowd_vec2 vel, float max_speed,
                                   const crowd_vec2* neighbors, int count, float sep_radius,
                                   float weight) {
-    crowd_vec2 f = v2(0.0f, 0.0f);
-    for (int i = 0; neighbors && i < count; ++i) {
-        float ox = pos.x - neighbors[i].x, oy = pos.y - neighbors[i].y;
-        float d = sqrtf(ox * ox + oy * oy);
-        if (!(d > 0.01f && d < sep_radius)) continue;
-        float push = max_speed * (1.0f - d / sep_radius);
-        f.x += (ox / d * push - vel.x) * weight;
-        f.y += (oy / d * push - vel.y) * weight;
-    }
-    return f;
+    return separation(pos, vel, max_speed, neighbors, count, sep_radius, weight, true);
 }
 
-// The spec's separation without its velocity term: a zero velocity gives (push - 0) * weight, the
-// same bits as push * weight.
 crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const crowd_vec2* neighbors,
                                        int count, float sep_radius, float weight) {
-    return crowd_steer_separation(pos, v2(0.0f, 0.0f), max_speed, neighbors, count, sep_radius,
-                                  weight);
+    return separation(pos, v2(0.0f, 0.0f), max_speed, neighbors, count, sep_radius, weight, false);
 }
 
 // limit for a vector or a length whose square overflows float32 (beyond about 1.8e19): the same

@@ -30,14 +30,6 @@ typedef struct goal_lanes {
     float qa[GOAL_BLOCK], qb[GOAL_BLOCK];
 } goal_lanes;
 
-// The queue brake of the spec: closest agent ahead at `along` scales the desired speed by
-// clamp(along / cone_length, 0, 1); nobody ahead (along = +inf) means no braking.
-static inline float queue_brake(float along, float cone_length) {
-    const float b = along / cone_length;
-    const float clamped = b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
-    return along < INFINITY ? clamped : 1.0f;
-}
-
 // Which forces a block needs: the stopping arrive, the others, or both.
 enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 
@@ -47,26 +39,31 @@ enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 // speed), so the agent keeps its speed past it.
 // *in_sight: the point is the goal (or an exit, or the stand-in of an unreachable goal), not a
 // corner on the way.
-// The field entry is read through the record's memo (cs_goal_rec).
-static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s, cs_goal_rec* r,
-                               bool* in_sight) {
+// The field entry is read through the routed goal's memo (cs_goal_rec).
+static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
+                               const crowd_goal* g, bool* in_sight) {
     *in_sight = true;
-    const crowd_goal* g = &r->goal;
     const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
     const crowd_vec2 pos = {c->px[s], c->py[s]};
-    const cs_nav_aim a = routed ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &r->nav)
+    const cs_nav_aim a = routed ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos,
+                                                  &cs_goal_rec_of(w, c->id[s])->nav)
                                 : cs_nav_aim_of(&w->nav, g->target, g->exits, pos, false);
     const float v = c->max_speed[s];
     *in_sight = a.final;
     return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
 }
 
-// Reads the records of slots [lo, lo + k) into lanes 0 .. k - 1; returns what the block needs.
+// Reads slots [lo, lo + k) into lanes 0 .. k - 1: the goal from its hot columns and profile, the
+// queue's from its record; returns what the block needs.
 static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
     int need = 0;
     const int n = w->count;
     const cs_columns* c = &w->cur;
+    const float* gx = cs_hot_f32(w, CS_HOT_GOAL_X);
+    const float* gy = cs_hot_f32(w, CS_HOT_GOAL_Y);
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
+    const cs_profiles* profiles = &w->profiles[CS_PROF_GOAL];
     // Routed agents read a field entry each, at random in fields of megabytes (agents of several
     // destinations mix in every cell): the block's entries are fetched together first, so their
     // misses overlap.
@@ -74,13 +71,16 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         for (int i = 0; i < k; ++i) {
             const int s = lo + i;
             if (!(c->flags[s] & CS_FLAG_GOAL)) continue;
-            const cs_goal_rec* r = (const cs_goal_rec*)cs_goal_of(w, c->id[s]);
-            const crowd_goal* g = &r->goal;
+            const cs_goal_profile* p = cs_profiles_at(profiles, prof[s] - 1);
+            if (p->route != CROWD_ROUTE_FIELD || p->mode == CROWD_GOAL_FLEE) continue;
             const crowd_vec2 pos = {c->px[s], c->py[s]};
             // Only an agent whose memo will not serve (cs_nav_aim_memo) reads its field.
-            if (g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE &&
-                !cs_nav_memo_serves(&w->nav, &r->nav, pos))
-                cs_nav_prefetch(&w->nav, g->target, g->exits, pos);
+            const cs_goal_rec* r = cs_goal_rec_of(w, c->id[s]);
+            if (!cs_nav_memo_serves(&w->nav, &r->nav, pos)) {
+                const crowd_exits_id exits = {
+                    .index1 = p->exits_index1, .generation = p->exits_generation, .world = w->tag};
+                cs_nav_prefetch(&w->nav, (crowd_vec2){gx[s], gy[s]}, exits, pos);
+            }
         }
     for (int i = 0; i < k; ++i) {
         const int s = lo + i;
@@ -89,22 +89,19 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             l->mode[i] = CROWD_GOAL_NONE;
             continue;
         }
-        // Fetched ahead by agents with a goal only: a plain crowd's scan stays bare.
-        cs_prefetch_rec(c, w->rec_of[CS_REC_GOAL], CS_FLAG_GOAL, s, n);
+        // Fetched ahead by queueing agents only: a plain crowd's scan stays bare.
         cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, n);
         const uint32_t idx = c->id[s];
-        // A goal flag means a non-default goal. The record is this agent's own: the pass keeps
-        // its memo of the field entry there.
-        cs_goal_rec* r = (cs_goal_rec*)cs_goal_of(w, idx);
-        const crowd_goal* g = &r->goal;
-        l->mode[i] = (int32_t)g->mode;
-        need |= g->mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
+        // A goal flag means a goal other than the default, with a profile.
+        const crowd_goal g = cs_goal_at(w, s);
+        l->mode[i] = (int32_t)g.mode;
+        need |= g.mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
         bool in_sight;
-        const crowd_vec2 to = route(w, c, s, r, &in_sight);
+        const crowd_vec2 to = route(w, c, s, &g, &in_sight);
         l->tx[i] = to.x;
         l->ty[i] = to.y;
-        l->slow[i] = g->slow_radius;
-        l->weight[i] = g->weight;
+        l->slow[i] = g.slow_radius;
+        l->weight[i] = g.weight;
         l->queue[i] = NO_QUEUE;
         l->qa[i] = INFINITY;
         l->qb[i] = 1.0f;
@@ -136,8 +133,8 @@ block_forces(int need, const goal_lanes* restrict l, const float* restrict px,
         const crowd_vec2 pos = {px[s], py[s]}, vel = {vx[s], vy[s]};
         const crowd_vec2 goal = {l->tx[i], l->ty[i]};
         const float qa = l->qa[i], qb = l->qb[i];
-        // CONE: the brake scales the speed (by exactly 1 in the other lanes).
-        const float brake = queue_brake(queue == QUEUE_CONE ? qa : INFINITY, qb);
+        // CONE: the spec's brake scales the speed (by exactly 1 in the other lanes).
+        const float brake = cs_steer_brake(queue == QUEUE_CONE ? qa : INFINITY, qb);
         const float speed = max_speed[s] * brake;
         // FILE: the point CROWD_QUEUE_GAP short of the one ahead, on the way to the goal, when
         // there is one. Softer than a goal's arrive: two agents making for the same tail give
@@ -199,7 +196,7 @@ static void goal_team(void* arg, int t, int nt) {
 }
 
 void cs_pass_goal(crowd_world* w) {
-    if (w->pools[CS_REC_GOAL].live == 0)
-        return; // nobody has a goal (only a non-default goal has a record)
+    if (!cs_hot_live(w, CS_HOT_GOAL_PROFILE))
+        return; // nobody has had a goal other than the default
     cs_team_run(w->threads, goal_team, w);
 }

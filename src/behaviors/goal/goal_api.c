@@ -60,12 +60,12 @@ void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta) {
 }
 
 crowd_status cs_goal_count_routes(crowd_world* w) {
-    for (int32_t idx = 0; idx < w->index_count; ++idx) {
-        const crowd_goal* g = cs_goal_of(w, (uint32_t)idx);
-        if (!g || !routed(g)) continue;
-        const crowd_status st = cs_nav_reserve(w, route_key(w, g));
+    for (int s = 0; s < w->count; ++s) {
+        const crowd_goal g = cs_goal_at(w, s);
+        if (!routed(&g)) continue;
+        const crowd_status st = cs_nav_reserve(w, route_key(w, &g));
         if (st != CROWD_OK) return st;
-        cs_nav_ref(w, route_key(w, g), +1);
+        cs_nav_ref(w, route_key(w, &g), +1);
     }
     return CROWD_OK;
 }
@@ -80,34 +80,74 @@ static crowd_status reserve_route(crowd_world* w, const crowd_goal* g) {
     return routed(g) && cs_nav_counting(w) ? cs_nav_reserve(w, route_key(w, g)) : CROWD_OK;
 }
 
-crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    crowd_status st = reserve_route(w, g);
-    if (st != CROWD_OK) return st;
-    if (cs_rec_num(w, CS_REC_GOAL, idx) >= 0 || default_goal(g)) return CROWD_OK;
-    return cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+static const int goal_cols[] = {CS_HOT_GOAL_X, CS_HOT_GOAL_Y, CS_HOT_GOAL_PROFILE};
+
+// Room to store goal g on an agent whose goal record number is `rec` (-1: none): the hot columns
+// and a profile for a goal other than the default, a record for a routed one.
+static crowd_status reserve_storage(crowd_world* w, int32_t rec, const crowd_goal* g) {
+    if (default_goal(g)) return CROWD_OK;
+    for (int k = 0; k < 3; ++k)
+        if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    crowd_status st = cs_profiles_reserve(w, &w->profiles[CS_PROF_GOAL], 1);
+    if (st == CROWD_OK && rec < 0 && routed(g)) st = cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+    return st;
 }
 
-void cs_goal_on_remove(crowd_world* w, uint32_t idx) {
+crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    const crowd_status st = reserve_route(w, g);
+    return st == CROWD_OK ? reserve_storage(w, cs_rec_num(w, CS_REC_GOAL, idx), g) : st;
+}
+
+static void release_record(crowd_world* w, uint32_t idx) {
     if (cs_rec_num(w, CS_REC_GOAL, idx) < 0) return;
-    cs_goal_count_use(w, cs_goal_of(w, idx), -1);
     int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
     cs_pool_release(&w->pools[CS_REC_GOAL], *rec);
     *rec = -1;
 }
 
+// The goal's uses end and its record goes; its profile loses its user when the core takes the
+// agent's hot columns out (core/dist_hooks.c).
+void cs_goal_on_remove(crowd_world* w, uint32_t idx) {
+    const crowd_goal g = cs_goal_of(w, idx);
+    cs_goal_count_use(w, &g, -1);
+    release_record(w, idx);
+}
+
 void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
-    cs_goal_count_use(w, g,
-                      +1); // before the old goal's use ends: the same destination stays in use
+    const int s = w->slot_of[idx];
+    const crowd_goal old = cs_goal_at(w, s);
+    // The new goal's uses before the old one's end: the same destination stays in use.
+    cs_goal_count_use(w, g, +1);
+    cs_goal_count_use(w, &old, -1);
+    uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
+    if (prof && prof[s]) cs_profiles_release(&w->profiles[CS_PROF_GOAL], prof[s] - 1);
     if (default_goal(g)) {
-        cs_goal_on_remove(w, idx);
+        if (prof) prof[s] = 0;
+        release_record(w, idx);
+        return;
+    }
+    const bool null_exits = g->exits.index1 == 0;
+    const cs_goal_profile p = {
+        .mode = (int32_t)g->mode,
+        .route = (int32_t)g->route,
+        .slow_radius = g->slow_radius,
+        .weight = g->weight,
+        .exits_index1 = g->exits.index1,
+        .exits_generation = g->exits.generation,
+        .exits_world = null_exits ? g->exits.world : 0,
+    };
+    for (int k = 0; k < 3; ++k) cs_hot_use(w, goal_cols[k]);
+    prof[s] = cs_profiles_intern(&w->profiles[CS_PROF_GOAL], &p) + 1;
+    cs_hot_f32(w, CS_HOT_GOAL_X)[s] = g->target.x;
+    cs_hot_f32(w, CS_HOT_GOAL_Y)[s] = g->target.y;
+    // A routed goal's record holds its memo of the field, which a new goal starts afresh.
+    if (!routed(g)) {
+        release_record(w, idx);
         return;
     }
     int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
-    if (*rec < 0)
-        *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
-    else
-        cs_goal_count_use(w, cs_pool_at(&w->pools[CS_REC_GOAL], *rec), -1);
-    *(cs_goal_rec*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = (cs_goal_rec){.goal = *g};
+    if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
+    *(cs_goal_rec*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = (cs_goal_rec){0};
 }
 
 void cs_goal_def_default(crowd_agent_def* def) {
@@ -120,8 +160,7 @@ crowd_status cs_goal_check_def(const crowd_agent_def* def) {
 
 crowd_status cs_goal_add_reserve(crowd_world* w, const crowd_agent_def* def) {
     const crowd_status st = reserve_route(w, &def->goal);
-    if (st != CROWD_OK) return st;
-    return default_goal(&def->goal) ? CROWD_OK : cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+    return st == CROWD_OK ? reserve_storage(w, -1, &def->goal) : st;
 }
 
 void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def) {
@@ -130,21 +169,26 @@ void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* 
 }
 
 void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
-    const crowd_goal* g = cs_goal_of(w, idx);
-    if (g) out->goal = *g;
+    out->goal = cs_goal_of(w, idx);
 }
 
 // A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
 // `agents` agents allocates nothing. (The other behaviors' calls acquire their records
 // themselves.)
 crowd_status cs_goal_world_reserve(crowd_world* w, int agents) {
+    for (int k = 0; k < 3; ++k)
+        if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    crowd_status st = cs_profiles_reserve_users(w, &w->profiles[CS_PROF_GOAL], (uint32_t)agents);
     cs_pool* p = &w->pools[CS_REC_GOAL];
-    return agents > p->live ? cs_pool_reserve(w, p, agents - p->live) : CROWD_OK;
+    if (st == CROWD_OK && agents > p->live) st = cs_pool_reserve(w, p, agents - p->live);
+    return st;
 }
 
 uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
-    const crowd_goal* g = cs_goal_of(w, idx);
-    if (!g) return h;
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
+    if (!prof || !prof[w->slot_of[idx]]) return h; // the default goal adds nothing
+    const crowd_goal goal = cs_goal_of(w, idx);
+    const crowd_goal* g = &goal;
     h = cs_hash_word(h, (uint32_t)g->mode);
     h = cs_hash_float(h, g->target.x);
     h = cs_hash_float(h, g->target.y);
@@ -158,16 +202,10 @@ uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
 
 // ---- a world split across processes ------------------------------------------------------------
 
-void cs_goal_retag(crowd_world* w, uint32_t idx, uint16_t tag) {
-    crowd_goal* g = cs_goal_of(w, idx);
-    if (g && g->exits.index1) g->exits.world = tag;
-}
-
 // What a goal counts is the goal itself (all zero: a goal of mode NONE, which counts nothing).
 void cs_goal_route_uses(const crowd_world* w, uint32_t idx, void* out) {
-    const crowd_goal* g = cs_goal_of(w, idx);
-    const crowd_goal d = g ? *g : crowd_goal_default();
-    memcpy(out, &d, sizeof d);
+    const crowd_goal g = cs_goal_of(w, idx);
+    memcpy(out, &g, sizeof g);
 }
 
 void cs_goal_route_uses_end(crowd_world* w, const void* in) {
@@ -182,9 +220,10 @@ static crowd_route_info route_of(const crowd_world* w, const crowd_goal* g, crow
 }
 
 bool cs_goal_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out) {
-    const crowd_goal* g = cs_goal_of(w, idx);
-    if (!g || g->mode == CROWD_GOAL_NONE || g->mode == CROWD_GOAL_FLEE) return false;
-    *out = route_of(w, g, (crowd_vec2){w->cur.px[slot], w->cur.py[slot]});
+    (void)idx;
+    const crowd_goal g = cs_goal_at(w, slot);
+    if (g.mode == CROWD_GOAL_NONE || g.mode == CROWD_GOAL_FLEE) return false;
+    *out = route_of(w, &g, (crowd_vec2){w->cur.px[slot], w->cur.py[slot]});
     return true;
 }
 

@@ -5,19 +5,55 @@
 
 #include "core/internal.h"
 
-// The goal record: the goal, and what the goal pass last read of the navigation field for the
-// agent (its field entry and the cell it read it for, valid while the fields are those of
-// nav.epoch): an agent crosses a field cell every few ticks, so most ticks read no field at all.
+// A goal lives in hot columns (behaviors/registry.h): its target (CS_HOT_GOAL_X, _Y) and the
+// number + 1 of its profile (CS_HOT_GOAL_PROFILE, 0 for the default goal), the rest of it, which
+// a crowd mostly shares. A live exit set is kept without its world tag, which is the world's own
+// (so a split world's new tag needs no change here); a null one as it was given.
+typedef struct cs_goal_profile {
+    int32_t mode;  // crowd_goal_mode
+    int32_t route; // crowd_route
+    float slow_radius, weight;
+    uint32_t exits_index1;
+    uint16_t exits_generation;
+    uint16_t exits_world; // 0 when exits_index1 is not
+} cs_goal_profile;
+
+// The goal record, kept for a routed goal only: what the goal pass last read of the navigation
+// field for the agent (its field entry and the cell it read it for, valid while the fields are
+// those of nav.epoch): an agent crosses a field cell every few ticks, so most ticks read no field
+// at all.
 typedef struct cs_goal_rec {
-    crowd_goal goal; // first: a record is read as its goal
     cs_nav_memo nav;
 } cs_goal_rec;
 
-static inline crowd_goal* cs_goal_of(const crowd_world* w, uint32_t idx) {
+static inline cs_goal_rec* cs_goal_rec_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_GOAL, idx);
 }
 
-// Reserve first: store then cannot fail. A default goal is stored as no record.
+// The goal of the agent in slot s.
+static inline crowd_goal cs_goal_at(const crowd_world* w, int s) {
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
+    if (!prof || prof[s] == 0) return crowd_goal_default();
+    const cs_goal_profile* p = cs_profiles_at(&w->profiles[CS_PROF_GOAL], prof[s] - 1);
+    return (crowd_goal){
+        .mode = (crowd_goal_mode)p->mode,
+        .target = {cs_hot_f32(w, CS_HOT_GOAL_X)[s], cs_hot_f32(w, CS_HOT_GOAL_Y)[s]},
+        .slow_radius = p->slow_radius,
+        .weight = p->weight,
+        .route = (crowd_route)p->route,
+        .exits = {.index1 = p->exits_index1,
+                  .generation = p->exits_generation,
+                  .world = p->exits_index1 ? w->tag : p->exits_world},
+    };
+}
+
+// The goal of live agent idx.
+static inline crowd_goal cs_goal_of(const crowd_world* w, uint32_t idx) {
+    return cs_goal_at(w, w->slot_of[idx]);
+}
+
+// Reserve first: store then cannot fail. A default goal is stored as profile 0 (and none of the
+// hot columns exist until some agent has another goal).
 crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g);
 void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g);
 
@@ -37,8 +73,8 @@ crowd_status cs_goal_count_routes(crowd_world* w);
 // Counts goal g's use of its exit set and (while the world counts them) its destination: +1 once
 // reserved (cs_goal_reserve), -1 when it ends.
 void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta);
-// Table hooks of a split world (core/behavior.h): the exit set's handle, the uses counted.
-void cs_goal_retag(crowd_world* w, uint32_t idx, uint16_t tag);
+// Table hooks of a split world (core/behavior.h): the uses counted. (A goal keeps no handle with
+// its world's tag: cs_goal_profile.)
 void cs_goal_route_uses(const crowd_world* w, uint32_t idx, void* out);
 void cs_goal_route_uses_end(crowd_world* w, const void* in);
 // The agent's route toward its goal (false: no goal with a point to head for).

@@ -3,22 +3,23 @@
 // the wall (cs_wall_slide). This is what guarantees that no disc overlaps or crosses a wall, at
 // any speed and dt, whatever the forces did.
 //
-// It runs after the buffers swap, so the back buffer holds where each agent was (the step's
-// input) and the front buffer where the integration put it. An agent reads only its own two
-// positions and the static grid, so the result cannot depend on the thread count, and the slide
-// takes the earliest contact with ties to the lowest segment id, so it does not depend on the
-// order of the segment lists either.
+// It runs after the integration, so w->alt holds where each agent was (the step's input) and
+// w->cur where the integration put it. An agent reads only its own two positions and the static
+// grid, so the result cannot depend on the thread count, and the slide takes the earliest contact
+// with ties to the lowest segment id, so it does not depend on the order of the segment lists
+// either.
 //
-// An agent whose clearance (computed by the clearance pass, see cs_walls_clearance) exceeds the
-// longest move of the step plus the largest radius (hit_bound) keeps the integration's result bit
-// for bit at the cost of one comparison; one whose move fits in its cell list's reach sweeps that
-// one list.
-// An agent that met a wall gets the velocity of the move it made and a heading from it, by the
-// integration's rule.
+// An agent whose clearance (wall_clear, from the clearance pass cs_pass_clearance or the neighbor
+// pass's chunks, src/walls/walls_clearance.c) exceeds the longest move of the step plus the
+// largest radius (hit_bound) keeps the integration's result bit for bit at the cost of one
+// comparison; one whose move fits in its cell list's reach sweeps that one list.
+// An agent that met a wall gets the velocity of the move it made and a heading from it by the
+// integration's rule (cs_steer_heading).
 #include <math.h>
 
 #include "behaviors/walls/walls_internal.h"
 #include "core/range.h"
+#include "steer/steer_math.h"
 #include "walls/walls_math.h"
 
 // Where a move's segments are: one cell's list (a move within that list's reach) or a box.
@@ -110,18 +111,12 @@ static float clamp_agent(crowd_world* w, int s) {
     if (visit_ctx(&ctx, too_close, &q)) fx = x0, fy = y0;
     c.px[s] = fx;
     c.py[s] = fy;
-    const float vx = (fx - x0) / dt, vy = (fy - y0) / dt;
-    c.vx[s] = vx;
-    c.vy[s] = vy;
-    const float sp2 = vx * vx + vy * vy;
-    if (sp2 > 0.01f) {
-        const float l = sqrtf(sp2);
-        c.hx[s] = vx / l;
-        c.hy[s] = vy / l;
-    } else {
-        c.hx[s] = old.hx[s];
-        c.hy[s] = old.hy[s];
-    }
+    const crowd_vec2 v = {(fx - x0) / dt, (fy - y0) / dt};
+    c.vx[s] = v.x;
+    c.vy[s] = v.y;
+    const crowd_vec2 h = cs_steer_heading(v, (crowd_vec2){old.hx[s], old.hy[s]});
+    c.hx[s] = h.x;
+    c.hy[s] = h.y;
     const double mx = (double)fx - x0, my = (double)fy - y0;
     return (float)sqrt(mx * mx + my * my);
 }
