@@ -59,8 +59,7 @@ typedef struct cs_nav_exits {
 // What one thread needs to build a field (nav_build.c).
 typedef struct cs_nav_scratch {
     float* g;        // walking distance from each cell to the destination
-    uint64_t* heap;  // a binary heap of (g, cell index) keys
-    uint32_t* pos;   // each cell's place in the heap (+1; 0 = not in it)
+    uint64_t* heap;  // a 4-ary heap of (g, cell index) keys, stale ones among them
     uint8_t* closed; // 1 once the cell's distance is final
 } cs_nav_scratch;
 

@@ -1,28 +1,47 @@
 // Building one field: a Dijkstra search from the destination over the FREE cells, in which a cell
 // takes over its neighbor's anchor when it sees that anchor (so its distance is the straight
-// line to it), else takes the neighbor itself as its corner.
+// line to it), else takes a neighbor itself as its corner.
 //
-// "Sees" is decided first locally, from the one or two cells the straight line to the anchor
-// enters first: each must be FREE and either be the anchor or already carry it (final). Those
-// cells lie nearer the anchor along the line, so they are settled before the cell is, and by
-// induction the line from every cell to its anchor runs through cells that see the anchor. That
-// is the "line-of-sight pass" of grid flow fields folded into the search. Where two anchors'
-// regions meet, those cells carry another anchor though the line is clear: there the whole line
-// is walked (walk_sees), so open ground gives straight lines in every direction and a corner
-// appears only where a wall stands in the line.
+// A settled cell offers each neighbor its anchor at the straight line's distance as a candidate
+// (TENTATIVE), and whether the neighbor sees that anchor is decided only when the neighbor comes
+// out of the heap with it: by then every cell nearer the anchor is settled. "Sees" is decided
+// first locally, from the one or two cells the straight line to the anchor enters first: each
+// must be FREE and either be the anchor or be settled with it. Those cells lie nearer the anchor
+// along the line, so by induction the line from every cell to its anchor runs through cells that
+// see the anchor. That is the "line-of-sight pass" of grid flow fields folded into the search.
+// Where two anchors' regions meet, those cells carry another anchor though the line may be clear:
+// there the whole line is walked (walk_sees), so open ground gives straight lines in every
+// direction and a corner appears only where a wall stands in the line. A candidate refused goes
+// back into the heap with the cell's best way from its settled neighbors (fall_back): another
+// of their anchors it sees, else the step to the nearest of them, which becomes its corner.
+// (Testing at the offer instead, when the second of those cells is mostly not settled yet, sent
+// nine tests in ten to the whole-line walk.)
+//
+// The heap holds (distance bits, cell index) keys, and a cell whose distance falls is pushed
+// again (the old entry is dropped when it comes out). The whole-line walk checks the line against
+// the walls only where it passes a cell by a NEAR one, and most wall segments there are ruled out
+// by two products each before the exact distance (cs_near_list).
 //
 // Then two passes that only some fields need: walled-off regions get a stand-in destination
 // each (their cell nearest the destination, anchored to itself), and the NEAR cells by the walls
 // (where routes do not go, but where the crowd may push an agent) point to the nearest FREE cell
 // on their side of the wall.
 //
-// Every order in here is fixed (the heap breaks ties by cell index), so a field depends on
-// nothing but the grid, the walls and its destination.
+// Every order in here is fixed (the heap breaks ties by cell index, the candidates of a cell by
+// distance and anchor), so a field depends on nothing but the grid, the walls and its
+// destination.
 #include <float.h>
 #include <string.h>
 
 #include "core/internal.h"
 #include "nav/nav.h"
+#include "walls/walls_math.h"
+
+// A cell's state in `closed`: 0 not settled, 1 settled, TENTATIVE while its distance is a sight
+// candidate not yet verified (see search); KEPT marks a cell while the heap is compacted; 2 and 3
+// mark cells in the passes after the search.
+#define TENTATIVE 4
+#define KEPT 8
 
 typedef struct build {
     const cs_nav* nav;
@@ -31,9 +50,8 @@ typedef struct build {
     uint32_t* anchor;
     float* g;
     uint64_t* heap;
-    uint32_t* pos;
     uint8_t* closed;
-    uint32_t hn;
+    uint32_t hn, cap; // entries in the heap, room for them
     int32_t gw, gh;
     float h;
     double ox, oy;                         // the grid's lower left corner (world coordinates)
@@ -43,53 +61,90 @@ typedef struct build {
 
 // Heap entries carry their key: the distance's bits (a non-negative float orders as its bits do)
 // above the cell index, so that comparing two entries reads neither g nor anything else, and the
-// order is (distance, index) exactly.
+// order is (distance, index) exactly. A cell whose distance falls is pushed again rather than
+// moved: the entry it leaves behind is stale (its key is no longer the cell's, or the cell is
+// settled) and is dropped when it comes out. That spares the search an index of every cell's
+// place in the heap, whose writes went all over the grid.
 static inline uint64_t key_of(const build* b, uint32_t c) {
     uint32_t bits;
     memcpy(&bits, &b->g[c], sizeof bits);
     return (uint64_t)bits << 32 | c;
 }
 
-static inline void sift_up(build* b, uint32_t k, uint64_t e) {
+static void heap_push(build* b, uint64_t e);
+
+// Drops the stale entries (and a second entry of the same key) and orders the rest as a heap
+// again: when the heap's array is full. At most one entry per cell is left, and the cell being
+// pushed has none (its distance has just changed), so the push finds room.
+static void heap_compact(build* b) {
+    uint32_t k = 0;
+    const uint32_t hn = b->hn;
+    for (uint32_t r = 0; r < hn; ++r) {
+        const uint64_t e = b->heap[r];
+        const uint32_t c = (uint32_t)e;
+        if ((b->closed[c] & (1 | KEPT)) || e != key_of(b, c)) continue;
+        b->closed[c] |= KEPT;
+        b->heap[k++] = e;
+    }
+    b->hn = 0;
+    for (uint32_t r = 0; r < k; ++r) {
+        const uint64_t e = b->heap[r];
+        b->closed[(uint32_t)e] &= (uint8_t)~KEPT;
+        heap_push(b, e);
+    }
+}
+
+static void heap_push(build* b, uint64_t e) {
+    if (b->hn == b->cap) heap_compact(b);
+    uint64_t* restrict h = b->heap;
+    uint32_t k = b->hn++;
     while (k > 0) {
-        const uint32_t p = (k - 1) / 2;
-        if (b->heap[p] <= e) break;
-        b->heap[k] = b->heap[p];
-        b->pos[(uint32_t)b->heap[k]] = k + 1;
+        const uint32_t p = (k - 1) / 4;
+        if (h[p] <= e) break;
+        h[k] = h[p];
         k = p;
     }
-    b->heap[k] = e;
-    b->pos[(uint32_t)e] = k + 1;
+    h[k] = e;
 }
 
-static inline void sift_down(build* b, uint32_t k, uint64_t e) {
-    for (;;) {
-        uint32_t l = 2 * k + 1;
-        if (l >= b->hn) break;
-        if (l + 1 < b->hn && b->heap[l + 1] < b->heap[l]) ++l;
-        if (b->heap[l] >= e) break;
-        b->heap[k] = b->heap[l];
-        b->pos[(uint32_t)b->heap[k]] = k + 1;
-        k = l;
+// The least entry, taken out (the heap is not empty). The heap is 4-ary (half as deep as a
+// binary one, and a node's four children share a cache line). The hole at the top goes down to a
+// leaf by the least child (chosen without branches), and the last entry rises from there: it
+// belongs near the bottom, so that rise is short, and the way down has no comparison with it to
+// mispredict.
+static inline uint64_t heap_pop(build* b) {
+    uint64_t* restrict h = b->heap;
+    const uint64_t top = h[0];
+    const uint32_t n = --b->hn;
+    if (n == 0) return top;
+    const uint64_t e = h[n];
+    uint32_t k = 0;
+    for (uint32_t l = 1; l < n; l = 4 * k + 1) {
+        uint32_t m;
+        if (l + 3 < n) {
+            const uint32_t x = h[l + 1] < h[l] ? l + 1 : l;
+            const uint32_t y = h[l + 3] < h[l + 2] ? l + 3 : l + 2;
+            m = h[y] < h[x] ? y : x;
+        } else {
+            m = l;
+            for (uint32_t q = l + 1; q < n; ++q) m = h[q] < h[m] ? q : m;
+        }
+        h[k] = h[m];
+        k = m;
     }
-    b->heap[k] = e;
-    b->pos[(uint32_t)e] = k + 1;
-}
-
-// Cell c's distance fell (or it is new): its entry moves up.
-static inline void heap_update(build* b, uint32_t c) {
-    const uint64_t e = key_of(b, c);
-    if (b->pos[c] == 0)
-        sift_up(b, b->hn++, e);
-    else
-        sift_up(b, b->pos[c] - 1, e);
-}
-
-static inline uint32_t heap_pop(build* b) {
-    const uint32_t top = (uint32_t)b->heap[0];
-    b->pos[top] = 0;
-    if (--b->hn > 0) sift_down(b, 0, b->heap[b->hn]);
+    while (k > 0) {
+        const uint32_t p = (k - 1) / 4;
+        if (h[p] <= e) break;
+        h[k] = h[p];
+        k = p;
+    }
+    h[k] = e;
     return top;
+}
+
+// Cell c's distance fell (or it is new).
+static inline void heap_update(build* b, uint32_t c) {
+    heap_push(b, key_of(b, c));
 }
 
 static inline crowd_vec2 center(const build* b, uint32_t c) {
@@ -116,7 +171,20 @@ static inline bool free_at(const build* b, int32_t i, int32_t j) {
 static inline bool passes(const build* b, int32_t i, int32_t j, uint32_t a) {
     if (i < 0 || j < 0 || i >= b->gw || j >= b->gh) return true;
     const uint32_t c = (uint32_t)j * (uint32_t)b->gw + (uint32_t)i;
-    return b->blocked[c] == CS_NAV_FREE && (c == a || (b->closed[c] && b->anchor[c] == a));
+    return b->blocked[c] == CS_NAV_FREE && (c == a || (b->closed[c] == 1 && b->anchor[c] == a));
+}
+
+static bool near_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
+    return cs_near_list(ctx, list, n);
+}
+
+// cs_walls_near_line, the same answer (the same lists, the same exact test of each segment that
+// can be near), with most segments of the lists ruled out by two products each (cs_near_list).
+static bool near_line(const cs_walls* g, float x0, float y0, float x1, float y1, float r) {
+    cs_near_line q = cs_near_line_of(x0, y0, x1, y1, r);
+    const cs_wall_box box =
+        cs_walls_box(g, fminf(x0, x1) - r, fminf(y0, y1) - r, fmaxf(x0, x1) + r, fmaxf(y0, y1) + r);
+    return cs_walls_visit(g, box, near_list, &q);
 }
 
 // Most cells the walk toward an anchor (walk_sees) visits: the length of sight it can confirm.
@@ -136,36 +204,39 @@ static bool walk_sees(const build* b, int32_t i0, int32_t j0, uint32_t a, float 
     const float du = u != 0.0f ? 1.0f / fabsf(u) : INFINITY;
     const float dv = v != 0.0f ? 1.0f / fabsf(v) : INFINITY;
     float tu = 0.5f * du, tv = 0.5f * dv; // the line's parameter at the next border in x, in y
-    int32_t i = i0, j = j0;
-    bool reached = false, near_walls = !b->nav->open[(uint32_t)j0 * (uint32_t)b->gw + (uint32_t)i0];
-    for (int step = 0; step < NAV_WALK && !reached; ++step) {
+    const int32_t gw = b->gw, gh = b->gh, sc = sy * gw;
+    const uint8_t* blocked = b->blocked;
+    const uint8_t* open = b->nav->open;
+    int32_t i = i0, j = j0, c = j0 * gw + i0;
+    bool reached = false;
+    uint8_t near_walls = !open[c];
+    for (int step = 0; step < NAV_WALK; ++step) {
         if (tu >= 1.0f && tv >= 1.0f) {
             reached = true; // (i, j) holds the anchor's point
             break;
         }
-        if (tu < tv) {
-            i += sx, tu += du;
-        } else if (tv < tu) {
-            j += sy, tv += dv;
-        } else {
+        if (tu == tv) { // through a corner, where the line is exactly diagonal for a step
             if (!free_at(b, i + sx, j) || !free_at(b, i, j + sy)) return false;
-            i += sx, j += sy, tu += du, tv += dv;
+            i += sx, j += sy, c += sx + sc, tu += du, tv += dv;
+        } else { // one border or the other, chosen without a branch (which would mispredict)
+            const bool x = tu < tv;
+            i += x ? sx : 0, j += x ? 0 : sy, c += x ? sx : sc;
+            const float nu = tu + du, nv = tv + dv;
+            tu = x ? nu : tu, tv = x ? tv : nv;
         }
-        if (i < 0 || j < 0 || i >= b->gw || j >= b->gh) {
+        if ((uint32_t)i >= (uint32_t)gw || (uint32_t)j >= (uint32_t)gh) {
             reached = true;
             break;
         }
-        const uint32_t c = (uint32_t)j * (uint32_t)b->gw + (uint32_t)i;
-        if (b->blocked[c] != CS_NAV_FREE) return false;
-        near_walls |= !b->nav->open[c];
+        if (blocked[c] != CS_NAV_FREE) return false;
+        near_walls |= open[c] ^ 1;
     }
     if (!reached) return false;
     if (!near_walls) return true; // a cell's breadth of FREE cells on either side all along
     const crowd_vec2 p = center(b, (uint32_t)j0 * (uint32_t)b->gw + (uint32_t)i0);
     const crowd_vec2 q = anchor_point(b, a);
-    return !cs_walls_near_line(b->walls, (float)(b->ox + p.x), (float)(b->oy + p.y),
-                               (float)(b->ox + q.x), (float)(b->oy + q.y),
-                               0.5f * b->nav->def.clearance);
+    return !near_line(b->walls, (float)(b->ox + p.x), (float)(b->oy + p.y), (float)(b->ox + q.x),
+                      (float)(b->oy + q.y), 0.5f * b->nav->def.clearance);
 }
 
 // Whether cell (i, j) sees anchor a (see the top of the file), the anchor at (au, av) in cell
@@ -193,7 +264,35 @@ static inline uint32_t step_to(const build* b, int32_t i, int32_t j, int32_t di,
     if ((di | dj) == 0 || !free_at(b, i + di, j + dj)) return CS_NAV_NONE;
     if (di && dj && !(free_at(b, i + di, j) && free_at(b, i, j + dj))) return CS_NAV_NONE;
     const uint32_t m = (uint32_t)(j + dj) * (uint32_t)b->gw + (uint32_t)(i + di);
-    return b->closed[m] ? CS_NAV_NONE : m;
+    return b->closed[m] & 3 ? CS_NAV_NONE : m;
+}
+
+// The eight steps, and each one's bit in steps_from.
+static const int32_t step_di[8] = {-1, 0, 1, -1, 1, -1, 0, 1};
+static const int32_t step_dj[8] = {-1, -1, -1, 0, 0, 1, 1, 1};
+static const int step_bit[8] = {0, 1, 2, 3, 5, 6, 7, 8};
+
+// The steps (di, dj) the search may take from cell (i, j) by the grid alone (step_to without the
+// settled test): bit (dj + 1) * 3 + di + 1. The 3 x 3 block's FREE cells are read once, without
+// the bounds tests inside the grid.
+static inline uint32_t steps_from(const build* b, int32_t i, int32_t j) {
+    uint32_t f = 0; // FREE cells of the block, by the same bits
+    if (i > 0 && j > 0 && i + 1 < b->gw && j + 1 < b->gh) {
+        const uint8_t* r = b->blocked + (size_t)(j - 1) * (size_t)b->gw + (size_t)(i - 1);
+        for (int dj = 0; dj < 3; ++dj, r += b->gw)
+            for (int di = 0; di < 3; ++di) f |= (uint32_t)(r[di] == CS_NAV_FREE) << (dj * 3 + di);
+    } else {
+        for (int dj = 0; dj < 3; ++dj)
+            for (int di = 0; di < 3; ++di)
+                f |= (uint32_t)free_at(b, i + di - 1, j + dj - 1) << (dj * 3 + di);
+    }
+    // Straight steps need their cell; diagonal ones the two beside them too.
+    uint32_t s = f & 0xAA; // bits 1, 3, 5, 7
+    s |= (f & 1) && (f & 2) && (f & 8) ? 1u : 0u;
+    s |= (f & 4) && (f & 2) && (f & 32) ? 4u : 0u;
+    s |= (f & 64) && (f & 8) && (f & 128) ? 64u : 0u;
+    s |= (f & 256) && (f & 32) && (f & 128) ? 256u : 0u;
+    return s;
 }
 
 static inline void offer(build* b, uint32_t c, float g, uint32_t a) {
@@ -204,31 +303,95 @@ static inline void offer(build* b, uint32_t c, float g, uint32_t a) {
     }
 }
 
-// The search over FREE cells from whatever the heap holds.
-static void search(build* b) {
+static inline float anchor_g(const build* b, uint32_t a) {
+    return a >= CS_NAV_TARGET ? 0.0f : b->g[a];
+}
+
+// Cell c was popped with a sight candidate its test refuses: its best way from its settled
+// neighbors instead, put back into the heap (with a larger key). The candidates are each settled
+// neighbor's anchor (other than the refused one, nearest first, each tested) and, when none of
+// those is seen and shorter, the step from the neighbor nearest the destination.
+static void fall_back(build* b, uint32_t c) {
     const float h = b->h, diag = b->h * 1.41421356f;
+    const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
+    const uint32_t refused = b->anchor[c];
+    const crowd_vec2 pc = center(b, c);
+    float fg = FLT_MAX, ct[8];
+    uint32_t fa = CS_NAV_NONE, ca[8];
+    int n = 0;
+    const uint32_t steps = steps_from(b, i, j);
+    for (int s = 0; s < 8; ++s) {
+        if (!(steps >> step_bit[s] & 1)) continue;
+        const uint32_t m = (uint32_t)((int32_t)c + step_dj[s] * b->gw + step_di[s]);
+        if (b->closed[m] != 1) continue;
+        const float f = b->g[m] + (step_di[s] && step_dj[s] ? diag : h);
+        if (f < fg || (f == fg && m < fa)) fg = f, fa = m;
+        const uint32_t a = b->anchor[m];
+        if (a == refused) continue;
+        bool dup = false;
+        for (int k = 0; k < n; ++k) dup |= ca[k] == a;
+        if (dup) continue;
+        const float t = anchor_g(b, a) + dist(pc, anchor_point(b, a));
+        // Insertion by (distance, anchor).
+        int k = n++;
+        for (; k > 0 && (ct[k - 1] > t || (ct[k - 1] == t && ca[k - 1] > a)); --k)
+            ct[k] = ct[k - 1], ca[k] = ca[k - 1];
+        ct[k] = t, ca[k] = a;
+    }
+    b->closed[c] = 0;
+    b->g[c] = FLT_MAX;
+    // A corner is taken only where it is shorter beyond rounding: along a straight run of cells
+    // the neighbor's anchor and the step to the neighbor tie.
+    const float most = fg + fg * 0x1p-20f;
+    for (int k = 0; k < n && ct[k] <= most; ++k) {
+        const crowd_vec2 pa = anchor_point(b, ca[k]);
+        if (sees(b, i, j, ca[k], pa.x / b->h - 0.5f, pa.y / b->h - 0.5f)) {
+            offer(b, c, ct[k], ca[k]);
+            return;
+        }
+    }
+    offer(b, c, fg, fa);
+}
+
+// The search over FREE cells from whatever the heap holds. A settled cell offers each neighbor
+// its own anchor at the straight line's distance, as a candidate (TENTATIVE) whose sight is
+// tested only when the neighbor is popped with it: by then the cells between it and the anchor,
+// all nearer the anchor, are settled, so the local test of sees() mostly decides. A candidate
+// refused goes back with the neighbor's best way from its settled neighbors (fall_back).
+static void search(build* b) {
     while (b->hn > 0) {
-        const uint32_t c = heap_pop(b);
-        b->closed[c] = 1;
+        const uint64_t e = heap_pop(b);
+        const uint32_t c = (uint32_t)e;
+        if (b->closed[c] == 1 || e != key_of(b, c)) continue; // stale
         const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
         const uint32_t a = b->anchor[c];
         const crowd_vec2 pa = anchor_point(b, a);
         const float au = pa.x / b->h - 0.5f, av = pa.y / b->h - 0.5f;
-        const float ga = a >= CS_NAV_TARGET ? 0.0f : b->g[a];
-        for (int32_t dj = -1; dj <= 1; ++dj)
-            for (int32_t di = -1; di <= 1; ++di) {
-                const uint32_t m = step_to(b, i, j, di, dj);
-                if (m == CS_NAV_NONE) continue;
-                // Through c's anchor is never longer than through c (the triangle inequality):
-                // when even that does not improve on what m has, neither can, and the sight
-                // test is skipped.
-                const float through = ga + dist(center(b, m), pa);
-                if (!(through < b->g[m])) continue;
-                if (sees(b, i + di, j + dj, a, au, av))
-                    offer(b, m, through, a);
-                else
-                    offer(b, m, b->g[c] + (di && dj ? diag : h), c);
-            }
+        if (b->closed[c] == TENTATIVE && !sees(b, i, j, a, au, av)) {
+            fall_back(b, c);
+            continue;
+        }
+        b->closed[c] = 1;
+        const float ga = anchor_g(b, a);
+        const uint32_t steps = steps_from(b, i, j);
+        // The distances through the anchor for all eight neighbors at once (a vector of eight
+        // lanes; each lane as center() and dist() compute it), then the offers one by one.
+        float through[8];
+        for (int k = 0; k < 8; ++k) {
+            const float x = ((float)(i + step_di[k]) + 0.5f) * b->h;
+            const float y = ((float)(j + step_dj[k]) + 0.5f) * b->h;
+            const float dx = x - pa.x, dy = y - pa.y;
+            through[k] = ga + sqrtf(dx * dx + dy * dy);
+        }
+        for (int k = 0; k < 8; ++k) {
+            if (!(steps >> step_bit[k] & 1)) continue;
+            const uint32_t m = (uint32_t)((int32_t)c + step_dj[k] * b->gw + step_di[k]);
+            if (b->closed[m] & 3 || !(through[k] < b->g[m])) continue;
+            b->g[m] = through[k];
+            b->anchor[m] = a;
+            b->closed[m] = TENTATIVE;
+            heap_update(b, m);
+        }
     }
 }
 
@@ -432,8 +595,8 @@ void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint3
                  .anchor = anchor,
                  .g = s->g,
                  .heap = s->heap,
-                 .pos = s->pos,
                  .closed = s->closed,
+                 .cap = (uint32_t)nav->cells,
                  .gw = nav->gw,
                  .gh = nav->gh,
                  .h = nav->def.cell_size,
@@ -444,7 +607,6 @@ void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint3
         anchor[c] = CS_NAV_NONE;
         b->g[c] = FLT_MAX;
     }
-    memset(b->pos, 0, n * sizeof *b->pos);
     memset(b->closed, 0, n);
     const cs_nav_targets t = cs_nav_targets_of(nav, key);
     b->tn = t.count;

@@ -57,7 +57,6 @@ static void free_scratch(crowd_world* w, cs_nav* nav) {
         cs_nav_scratch* s = &nav->scratch[t];
         cs_free(w, s->g, n * sizeof *s->g);
         cs_free(w, s->heap, n * sizeof *s->heap);
-        cs_free(w, s->pos, n * sizeof *s->pos);
         cs_free(w, s->closed, n);
     }
     cs_free(w, nav->scratch, (size_t)nav->scratch_count * sizeof *nav->scratch);
@@ -227,9 +226,8 @@ crowd_status cs_nav_scratch_reserve(crowd_world* w, cs_nav* nav, int threads) {
     for (int t = 0; t < threads; ++t) {
         s[t].g = cs_alloc(w, n * sizeof *s[t].g);
         s[t].heap = cs_alloc(w, n * sizeof *s[t].heap);
-        s[t].pos = cs_alloc(w, n * sizeof *s[t].pos);
         s[t].closed = cs_alloc(w, n);
-        if (!s[t].g || !s[t].heap || !s[t].pos || !s[t].closed) {
+        if (!s[t].g || !s[t].heap || !s[t].closed) {
             free_scratch(w, nav);
             return CROWD_ERR_OUT_OF_MEMORY;
         }

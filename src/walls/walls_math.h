@@ -94,6 +94,46 @@ static inline double cs_segseg_dist2(double px, double py, double qx, double qy,
     return best;
 }
 
+// A segment pq and a distance r for many "does a wall come nearer than r" tests (cs_near_list):
+// pq's direction and squared length, and the bounds below which a wall's end point's cross and
+// dot products with it put the wall beyond r of pq for certain.
+typedef struct cs_near_line {
+    double px, py, qx, qy, r2;
+    double ex, ey, l2;
+    double band2;  // cross products squared above this: an end point beyond r of pq's line
+    double lo, hi; // dot products below lo or above hi: an end point beyond r of pq's ends
+} cs_near_line;
+
+static inline cs_near_line cs_near_line_of(double px, double py, double qx, double qy, double r) {
+    const double ex = qx - px, ey = qy - py, l2 = ex * ex + ey * ey, l = sqrt(l2);
+    // The margins are far above the rounding of the products (relative 1e-16, the coordinates
+    // below 1e6), so that no wall the exact test would find nearer than r is skipped.
+    const double rm = r * (1.0 + 1e-6) + 1e-6;
+    return (cs_near_line){
+        px, py, qx, qy, r * r, ex, ey, l2, rm * rm * l2 * (1.0 + 1e-9), -rm * l, l2 + rm * l};
+}
+
+// Whether a segment of list[0..n) comes nearer than r to q's segment: the same answer as
+// cs_segseg_dist2(...) < r * r over the list, which it computes only for a segment that neither
+// lies wholly on one side of pq's line beyond r of it nor wholly beyond one of pq's ends (the
+// usual case for a wall beside a long line: two cross or dot products and no division).
+static inline bool cs_near_list(const cs_near_line* q, const cs_wall_seg* list, uint32_t n) {
+    double ux, uy, wx, wy;
+    for (uint32_t i = 0; i < n; ++i) {
+        const cs_wall_seg* s = &list[i];
+        const double ax = (double)s->ax - q->px, ay = (double)s->ay - q->py;
+        const double bx = (double)s->bx - q->px, by = (double)s->by - q->py;
+        const double ca = q->ex * ay - q->ey * ax, cb = q->ex * by - q->ey * bx;
+        if (q->l2 > 0.0 && ((ca > 0.0) == (cb > 0.0)) && ca != 0.0 && cb != 0.0 &&
+            ca * ca > q->band2 && cb * cb > q->band2)
+            continue;
+        const double da = q->ex * ax + q->ey * ay, db = q->ex * bx + q->ey * by;
+        if (q->l2 > 0.0 && ((da < q->lo && db < q->lo) || (da > q->hi && db > q->hi))) continue;
+        if (cs_segseg_dist2(q->px, q->py, q->qx, q->qy, s, &ux, &uy, &wx, &wy) < q->r2) return true;
+    }
+    return false;
+}
+
 // Sets up s for an agent at (px, py) whose sight lines are at most `reach` long: the squared reach
 // widened by a relative margin, so that rounding never drops a segment a line could meet.
 static inline void cs_sight_init(const cs_walls* g, float px, float py, float reach, cs_sight* s) {
