@@ -484,3 +484,41 @@ Test(nav_scenes, a_room_empties_through_the_nearer_of_two_doors) {
     cr_assert_eq(crowd_exits_destroy(w, set), CROWD_OK);
     crowd_world_destroy(w);
 }
+
+// Doors an agent fits through (0.7 m and 0.8 m, wider than the 0.6 m of an agent of the
+// clearance's radius) are open to routes wherever they lie against the cells: the centre test
+// alone closed them when no cell centre fell within their narrow walkable band.
+Test(nav_scenes, routes_pass_narrow_doors_at_every_offset) {
+    static const float widths[] = {0.7f, 0.8f};
+    static const float offsets[] = {0.0f, 0.125f, 0.25f, 0.375f};
+    for (int k = 0; k < 2; ++k)
+        for (int o = 0; o < 4; ++o) {
+            const float yc = offsets[o], hw = 0.5f * widths[k];
+            crowd_world* w = walls_world(1, DT);
+            const crowd_vec2 lo[2] = {{0.0f, -5.0f}, {0.0f, yc - hw}};
+            const crowd_vec2 hi[2] = {{0.0f, yc + hw}, {0.0f, 5.0f}};
+            wall_add(w, CROWD_OBSTACLE_WALL, lo, 2);
+            wall_add(w, CROWD_OBSTACLE_WALL, hi, 2);
+            crowd_agent_def d = crowd_agent_def_default();
+            d.position = (crowd_vec2){-3.0f, 2.0f};
+            d.goal = crowd_goal_default();
+            d.goal.mode = CROWD_GOAL_SEEK;
+            d.goal.target = (crowd_vec2){3.0f, yc};
+            crowd_agent_id id;
+            cr_assert_eq(crowd_agent_add(w, &d, &id), CROWD_OK);
+            cr_assert_eq(crowd_world_nav_update(w), CROWD_OK);
+            crowd_route_info ri = {0};
+            cr_assert_eq(crowd_agent_get_route(w, id, &ri), CROWD_OK);
+            cr_assert_eq(ri.state, CROWD_ROUTE_STATE_ROUTED, "door %.1f m at y %.3f: state %d",
+                         (double)widths[k], (double)yc, (int)ri.state);
+            crowd_vec2 p = d.position;
+            for (int t = 0; t < 300 && p.x < 1.0f; ++t) {
+                crowd_world_step(w);
+                cr_assert_eq(crowd_agent_get_position(w, id, &p), CROWD_OK);
+                cr_assert(isfinite(p.x) && isfinite(p.y) && fabsf(p.y) < 5.0f);
+            }
+            cr_assert(p.x >= 1.0f, "door %.1f m at y %.3f: agent stopped at (%.2f, %.2f)",
+                      (double)widths[k], (double)yc, (double)p.x, (double)p.y);
+            crowd_world_destroy(w);
+        }
+}

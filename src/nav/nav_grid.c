@@ -5,6 +5,15 @@
 // through FREE cells only. Since the clearance exceeds half a cell, no wall passes between two
 // FREE cells that are neighbors (a diagonal step also needs both cells beside it FREE), so a way
 // from cell to cell never crosses a wall.
+//
+// The centre test alone closes doors that an agent fits through: a door of width w leaves a band
+// w - 2 * clearance wide for the centres, narrower than a cell below 2 * clearance + cell size,
+// and when no centre falls into it the door is closed. So a short straight run of NEAR cells
+// (open_pinches) between two FREE cells, in a row or a column, whose centres' segment keeps
+// clearance - cell size / 2 from every wall (the least a door of 2 * clearance leaves a row of
+// centres, wherever the grid lies) and which has walls close on both sides (no FREE cell beside
+// it: a gap, not the side of a wall) is made FREE. Routes through such a pinch pass closer than
+// the clearance; the agents' own wall avoidance keeps them off the jambs.
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +104,7 @@ static void fill_polygon(cs_nav* nav, const cs_obstacle* o, double* xs) {
 }
 
 static void fill_polygons(const crowd_world* w, cs_nav* nav, int32_t most);
+static void open_pinches(const crowd_world* w, cs_nav* nav);
 
 void cs_nav_grid_lay(const crowd_world* w, cs_nav* nav) {
     memset(nav->blocked, CS_NAV_FREE, nav->cells);
@@ -109,6 +119,7 @@ void cs_nav_grid_lay(const crowd_world* w, cs_nav* nav) {
         if (o->kind == CROWD_OBSTACLE_POLYGON && o->count > most) most = o->count;
     }
     if (most > 0) fill_polygons(w, nav, most);
+    open_pinches(w, nav);
     // Open cells: FREE, and so are their eight neighbors (the outside counts as FREE).
     for (int32_t j = 0; j < nav->gh; ++j)
         for (int32_t i = 0; i < nav->gw; ++i) {
@@ -134,4 +145,87 @@ static void fill_polygons(const crowd_world* w, cs_nav* nav, int32_t most) {
         const cs_obstacle* o = &g->obs[oi];
         if (o->points && o->kind == CROWD_OBSTACLE_POLYGON) fill_polygon(nav, o, xs);
     }
+}
+
+// Marks of open_pinches while it runs, in nav->blocked: a NEAR cell of an accepted run, and one
+// of those found to be across a wall from a FREE or pinch neighbor (it stays NEAR).
+#define NAV_PINCH 3
+#define NAV_PINCH_NO 4
+
+static inline uint8_t grid_at(const cs_nav* nav, int32_t i, int32_t j) {
+    if (i < 0 || j < 0 || i >= nav->gw || j >= nav->gh) return CS_NAV_FREE; // open ground
+    return nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i];
+}
+
+// The NEAR state as laid by the walls: a pinch mark is still NEAR to the other passes, so that
+// the order of rows and columns does not matter.
+static inline bool near_at(const cs_nav* nav, int32_t i, int32_t j) {
+    const uint8_t s = grid_at(nav, i, j);
+    return s == CS_NAV_NEAR || s >= NAV_PINCH;
+}
+
+// Runs of NEAR cells along (di, dj) from each cell (i, j) that starts one: see the top of the
+// file. At most `most` cells long: a door through a wall up to about a metre thick.
+static void pinch_runs(const crowd_world* w, cs_nav* nav, int32_t di, int32_t dj, int32_t most,
+                       float keep) {
+    for (int32_t j = 0; j < nav->gh; ++j)
+        for (int32_t i = 0; i < nav->gw; ++i) {
+            if (!near_at(nav, i, j) || grid_at(nav, i - di, j - dj) != CS_NAV_FREE || i - di < 0 ||
+                j - dj < 0)
+                continue;
+            int32_t n = 0;
+            bool gap = true;
+            while (n <= most && near_at(nav, i + n * di, j + n * dj)) {
+                const int32_t x = i + n * di, y = j + n * dj;
+                // Beside the run on both sides: not FREE (walls close on either hand).
+                gap = gap && x + dj < nav->gw && y + di < nav->gh && x - dj >= 0 && y - di >= 0 &&
+                      grid_at(nav, x + dj, y + di) != CS_NAV_FREE &&
+                      grid_at(nav, x - dj, y - di) != CS_NAV_FREE;
+                ++n;
+            }
+            const int32_t ei = i + n * di, ej = j + n * dj;
+            if (n > most || !gap || ei >= nav->gw || ej >= nav->gh ||
+                grid_at(nav, ei, ej) != CS_NAV_FREE)
+                continue;
+            const crowd_vec2 a =
+                cs_nav_center(nav, (uint32_t)(j - dj) * (uint32_t)nav->gw + (uint32_t)(i - di));
+            const crowd_vec2 b =
+                cs_nav_center(nav, (uint32_t)ej * (uint32_t)nav->gw + (uint32_t)ei);
+            if (cs_walls_near_line(&w->walls, a.x, a.y, b.x, b.y, keep)) continue;
+            for (int32_t k = 0; k < n; ++k)
+                nav->blocked[(size_t)(j + k * dj) * (size_t)nav->gw + (size_t)(i + k * di)] =
+                    NAV_PINCH;
+        }
+}
+
+static void open_pinches(const crowd_world* w, cs_nav* nav) {
+    const float h = nav->def.cell_size, keep = nav->def.clearance - 0.5f * h;
+    if (!(keep > 0.0f)) return;
+    const int32_t most = (int32_t)ceilf(2.0f * nav->def.clearance / h) + 2;
+    pinch_runs(w, nav, 1, 0, most, keep);
+    pinch_runs(w, nav, 0, 1, most, keep);
+    // A pinch cell may lie close to a wall that runs beside its run: it must not become the
+    // neighbor of a FREE or pinch cell across that wall (the grid's promise above). Decided from
+    // the marks as they are, so the order of the cells does not matter.
+    for (int32_t j = 0; j < nav->gh; ++j)
+        for (int32_t i = 0; i < nav->gw; ++i) {
+            uint8_t* s = &nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i];
+            if (*s != NAV_PINCH && *s != NAV_PINCH_NO) continue;
+            const crowd_vec2 p = cs_nav_center(nav, (uint32_t)j * (uint32_t)nav->gw + (uint32_t)i);
+            bool crossed = false;
+            for (int32_t dj = -1; dj <= 1 && !crossed; ++dj)
+                for (int32_t di = -1; di <= 1 && !crossed; ++di) {
+                    const int32_t x = i + di, y = j + dj;
+                    if ((di | dj) == 0 || x < 0 || y < 0 || x >= nav->gw || y >= nav->gh) continue;
+                    const uint8_t m = grid_at(nav, x, y);
+                    if (m != CS_NAV_FREE && m < NAV_PINCH) continue;
+                    const crowd_vec2 q =
+                        cs_nav_center(nav, (uint32_t)y * (uint32_t)nav->gw + (uint32_t)x);
+                    crossed = cs_walls_crossed(&w->walls, p.x, p.y, q.x, q.y);
+                }
+            if (crossed) *s = NAV_PINCH_NO;
+        }
+    for (size_t c = 0; c < nav->cells; ++c)
+        if (nav->blocked[c] >= NAV_PINCH)
+            nav->blocked[c] = nav->blocked[c] == NAV_PINCH ? CS_NAV_FREE : CS_NAV_NEAR;
 }
