@@ -140,8 +140,9 @@ static int check_cone_pass(crowd_world* w) {
                 }
             }
         }
-        cr_assert_eq(q->along, want, "slot %d (agent %u): engine %.9g, brute force %.9g", s, idx,
-                     (double)q->along, (double)want);
+        const float got = w->nb_out[CS_NB_CONE][0][s]; // the neighbor pass's output
+        cr_assert_eq(got, want, "slot %d (agent %u): engine %.9g, brute force %.9g", s, idx,
+                     (double)got, (double)want);
         hits += want < INFINITY;
     }
     return hits;

@@ -35,13 +35,15 @@ typedef enum cs_record_kind {
 typedef enum cs_hot_col {
     CS_HOT_GOAL_X, // the goal's target (behaviors/goal)
     CS_HOT_GOAL_Y,
-    CS_HOT_GOAL_PROFILE, // its profile (CS_PROF_GOAL) + 1; 0: the default goal
+    CS_HOT_GOAL_PROFILE,  // its profile (CS_PROF_GOAL) + 1; 0: the default goal
+    CS_HOT_QUEUE_PROFILE, // the queue's profile (CS_PROF_QUEUE) + 1; 0: not queueing
     CS_HOT_COUNT
 } cs_hot_col;
 
 // Parameter profiles (core/profile.h): the settings many agents share, one table per kind.
 typedef enum cs_profile_kind {
-    CS_PROF_GOAL, // cs_goal_profile (behaviors/goal)
+    CS_PROF_GOAL,  // cs_goal_profile (behaviors/goal)
+    CS_PROF_QUEUE, // cs_queue_profile (behaviors/queue)
     CS_PROF_COUNT
 } cs_profile_kind;
 

@@ -61,13 +61,17 @@ typedef enum cs_neighbor_query {
     CS_NB_COUNT
 } cs_neighbor_query;
 
-// A subscription: agents with `flag` (0: none) take part; their records of kind `kind` hold the
-// query's inputs and outputs as float fields at these byte offsets. The subscriber's constants of
-// the cone's shape (steer/steer_math.h) come with it, so the kernel names no behavior.
+// A subscription: agents with `flag` (0: none) take part. Their inputs are float fields at byte
+// offsets `in` of their parameter profile of kind `profile` (a cs_profile_kind + 1; 0: the query
+// has no inputs), whose number + 1 is in hot column `col`; the outputs go to the world's per-slot
+// arrays of the query (crowd_world.nb_out, cs_world_nb_out), which the subscriber reads later in
+// the same step. The subscriber's constants of the cone's shape (steer/steer_math.h) come with it,
+// so the kernel names no behavior.
 typedef struct cs_neighbor_use {
     uint32_t flag;
-    int kind;
-    uint16_t in[4], out[2];
+    int profile;
+    int col;
+    uint16_t in[4];
     // CS_NB_CONE, CS_NB_FILE: the cone has a heading only when the direction it looks along (the
     // velocity, or the way to the target) is at least this long; else it finds no one.
     float min_len;
@@ -91,6 +95,7 @@ typedef enum cs_sep_form {
 typedef struct cs_hot_def {
     int col; // cs_hot_col
     int profile;
+    uint32_t flag; // agents with any of these flags hold a value other than 0 here (0: none)
 } cs_hot_def;
 
 #define CS_BEHAVIOR_MAX_HOT 4

@@ -136,6 +136,7 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
     int need[CS_REC_COUNT] = {0};
     uint32_t profiles[CS_PROF_COUNT] = {0};
     bool user = false, hot[CS_HOT_COUNT] = {false};
+    uint32_t flags = 0;
     hot_entry e[HOT_MAX];
     const int ne = hot_entries(e);
     for (int i = 0; i < n; ++i) {
@@ -144,12 +145,17 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
         uint64_t u;
         memcpy(&u, in + USER_AT, 8);
         user = user || u != 0;
+        uint32_t f;
+        memcpy(&f, in + 8 + 4 * CS_COL_FLAGS, 4);
+        flags |= f;
         for (int j = 0; j < ne; ++j) {
             const cs_hot_def* h = e[j].h;
             uint32_t v;
             memcpy(&v, in + e[j].at, 4);
             hot[h->col] = hot[h->col] || v != 0;
-            if (h->profile) profiles[h->profile - 1] += v != 0;
+            // Room only for values not interned here already (a ghost's usually are).
+            if (h->profile && v && !cs_profiles_has(&w->profiles[h->profile - 1], in + e[j].at + 4))
+                profiles[h->profile - 1]++;
         }
         in += cs_dist_packed_bytes(w, in);
     }
@@ -158,6 +164,11 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
     if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = 0; k < CS_HOT_COUNT; ++k)
         if (hot[k] && cs_world_hot_column(w, k) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    // And the outputs of the neighbor queries a packed agent subscribes to.
+    for (int q = 0; q < CS_NB_COUNT; ++q) {
+        const cs_nb_use u = cs_nb_resolve(w, (cs_neighbor_query)q);
+        if ((flags & u.flag) && cs_world_nb_out(w, q) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    }
     for (int k = 0; k < CS_PROF_COUNT; ++k) {
         const crowd_status st = cs_profiles_reserve(w, &w->profiles[k], profiles[k]);
         if (st != CROWD_OK) return st;
@@ -261,21 +272,12 @@ float cs_dist_reach(const crowd_world* w) {
     float reach = 0.0f;
     for (int s = 0; s < w->count; ++s) {
         float r = c->sep_radius[s];
-        const uint32_t idx = c->id[s];
-        const unsigned char* rec;
-        if (file.flag && (c->flags[s] & file.flag) &&
-            (rec = cs_pool_find(file.pool, file.rec_of, idx))) {
-            float len, width;
-            memcpy(&len, rec + file.in[2], 4);
-            memcpy(&width, rec + file.in[3], 4);
-            const cs_steer_shape sh = cs_steer_sector_shape(len * file.reach_scale, width);
+        if (file.flag && (c->flags[s] & file.flag)) {
+            const cs_steer_shape sh = cs_steer_sector_shape(
+                cs_nb_in(&file, s, 2) * file.reach_scale, cs_nb_in(&file, s, 3));
             r = cs_steer_maxf(r, sh.len + sh.width);
-        } else if (cone.flag && (c->flags[s] & cone.flag) &&
-                   (rec = cs_pool_find(cone.pool, cone.rec_of, idx))) {
-            float len, width;
-            memcpy(&len, rec + cone.in[0], 4);
-            memcpy(&width, rec + cone.in[1], 4);
-            r = cs_steer_maxf(r, len + width);
+        } else if (cone.flag && (c->flags[s] & cone.flag)) {
+            r = cs_steer_maxf(r, cs_nb_in(&cone, s, 0) + cs_nb_in(&cone, s, 1));
         }
         reach = cs_steer_maxf(reach, r + cs_steer_margin(c->px[s], c->py[s], r));
     }

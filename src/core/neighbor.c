@@ -316,26 +316,13 @@ typedef struct nb_subs {
     float cone_min, file_min, file_scale;
 } nb_subs;
 
-static inline unsigned char* rec_for(const cs_nb_use* u, uint32_t flags, uint32_t idx) {
-    return flags & u->flag ? cs_pool_find(u->pool, u->rec_of, idx) : NULL;
-}
-
-static inline float* field(unsigned char* rec, uint16_t offset) {
-    return (float*)(void*)(rec + offset);
-}
-
-static inline void store_outputs(const nb_subs* nb, unsigned char* grec, unsigned char* crec,
-                                 unsigned char* frec, crowd_vec2 gsep, float along,
-                                 crowd_vec2 ahead) {
-    if (grec) {
-        *field(grec, nb->group.out[0]) = gsep.x;
-        *field(grec, nb->group.out[1]) = gsep.y;
-    }
-    if (crec) *field(crec, nb->cone.out[0]) = along;
-    if (frec) {
-        *field(frec, nb->file.out[0]) = ahead.x;
-        *field(frec, nb->file.out[1]) = ahead.y;
-    }
+// The outputs of slot s's queries (grp, cone, file: it subscribes to them) to their per-slot
+// arrays.
+static inline void store_outputs(const nb_subs* nb, int s, bool grp, bool cone, bool file,
+                                 crowd_vec2 gsep, float along, crowd_vec2 ahead) {
+    if (grp) nb->group.out[0][s] = gsep.x, nb->group.out[1][s] = gsep.y;
+    if (cone) nb->cone.out[0][s] = along;
+    if (file) nb->file.out[0][s] = ahead.x, nb->file.out[1][s] = ahead.y;
 }
 
 // The one ahead in the file from a file query's lane results: the lexicographic minimum of
@@ -352,9 +339,9 @@ static inline crowd_vec2 file_ahead(const cs_columns* c, const nb_subs* nb, floa
         if (cs_steer_file_before(al[l], ox[l], oy[l], a, ahead.x, ahead.y))
             a = al[l], ahead = (crowd_vec2){ox[l], oy[l]}, slot = os[l];
     *along = a;
-    unsigned char* other = a < INFINITY ? rec_for(&nb->file, c->flags[slot], c->id[slot]) : NULL;
+    const bool other = a < INFINITY && (c->flags[slot] & nb->file.flag);
     const bool same =
-        other && *field(other, nb->file.in[0]) == gx && *field(other, nb->file.in[1]) == gy;
+        other && cs_nb_in(&nb->file, (int)slot, 0) == gx && cs_nb_in(&nb->file, (int)slot, 1) == gy;
     return same ? ahead : (crowd_vec2){INFINITY, 0.0f};
 }
 
@@ -377,31 +364,27 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const float sep_w = c->sep_weight[s];
     q.sep = sep_w > 0.0f;
     q.grp = q.group != 0; // only agents in a group (ACTIVE followers) have one
-    // The outputs go to the subscribers' records, found through the per-index record numbers
-    // (fetched ahead) and written once at the end, so that no store waits on memory.
-    const uint32_t flags = c->flags[s], idx = c->id[s];
-    cs_prefetch_rec(c, nb->group.rec_of, nb->group.flag, s, w->count);
-    cs_prefetch_rec(c, nb->cone.rec_of, nb->cone.flag, s, w->count);
-    cs_prefetch_rec(c, nb->file.rec_of, nb->file.flag, s, w->count);
-    unsigned char* grec = rec_for(&nb->group, flags, idx);
-    unsigned char* crec = rec_for(&nb->cone, flags, idx);
-    unsigned char* frec = rec_for(&nb->file, flags, idx);
+    // The inputs come from the subscribers' profiles; the outputs go to the queries' per-slot
+    // arrays, written once at the end.
+    const uint32_t flags = c->flags[s];
+    const bool grec = flags & nb->group.flag, crec = flags & nb->cone.flag;
+    const bool frec = flags & nb->file.flag;
     if (frec) {
         // The file looks toward the agent's target, whatever its velocity.
         q.file = true;
-        q.gx = *field(frec, nb->file.in[0]);
-        q.gy = *field(frec, nb->file.in[1]);
+        q.gx = cs_nb_in(&nb->file, s, 0);
+        q.gy = cs_nb_in(&nb->file, s, 1);
         const cs_steer_look look = cs_steer_cone_look(q.gx - q.px, q.gy - q.py, nb->file_min);
         q.gd2 = look.len2, q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
-        const cs_steer_shape sh = cs_steer_sector_shape(
-            *field(frec, nb->file.in[2]) * nb->file_scale, *field(frec, nb->file.in[3]));
+        const cs_steer_shape sh = cs_steer_sector_shape(cs_nb_in(&nb->file, s, 2) * nb->file_scale,
+                                                        cs_nb_in(&nb->file, s, 3));
         q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
     } else if (crec) {
         const cs_steer_look look = cs_steer_cone_look(q.vx, q.vy, nb->cone_min);
         q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
-        q.cone_l = *field(crec, nb->cone.in[0]);
-        q.cone_w = *field(crec, nb->cone.in[1]);
-        q.cone_w2 = *field(crec, nb->cone.in[2]);
+        q.cone_l = cs_nb_in(&nb->cone, s, 0);
+        q.cone_w = cs_nb_in(&nb->cone, s, 1);
+        q.cone_w2 = cs_nb_in(&nb->cone, s, 2);
     }
     crowd_vec2 gsep = {0.0f, 0.0f}, ahead = {INFINITY, 0.0f};
     float along = INFINITY;
@@ -409,7 +392,7 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
     if (!q.sep && !q.grp && !q.cone) {
-        store_outputs(nb, grec, crec, frec, gsep, along, ahead);
+        store_outputs(nb, s, grec, crec, frec, gsep, along, ahead);
         return 0;
     }
 
@@ -470,7 +453,7 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     if (q.cone && !q.file) along = cs_lanes_min(acc.along);
     if (q.cone && q.file && !q.grp)
         ahead = file_ahead(c, nb, q.gx, q.gy, acc.along, acc.ox, acc.oy, acc.os, &along);
-    store_outputs(nb, grec, crec, frec, gsep, along, ahead);
+    store_outputs(nb, s, grec, crec, frec, gsep, along, ahead);
     return cand;
 }
 
@@ -577,8 +560,7 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
 enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
 
 typedef struct query_block {
-    unsigned char* rec[CS_NB_BLOCK]; // the record the agent's query reads and writes
-    int32_t kind[CS_NB_BLOCK];       // BLOCK_*
+    int32_t kind[CS_NB_BLOCK]; // BLOCK_*
     float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
     float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
     float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
@@ -608,7 +590,6 @@ static inline query block_query(const cs_columns* c, int s, const query_block* b
 // accumulators are locals the compiler keeps in registers, and there are no group sums to carry.
 static inline __attribute__((always_inline)) uint64_t
 cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
-    unsigned char* crec = blk->rec[i];
     const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
@@ -641,7 +622,7 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const uint32_t flags = c->flags[s];
     sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
-    *field(crec, nb->cone.out[0]) = q.cone ? cs_lanes_min(al) : INFINITY;
+    nb->cone.out[0][s] = q.cone ? cs_lanes_min(al) : INFINITY;
     return candidates;
 }
 
@@ -654,7 +635,6 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
 // nothing, so each lane's sums see the same terms in the same order as in chunk_all.
 static inline __attribute__((always_inline)) uint64_t
 file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
-    unsigned char* frec = blk->rec[i];
     const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
@@ -717,8 +697,8 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
     float along;
     const crowd_vec2 ahead = file_ahead(c, nb, q.gx, q.gy, al, ox, oy, os, &along);
-    *field(frec, nb->file.out[0]) = ahead.x;
-    *field(frec, nb->file.out[1]) = ahead.y;
+    nb->file.out[0][s] = ahead.x;
+    nb->file.out[1][s] = ahead.y;
     return candidates;
 }
 
@@ -728,7 +708,7 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
 // chunk_all's, so the results are agent_neighbors' to the bit.
 static inline __attribute__((always_inline)) uint64_t
 group_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int i) {
-    unsigned char* grec = blk->rec[i];
+    (void)i;
     const cs_cell_box box = {blk->cx0[i], blk->cy0[i], blk->cx1[i], blk->cy1[i]};
     const cs_columns* c = &w->cur;
     const cs_grid* g = &w->grid;
@@ -750,26 +730,19 @@ group_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int
     sep_force(ms, c->sep_weight[s], drag, vx, vy, ax, ay, an, &w->force_x[s], &w->force_y[s]);
     const crowd_vec2 gsep = cs_steer_sep_force(ms, drag, cs_lanes_sum(gx), cs_lanes_sum(gy),
                                                cs_lanes_sum(gn), (crowd_vec2){vx, vy});
-    *field(grec, nb->group.out[0]) = gsep.x;
-    *field(grec, nb->group.out[1]) = gsep.y;
+    nb->group.out[0][s] = gsep.x;
+    nb->group.out[1][s] = gsep.y;
     return candidates;
 }
 
 // Prepares agents [s0, s0 + n) of the dense layout; returns how many are cone, file or group
 // agents. The arithmetic is agent_neighbors' own, operation for operation.
 static inline __attribute__((always_inline)) int
-prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, query_block* blk) {
+prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, query_block* blk) {
     const cs_columns* c = &w->cur;
     int found = 0;
     for (int i = 0; i < n; ++i) {
         const int s = s0 + i;
-        // The record a later agent will read, fetched ahead: one test for the three queries.
-        const int far = s + CS_PREFETCH;
-        const uint32_t ff = far < end ? c->flags[far] & nb->flags : 0;
-        const int32_t* far_of = ff & nb->group.flag  ? nb->group.rec_of
-                                : ff & nb->file.flag ? nb->file.rec_of
-                                                     : nb->cone.rec_of;
-        if (ff && far_of) __builtin_prefetch(&far_of[c->id[far]]);
         const uint32_t f = c->flags[s] & nb->flags;
         const bool sep = c->sep_weight[s] > 0.0f;
         // A follower without a group (not active) has separation alone, in the general path.
@@ -781,22 +754,19 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, int end, q
         const cs_nb_use* u = kind == BLOCK_FILE    ? &nb->file
                              : kind == BLOCK_GROUP ? &nb->group
                                                    : &nb->cone;
-        unsigned char* rec =
-            kind != BLOCK_OTHER ? cs_pool_find(u->pool, u->rec_of, c->id[s]) : NULL;
-        blk->kind[i] = rec ? kind : BLOCK_OTHER;
-        blk->rec[i] = rec;
+        blk->kind[i] = kind;
         float cl = 0.0f, cw = 0.0f, cw2 = 0.0f, gx = 0.0f, gy = 0.0f;
-        if (rec && kind == BLOCK_CONE) {
-            cl = *field(rec, u->in[0]), cw = *field(rec, u->in[1]), cw2 = *field(rec, u->in[2]);
-        } else if (rec && kind == BLOCK_FILE) {
-            gx = *field(rec, u->in[0]), gy = *field(rec, u->in[1]);
-            const cs_steer_shape sh = cs_steer_sector_shape(*field(rec, u->in[2]) * nb->file_scale,
-                                                            *field(rec, u->in[3]));
+        if (kind == BLOCK_CONE) {
+            cl = cs_nb_in(u, s, 0), cw = cs_nb_in(u, s, 1), cw2 = cs_nb_in(u, s, 2);
+        } else if (kind == BLOCK_FILE) {
+            gx = cs_nb_in(u, s, 0), gy = cs_nb_in(u, s, 1);
+            const cs_steer_shape sh =
+                cs_steer_sector_shape(cs_nb_in(u, s, 2) * nb->file_scale, cs_nb_in(u, s, 3));
             cl = sh.len, cw = sh.width, cw2 = sh.width2;
         }
         blk->cone_l[i] = cl, blk->cone_w[i] = cw, blk->cone_w2[i] = cw2;
         blk->gx[i] = gx, blk->gy[i] = gy;
-        found += rec != NULL;
+        found += kind != BLOCK_OTHER;
     }
     if (!found) return 0;
     const cs_grid* g = &w->grid;
@@ -900,9 +870,10 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const range_view v = {w->grid, w->cur, w->force_x, w->force_y,
                           w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
-    const bool cones = nb->cone.flag && nb->cone.pool->live > 0;
-    const bool files = nb->file.flag && nb->file.pool->live > 0;
-    const bool groups = nb->group.flag && nb->group.pool->live > 0;
+    // Queries whose outputs exist have had subscribers (cs_world_nb_out).
+    const bool cones = nb->cone.flag && nb->cone.out[0];
+    const bool files = nb->file.flag && nb->file.out[0];
+    const bool groups = nb->group.flag && nb->group.out[0];
     uint32_t key[CS_NB_BLOCK] = {0};
     if (sparse) {
         for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, true, 0);
@@ -922,7 +893,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     for (int s0 = lo; s0 < hi; s0 += CS_NB_BLOCK) {
         const int n = hi - s0 < CS_NB_BLOCK ? hi - s0 : CS_NB_BLOCK;
         dense_keys(&v.g, v.c.px, v.c.py, s0, n, key);
-        const int found = prepare_block(w, nb, s0, n, hi, &blk);
+        const int found = prepare_block(w, nb, s0, n, &blk);
         for (int i = 0; i < n; ++i) {
             const int s = s0 + i;
             // An agent with a wall that could hide a neighbor within its query's reach takes the

@@ -117,10 +117,6 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
     }
 }
 
-static inline float* field(unsigned char* rec, uint16_t offset) {
-    return (float*)(void*)(rec + offset);
-}
-
 // The cones' constants from the subscriptions (cs_neighbor_use), which cs_nb_resolve does not
 // carry: the shortest direction with a heading, for the cone and the file, and the factor of the
 // file's reach.
@@ -131,13 +127,9 @@ typedef struct cap_consts {
 static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs_nb_use* group_use,
                              const cs_nb_use* file_use, const cap_consts* k, int s, kept* scratch) {
     const cs_columns* c = &w->cur;
-    const uint32_t flags = c->flags[s], idx = c->id[s];
-    unsigned char* grec =
-        flags & group_use->flag ? cs_pool_find(group_use->pool, group_use->rec_of, idx) : NULL;
-    unsigned char* crec =
-        flags & cone_use->flag ? cs_pool_find(cone_use->pool, cone_use->rec_of, idx) : NULL;
-    unsigned char* frec =
-        flags & file_use->flag ? cs_pool_find(file_use->pool, file_use->rec_of, idx) : NULL;
+    const uint32_t flags = c->flags[s];
+    const bool grec = flags & group_use->flag, crec = flags & cone_use->flag;
+    const bool frec = flags & file_use->flag;
     const float vx = c->vx[s], vy = c->vy[s], sep_w = c->sep_weight[s];
     cap_query q = {.px = c->px[s],
                    .py = c->py[s],
@@ -156,19 +148,19 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
     const bool sep = sep_w > 0.0f, grp = q.group != 0;
     if (frec) {
         q.file = true;
-        q.gx = *field(frec, file_use->in[0]);
-        q.gy = *field(frec, file_use->in[1]);
+        q.gx = cs_nb_in(file_use, s, 0);
+        q.gy = cs_nb_in(file_use, s, 1);
         const cs_steer_look look = cs_steer_cone_look(q.gx - q.px, q.gy - q.py, k->file_min);
         q.gd2 = look.len2, q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
-        const cs_steer_shape sh = cs_steer_sector_shape(
-            *field(frec, file_use->in[2]) * k->file_scale, *field(frec, file_use->in[3]));
+        const cs_steer_shape sh = cs_steer_sector_shape(cs_nb_in(file_use, s, 2) * k->file_scale,
+                                                        cs_nb_in(file_use, s, 3));
         q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
     } else if (crec) {
         const cs_steer_look look = cs_steer_cone_look(vx, vy, k->cone_min);
         q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
-        q.cone_l = *field(crec, cone_use->in[0]);
-        q.cone_w = *field(crec, cone_use->in[1]);
-        q.cone_w2 = *field(crec, cone_use->in[2]);
+        q.cone_l = cs_nb_in(cone_use, s, 0);
+        q.cone_w = cs_nb_in(cone_use, s, 1);
+        q.cone_w2 = cs_nb_in(cone_use, s, 2);
     }
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
@@ -198,19 +190,17 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
     }
     if (grec) {
         const crowd_vec2 g = cs_steer_sep_force(ms, drag, gx, gy, (float)gn, vel);
-        *field(grec, group_use->out[0]) = grp ? g.x : 0.0f;
-        *field(grec, group_use->out[1]) = grp ? g.y : 0.0f;
+        group_use->out[0][s] = grp ? g.x : 0.0f;
+        group_use->out[1][s] = grp ? g.y : 0.0f;
     }
-    if (crec) *field(crec, cone_use->out[0]) = q.cone ? q.along : INFINITY;
+    if (crec) cone_use->out[0][s] = q.cone ? q.along : INFINITY;
     if (frec) {
         // Only an agent of the same file (subscribed, with the same target) is the one ahead.
-        unsigned char* other = q.cone && q.along < INFINITY && (c->flags[q.os] & file_use->flag)
-                                   ? cs_pool_find(file_use->pool, file_use->rec_of, c->id[q.os])
-                                   : NULL;
-        const bool same = other && *field(other, file_use->in[0]) == q.gx &&
-                          *field(other, file_use->in[1]) == q.gy;
-        *field(frec, file_use->out[0]) = same ? q.ox : INFINITY;
-        *field(frec, file_use->out[1]) = same ? q.oy : 0.0f;
+        const bool other = q.cone && q.along < INFINITY && (c->flags[q.os] & file_use->flag);
+        const bool same = other && cs_nb_in(file_use, (int)q.os, 0) == q.gx &&
+                          cs_nb_in(file_use, (int)q.os, 1) == q.gy;
+        file_use->out[0][s] = same ? q.ox : INFINITY;
+        file_use->out[1][s] = same ? q.oy : 0.0f;
     }
     return (uint64_t)q.examined;
 }

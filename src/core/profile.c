@@ -104,6 +104,14 @@ static void compact(cs_profiles* p) {
     p->unused = 0;
 }
 
+bool cs_profiles_has(const cs_profiles* p, const void* value) {
+    if (!p->table_cap) return false;
+    const uint32_t mask = p->table_cap - 1;
+    for (uint32_t i = hash_of(value, p->size) & mask; p->table[i]; i = (i + 1) & mask)
+        if (memcmp(p->data + (size_t)(p->table[i] - 1) * p->size, value, p->size) == 0) return true;
+    return false;
+}
+
 uint32_t cs_profiles_intern(cs_profiles* p, const void* value) {
     if (p->unused > KEEP_UNUSED && 8 * (uint64_t)p->unused > interned(p)) compact(p);
     const uint32_t mask = p->table_cap - 1;

@@ -10,9 +10,9 @@
 // Numbers are a function of the calls alone (the same calls in the same order give the same
 // numbers, whatever the threads): profiles are made and released by API calls between steps,
 // never by a pass. A profile nobody uses any more stays interned, so that a crowd set and reset to
-// the same values finds it again, until the unused are more than an eighth of them; then an interning drops
-// the unused ones (their numbers are reused) so that a world that sees ever new values holds no
-// more than about 8/7 of the profiles it uses, plus a few.
+// the same values finds it again, until the unused are more than an eighth of them; then an
+// interning drops the unused ones (their numbers are reused) so that a world that sees ever new
+// values holds no more than about 8/7 of the profiles it uses, plus a few.
 #ifndef CS_PROFILE_H
 #define CS_PROFILE_H
 
@@ -50,6 +50,9 @@ crowd_status cs_profiles_reserve_users(crowd_world* w, cs_profiles* p, uint32_t 
 // The number of the profile equal to `value` (size bytes), with one more user; a new profile if
 // there is none, for which room was reserved.
 uint32_t cs_profiles_intern(cs_profiles* p, const void* value);
+
+// Whether a profile equal to `value` is interned (used or not): interning it then needs no room.
+bool cs_profiles_has(const cs_profiles* p, const void* value);
 
 // One user less of profile `id`.
 void cs_profiles_release(cs_profiles* p, uint32_t id);

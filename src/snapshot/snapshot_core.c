@@ -383,7 +383,38 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
 
 // ---- the loaded world ---------------------------------------------------------------------------
 
-crowd_status cs_snap_check_loaded(const crowd_world* w, const crowd_load_def* def) {
+// What the passes take for granted of an agent's flags (core/behavior.h): a hot column the flag
+// says it holds a value in has one, and a neighbor query it subscribes to has its outputs (made
+// here: a load that gets this far has no other way to be without them).
+static crowd_status check_flags(crowd_world* w) {
+    uint32_t any = 0;
+    for (int s = 0; s < w->count; ++s) any |= w->cur.flags[s];
+    for (int b = 0; b < CS_BEH_COUNT; ++b) {
+        const cs_behavior* e = &cs_behaviors[b];
+        for (int k = 0; k < e->hot_count; ++k) {
+            const cs_hot_def* h = &e->hot[k];
+            if (!(any & h->flag)) continue;
+            const uint32_t* col = cs_hot_live(w, h->col);
+            for (int s = 0; s < w->count; ++s)
+                if ((w->cur.flags[s] & h->flag) && (!col || !col[s]))
+                    return CROWD_ERR_SNAPSHOT_CORRUPT;
+        }
+        for (int q = 0; q < CS_NB_COUNT; ++q) {
+            const cs_neighbor_use* u = &e->neighbor[q];
+            if (!(any & u->flag)) continue;
+            const uint32_t* col = u->profile ? cs_hot_live(w, u->col) : NULL;
+            for (int s = 0; u->profile && s < w->count; ++s)
+                if ((w->cur.flags[s] & u->flag) && (!col || !col[s]))
+                    return CROWD_ERR_SNAPSHOT_CORRUPT;
+            if (cs_world_nb_out(w, q) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+        }
+    }
+    return CROWD_OK;
+}
+
+crowd_status cs_snap_check_loaded(crowd_world* w, const crowd_load_def* def) {
+    const crowd_status st = check_flags(w);
+    if (st != CROWD_OK) return st;
     const cs_nav* nav = &w->nav;
     if (!cs_nav_counting(w)) return CROWD_OK;
     // The grid its first step would lay (the obstacles' box, exact after a load, which only adds

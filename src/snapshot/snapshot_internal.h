@@ -110,7 +110,7 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in);
 
 // The checks of a loaded world as a whole, after every section: the navigation its first step
 // would lay and build against the load def's limit (snapshot_core.c).
-crowd_status cs_snap_check_loaded(const crowd_world* w, const crowd_load_def* def);
+crowd_status cs_snap_check_loaded(crowd_world* w, const crowd_load_def* def);
 
 // The behaviors' sections, named by their table entries (behaviors/registry.c).
 

@@ -12,7 +12,7 @@
 #include "steer/steer_math.h"
 
 // A follower's record (ACTIVE or STOPPED, exactly while CS_FLAG_FOLLOW), read by the leader pass
-// for every follower: one cache line.
+// for every follower: at most a cache line.
 typedef struct cs_follower {
     uint32_t leader; // leader agent index + 1; 0 when not ACTIVE
     float behind_dist, ahead_dist, ahead_radius, slow_radius;
@@ -27,11 +27,10 @@ typedef struct cs_follower {
     uint8_t predict : 1;
     uint8_t literal : 1; // def.form == CROWD_FOLLOW_LITERAL
     uint8_t pad;
-    crowd_vec2 gsep;     // neighbor pass: separation among the group's followers (unweighted)
     uint32_t next, prev; // siblings in the leader's list, agent index + 1 (0 = none)
 } cs_follower;
 
-_Static_assert(sizeof(cs_follower) == 64, "a follower record is one cache line");
+_Static_assert(sizeof(cs_follower) <= 64, "a follower record fits a cache line");
 
 // A leader's state as its followers read it, written once per step by the leader pass.
 typedef struct cs_lead_state {

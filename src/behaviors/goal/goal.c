@@ -54,11 +54,10 @@ static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
     return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
 }
 
-// Reads slots [lo, lo + k) into lanes 0 .. k - 1: the goal from its hot columns and profile, the
-// queue's from its record; returns what the block needs.
+// Reads slots [lo, lo + k) into lanes 0 .. k - 1: the goal from its hot columns and profile, a
+// queue's brake or file from the neighbor pass's outputs; returns what the block needs.
 static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
     int need = 0;
-    const int n = w->count;
     const cs_columns* c = &w->cur;
     const float* gx = cs_hot_f32(w, CS_HOT_GOAL_X);
     const float* gy = cs_hot_f32(w, CS_HOT_GOAL_Y);
@@ -89,9 +88,6 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             l->mode[i] = CROWD_GOAL_NONE;
             continue;
         }
-        // Fetched ahead by queueing agents only: a plain crowd's scan stays bare.
-        cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, n);
-        const uint32_t idx = c->id[s];
         // A goal flag means a goal other than the default, with a profile.
         const crowd_goal g = cs_goal_at(w, s);
         l->mode[i] = (int32_t)g.mode;
@@ -106,11 +102,13 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         l->qa[i] = INFINITY;
         l->qb[i] = 1.0f;
         if (flags & CS_FLAG_QUEUE) {
-            const cs_queue_rec* q = cs_queue_of(w, idx);
-            const bool cone = q->def.form == CROWD_QUEUE_LITERAL;
+            // What the neighbor pass found: the closest along the cone, or the offset to the one
+            // ahead in the file (its per-slot outputs).
+            const bool cone = flags & CS_FLAG_QUEUE_CONE;
             l->queue[i] = cone ? QUEUE_CONE : QUEUE_FILE;
-            l->qa[i] = q->along; // the same field as ahead_x
-            l->qb[i] = cone ? q->def.cone_length : q->ahead_y;
+            l->qa[i] = cone ? w->nb_out[CS_NB_CONE][0][s] : w->nb_out[CS_NB_FILE][0][s];
+            l->qb[i] =
+                cone ? cs_queue_profile_at(w, s)->def.cone_length : w->nb_out[CS_NB_FILE][1][s];
             // A file forms where the goal is in sight: on the way round a corner the one ahead
             // may be across a wall, and the point behind it is not on the way.
             if (!cone && !in_sight) l->qa[i] = INFINITY;

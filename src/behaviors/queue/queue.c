@@ -1,11 +1,12 @@
 // Queues: the public queue API, the spec's cone search and brake as pure functions, and the
 // arrival phase.
 //
-// The cone itself is searched in the neighbor pass (closest along -> the agent's record) and
-// applied in the goal pass; this file keeps the records those passes read and handles what
-// happens when a queueing agent reaches its goal.
+// The cone itself is searched in the neighbor pass (from the queue's profile; the closest along
+// goes to the pass's per-slot output) and applied in the goal pass; this file keeps the queue's
+// profile and record and handles what happens when a queueing agent reaches its goal.
 #include <math.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "behaviors/queue/queue_internal.h"
 #include "behaviors/separation.h"
@@ -99,22 +100,51 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
         .slow_radius = def->slow_radius,
         .weight = def->weight,
     };
-    // The queue's record first (the arrivals list grows with the queue pool; a reservation
-    // changes nothing the world shows), then the goal through the goal behavior's own call, which
-    // changes nothing when it fails, then the record, which cannot fail.
-    if (cs_rec_num(w, CS_REC_QUEUE, idx) < 0)
-        st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], 1);
+    // The queue's storage first (its record, as the arrivals list grows with the queue pool; its
+    // profile and column; its query's outputs: reservations change nothing the world shows), then
+    // the goal through the goal behavior's own call, which changes nothing when it fails, then the
+    // queue itself, which cannot fail.
+    if (cs_rec_num(w, CS_REC_QUEUE, idx) < 0) st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], 1);
+    if (st == CROWD_OK) st = cs_queue_reserve_hot(w, 1);
+    if (st == CROWD_OK)
+        st = cs_world_nb_out(w, def->form == CROWD_QUEUE_FILE ? CS_NB_FILE : CS_NB_CONE);
     if (st == CROWD_OK) st = crowd_agent_set_goal(w, id, &goal);
     if (st != CROWD_OK) return st;
 
     if (w->rec_of[CS_REC_QUEUE][idx] < 0)
         w->rec_of[CS_REC_QUEUE][idx] = cs_pool_acquire(&w->pools[CS_REC_QUEUE]);
-    *cs_queue_of(w, idx) = cs_queue_rec_make(def, false);
-    w->cur.flags[s] &= ~(uint32_t)(CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE);
-    w->cur.flags[s] |= CS_FLAG_GOAL | CS_FLAG_QUEUE |
-                       (def->form == CROWD_QUEUE_FILE ? CS_FLAG_QUEUE_FILE : CS_FLAG_QUEUE_CONE);
+    cs_queue_store(w, idx, s, def, false);
+    w->cur.flags[s] |= CS_FLAG_GOAL;
     cs_sep_push_refresh(w, idx);
     return CROWD_OK;
+}
+
+crowd_status cs_queue_reserve_hot(crowd_world* w, uint32_t n) {
+    if (cs_world_hot_column(w, CS_HOT_QUEUE_PROFILE) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    return cs_profiles_reserve(w, &w->profiles[CS_PROF_QUEUE], n);
+}
+
+// Drops agent slot s's queue profile (the agent stops queueing).
+static void release_profile(crowd_world* w, int s) {
+    uint32_t* col = cs_hot_u32(w, CS_HOT_QUEUE_PROFILE);
+    if (!col || !col[s]) return;
+    cs_profiles_release(&w->profiles[CS_PROF_QUEUE], col[s] - 1);
+    col[s] = 0;
+}
+
+void cs_queue_store(crowd_world* w, uint32_t idx, int s, const crowd_queue_def* def, bool done) {
+    *cs_queue_of(w, idx) = (cs_queue_rec){.def = *def, .done = (uint8_t)done};
+    release_profile(w, s);
+    cs_queue_profile p;
+    memset(&p, 0, sizeof p); // the padding too: profiles are compared byte for byte
+    p.def = *def;
+    p.width2 = cs_queue_width2(def->cone_width);
+    cs_hot_use(w, CS_HOT_QUEUE_PROFILE);
+    cs_hot_u32(w, CS_HOT_QUEUE_PROFILE)[s] =
+        cs_profiles_intern(&w->profiles[CS_PROF_QUEUE], &p) + 1;
+    w->cur.flags[s] &= ~(uint32_t)(CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE);
+    w->cur.flags[s] |=
+        CS_FLAG_QUEUE | (def->form == CROWD_QUEUE_FILE ? CS_FLAG_QUEUE_FILE : CS_FLAG_QUEUE_CONE);
 }
 
 void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
@@ -142,6 +172,7 @@ crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     w->cur.flags[s] &= ~(uint32_t)(CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE);
+    release_profile(w, s);
     cs_queue_on_remove(w, id.index1 - 1);
     cs_sep_push_refresh(w, id.index1 - 1);
     return CROWD_OK;
@@ -274,20 +305,19 @@ static void arrival_team(void* arg, int t, int nt) {
     int lo, hi;
     cs_team_range(n, 1, t, nt, &lo, &hi);
     for (int s = lo; s < hi; ++s) {
-        // Fetched ahead from every slot: a queueing agent after a slot without a queue gets its
-        // fetch too.
-        cs_prefetch_rec(c, w->rec_of[CS_REC_QUEUE], CS_FLAG_QUEUE, s, hi);
         // A ghost's arrival is its owner's to apply (core/dist_hooks.h).
         if ((c->flags[s] & (CS_FLAG_QUEUE | CS_FLAG_GHOST)) != CS_FLAG_QUEUE) continue;
+        const crowd_queue_def* d = &cs_queue_profile_at(w, s)->def;
+        const float dx = c->px[s] - d->goal.x, dy = c->py[s] - d->goal.y;
+        if (!(sqrtf(dx * dx + dy * dy) <= d->arrival_radius)) continue;
+        // Within reach: the record says whether the arrival was reported already.
         const uint32_t idx = c->id[s];
-        const cs_queue_rec* q = cs_queue_of(w, idx);
-        const float dx = c->px[s] - q->def.goal.x, dy = c->py[s] - q->def.goal.y;
-        if (q->done || !(sqrtf(dx * dx + dy * dy) <= q->def.arrival_radius)) continue;
+        if (cs_queue_of(w, idx)->done) continue;
         const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
         a->arrivals[at] = (cs_arrival){
             .index1 = idx + 1,
             .generation = w->generation[idx],
-            .action = (uint8_t)q->def.on_arrival,
+            .action = (uint8_t)d->on_arrival,
             .x = c->px[s],
             .y = c->py[s],
             .user_data = cs_user_data(w, idx),

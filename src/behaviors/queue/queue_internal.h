@@ -8,43 +8,36 @@
 
 #include "core/internal.h"
 
-// One per queueing agent, read by the neighbor pass (cone), the goal pass (brake) and the arrival
-// phase (goal, arrival radius, policy) in cell order: one cache line, which also keeps the passes'
-// writes of different agents off each other's lines.
+// A queue's settings as the passes read them, shared by the agents queueing alike (a parameter
+// profile, core/profile.h; its number + 1 in hot column CS_HOT_QUEUE_PROFILE): the def as set and
+// width2 = cs_queue_width2(def.cone_width), the cone's test bound. The neighbor pass reads the
+// cone's or the file's inputs here and writes what it finds to its per-slot outputs (the closest
+// along the cone; the offset to the one ahead in the file), which the goal pass reads.
+typedef struct cs_queue_profile {
+    crowd_queue_def def;
+    float width2;
+} cs_queue_profile;
+
+// One per queueing agent, read on events only (an arrival, a respawn, the API, a snapshot): the
+// def as set and whether its STOP arrival was reported.
 typedef struct cs_queue_rec {
-    crowd_queue_def def; // as set
-    // Written by the neighbor pass. LITERAL: along, the closest agent ahead in the cone (+inf if
-    // none), and width2 = cs_queue_width2(def.cone_width), which the pass reads. FILE: the offset
-    // (ahead_x, ahead_y) from the agent to the one it queues behind; ahead_x = +inf if none.
-    union {
-        float along;
-        float ahead_x;
-    };
-    union {
-        float width2;
-        float ahead_y;
-    };
+    crowd_queue_def def;
     uint8_t done; // STOP: the arrival was reported; no more arrivals until set again
     uint8_t pad[3];
 } cs_queue_rec;
 
-_Static_assert(sizeof(cs_queue_rec) == 64, "a queue record is one cache line");
-
-// The largest float t with sqrtf(t) <= width. sqrtf is correctly rounded and monotone, so the
-// cone's test sqrtf(perp2) <= width is exactly perp2 <= t: no square root per candidate, and the
-// same answer as the spec's length comparison for every input.
+// The largest float t with sqrtf(t) <= width (cs_steer_width2): the cone's test without a root.
 float cs_queue_width2(float width);
 
-// A fresh record for an agent that starts (or resumes) queueing with `def`.
-static inline cs_queue_rec cs_queue_rec_make(const crowd_queue_def* def, bool done) {
-    if (def->form == CROWD_QUEUE_FILE)
-        return (cs_queue_rec){
-            .def = *def, .ahead_x = INFINITY, .ahead_y = 0.0f, .done = (uint8_t)done};
-    return (cs_queue_rec){.def = *def,
-                          .along = INFINITY,
-                          .width2 = cs_queue_width2(def->cone_width),
-                          .done = (uint8_t)done};
+// The queue profile of the agent in slot s (it queues).
+static inline const cs_queue_profile* cs_queue_profile_at(const crowd_world* w, int s) {
+    return cs_profiles_at(&w->profiles[CS_PROF_QUEUE], cs_hot_u32(w, CS_HOT_QUEUE_PROFILE)[s] - 1);
 }
+
+// Gives agent idx in slot s the queue `def` (its record exists; room for the profile and the
+// column was reserved: cs_queue_reserve_hot), its STOP arrival reported or not.
+void cs_queue_store(crowd_world* w, uint32_t idx, int s, const crowd_queue_def* def, bool done);
+crowd_status cs_queue_reserve_hot(crowd_world* w, uint32_t n);
 
 static inline cs_queue_rec* cs_queue_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_QUEUE, idx);

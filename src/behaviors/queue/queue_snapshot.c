@@ -5,7 +5,7 @@
 //         f32 cone length, cone width, goal x, goal y, slow radius, weight, arrival radius,
 //         u32 on_arrival | form << 8, f32 start_min x, y, start_max x, y, u32 done (1: a STOP
 //         arrival was reported). The closest-along of the cone is not state: every step recomputes
-//         it before it is read.
+//         it before it is read. The queue's profile is made again from the def.
 #include <math.h>
 
 #include "behaviors/queue/queue_internal.h"
@@ -53,6 +53,9 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
     if (in->bad || count != (uint32_t)flagged || in->left != (size_t)count * QUEUE_RECORD_SIZE)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     crowd_status st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], (int)count);
+    if (st == CROWD_OK && count) st = cs_queue_reserve_hot(w, count);
+    if (st == CROWD_OK && count) st = cs_world_nb_out(w, CS_NB_CONE);
+    if (st == CROWD_OK && count) st = cs_world_nb_out(w, CS_NB_FILE);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
@@ -89,7 +92,7 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
         w->rec_of[CS_REC_QUEUE][idx] = cs_pool_acquire(&w->pools[CS_REC_QUEUE]);
-        *cs_queue_of(w, idx) = cs_queue_rec_make(&d, done == 1);
+        cs_queue_store(w, idx, w->slot_of[idx], &d, done == 1);
     }
     return CROWD_OK;
 }
