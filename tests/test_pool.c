@@ -265,6 +265,11 @@ Test(pool, records_follow_their_agents_into_slot_order) {
     enum { N = 400 };
     counter c;
     crowd_world* w = make_world(&c, N);
+    // A wall far from everybody: a routed goal keeps its record (its field memo) while the world
+    // has obstacles.
+    const crowd_vec2 wall[2] = {{1000.0f, 1000.0f}, {1001.0f, 1000.0f}};
+    crowd_obstacle_id ob;
+    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 2, &ob), CROWD_OK);
     crowd_agent_id ids[N];
     crowd_goal want[N];
     bool has[N] = {false}, alive[N];
@@ -362,9 +367,9 @@ Test(pool, paged_growth_moves_no_record) {
 }
 
 // A record kind's per-index record numbers exist from its first reservation on: a world whose
-// agents never had a goal holds none (and removes, describes and saves its agents all the same);
-// a failed first reservation leaves none and no byte more; the first goal brings them, with no
-// record for every other agent.
+// agents never had a behavior holds none (and removes, describes and saves its agents all the
+// same); a failed first reservation leaves none and no byte more; the first wall def other than
+// the default brings them, with no record for every other agent.
 Test(pool, record_numbers_exist_from_the_first_reservation) {
     counter c;
     crowd_world* w = make_world(&c, 64);
@@ -390,24 +395,23 @@ Test(pool, record_numbers_exist_from_the_first_reservation) {
     crowd_world_destroy(loaded);
     free(buf);
 
-    crowd_goal g = crowd_goal_default();
-    g.mode = CROWD_GOAL_SEEK;
-    g.target = (crowd_vec2){10.0f, 10.0f};
+    crowd_wall_def wd = crowd_wall_def_default();
+    wd.weight = 2.0f;
     const size_t bytes = c.bytes;
     const long blocks = c.blocks;
     c.fail_after = 0;
-    cr_assert_eq(crowd_agent_set_goal(w, ids[7], &g), CROWD_ERR_OUT_OF_MEMORY);
+    cr_assert_eq(crowd_agent_set_walls(w, ids[7], &wd), CROWD_ERR_OUT_OF_MEMORY);
     c.fail_after = -1;
-    cr_assert_null(w->rec_of[CS_REC_GOAL]);
+    cr_assert_null(w->rec_of[CS_REC_WALL]);
     cr_assert_eq(c.bytes, bytes);
     cr_assert_eq(c.blocks, blocks);
 
-    cr_assert_eq(crowd_agent_set_goal(w, ids[7], &g), CROWD_OK);
-    cr_assert_not_null(w->rec_of[CS_REC_GOAL]);
+    cr_assert_eq(crowd_agent_set_walls(w, ids[7], &wd), CROWD_OK);
+    cr_assert_not_null(w->rec_of[CS_REC_WALL]);
     cr_assert_gt(c.bytes, bytes);
     for (int i = 0; i < 40; ++i)
         if (i != 5)
-            cr_assert_eq(cs_rec_num(w, CS_REC_GOAL, ids[i].index1 - 1) >= 0, i == 7, "agent %d", i);
+            cr_assert_eq(cs_rec_num(w, CS_REC_WALL, ids[i].index1 - 1) >= 0, i == 7, "agent %d", i);
     cr_assert_eq(crowd_world_step(w), CROWD_OK);
     cr_assert_null(w->rec_of[CS_REC_QUEUE]);
 

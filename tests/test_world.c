@@ -1027,8 +1027,7 @@ Test(world_memory, steps_with_behaviors_allocate_nothing) {
 // CROWD_ERR_OUT_OF_MEMORY and leaves everything observable as it was; then the call succeeds.
 typedef crowd_status (*behavior_call)(behavior_world* b);
 
-// A routed goal: besides the goal's columns and profile it needs a record (its field memo), which
-// a full pool has no room for.
+// A goal of a new profile, which a full profile table (the FULL world's) has no room for.
 static crowd_status call_set_goal(behavior_world* b) {
     crowd_goal g = crowd_goal_default();
     g.mode = CROWD_GOAL_SEEK;
@@ -1092,6 +1091,8 @@ static void full_world_make(behavior_world* b, alloc_log* log) {
         if (i >= 16) continue;
         crowd_queue_def q = crowd_queue_def_default();
         q.goal = (crowd_vec2){rnd(&r, -10, 10), rnd(&r, -10, 10)};
+        // Each its own slow radius: the goal and queue profiles fill their tables too.
+        q.slow_radius = 1.0f + 0.01f * (float)i;
         cr_assert_eq(crowd_agent_set_queue(w, b->ids[i], &q), CROWD_OK);
     }
     const crowd_vec2 pts[] = {{-8, -8}, {8, -8}};

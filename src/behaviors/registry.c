@@ -36,10 +36,10 @@ const cs_behavior
                     .name = "goal",
                     .flags = CS_FLAG_GOAL,
                     // Hot: the target and the profile; a routed goal's field memo in its record.
-                    .records = {{CS_REC_GOAL, sizeof(cs_goal_rec), 0, false}},
-                    .hot = {{CS_HOT_GOAL_X, 0},
-                            {CS_HOT_GOAL_Y, 0},
-                            {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1}},
+                    .records = {{CS_REC_GOAL, sizeof(cs_goal_rec), 0, false, true}},
+                    .hot = {{CS_HOT_GOAL_X, 0, 0},
+                            {CS_HOT_GOAL_Y, 0, 0},
+                            {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL}},
                     .hot_count = 3,
                     .profile_kind = CS_PROF_GOAL,
                     .profile_size = sizeof(cs_goal_profile),
@@ -65,7 +65,8 @@ const cs_behavior
                     .name = "queue",
                     .flags = CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE,
                     // aux: the last step's arrivals, one per queueing agent at most
-                    .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(cs_arrival), false}},
+                    .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(cs_arrival), false,
+                                 false}},
                     .state_bytes = sizeof(cs_queue_world),
                     .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
                     // Hot: its profile. The cone the goal pass brakes with (CROWD_QUEUE_LITERAL),
@@ -100,7 +101,7 @@ const cs_behavior
                 {
                     .name = "path",
                     .flags = CS_FLAG_PATH,
-                    .records = {{CS_REC_PATH, sizeof(cs_path_rec), 0, false}},
+                    .records = {{CS_REC_PATH, sizeof(cs_path_rec), 0, false, true}},
                     .passes = {{CROWD_PHASE_PATH, cs_pass_path}},
                     .on_remove = cs_path_on_remove,
                     .count_routes = cs_path_count_routes,
@@ -120,8 +121,8 @@ const cs_behavior
                     .flags = CS_FLAG_FOLLOW | CS_FLAG_LEADER,
                     // leaders' aux: the dirty list, leader indices waiting for a slot reassignment
                     // Replicated in a split world: the follow graph spans the world.
-                    .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0, true},
-                                {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t), true}},
+                    .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0, true, true},
+                                {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t), true, true}},
                     .state_bytes = sizeof(cs_follow_world),
                     .passes = {{CROWD_PHASE_LEADER, cs_pass_leader}},
                     // The group separation the leader pass weighs in (no inputs).
@@ -140,7 +141,7 @@ const cs_behavior
                     // Every agent is kept out of the walls; only a def other than the default has a
                     // record. The obstacles are world geometry (src/walls/), saved in the walls
                     // section.
-                    .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0, false}},
+                    .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0, false, true}},
                     .state_bytes = sizeof(cs_walls_world),
                     .passes = {{CROWD_PHASE_WALLS, cs_pass_walls},
                                {CROWD_PHASE_CLAMP, cs_pass_clamp}},

@@ -28,6 +28,10 @@ typedef struct cs_record_def {
     // agent, stored there or not, and applies every change to them in the same order: they link
     // agents across the whole world (the follow graph). Packed agents carry the other kinds only.
     bool replicated;
+    // A pass reads these records every tick: the sort lays them out in slot order every few ticks
+    // (CS_RECORD_PERIOD). Records read only on events (an API call, an arrival) stay where they
+    // are.
+    bool slot_order;
 } cs_record_def;
 
 // A pass of the step: runs once per step in `phase`, after the core's own pass of that phase (if
@@ -47,7 +51,8 @@ typedef struct cs_behavior_pass {
 typedef enum cs_neighbor_query {
     // The spec's forward cone: the distance along the agent's heading to the closest agent in the
     // cone (+inf when none or when the agent is slower than the subscription's min_len).
-    // in: cone length, cone width, the squared-width bound (cs_steer_width2); out: that distance.
+    // in: cone length, cone width, the squared-width bound (cs_steer_width2); out: that distance
+    // over the cone's length, which is what the spec's brake clamps (cs_steer_brake).
     CS_NB_CONE,
     // Separation among the agents of the same group (the group column; 0 = none), unweighted.
     // out: its x and y.

@@ -450,7 +450,7 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     if (q.grp)
         gsep = cs_steer_sep_force(ms, drag, cs_lanes_sum(acc.gx), cs_lanes_sum(acc.gy),
                                   cs_lanes_sum(acc.gn), vel);
-    if (q.cone && !q.file) along = cs_lanes_min(acc.along);
+    if (q.cone && !q.file) along = cs_lanes_min(acc.along) / q.cone_l; // CS_NB_CONE's output
     if (q.cone && q.file && !q.grp)
         ahead = file_ahead(c, nb, q.gx, q.gy, acc.along, acc.ox, acc.oy, acc.os, &along);
     store_outputs(nb, s, grec, crec, frec, gsep, along, ahead);
@@ -622,7 +622,7 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const uint32_t flags = c->flags[s];
     sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
-    nb->cone.out[0][s] = q.cone ? cs_lanes_min(al) : INFINITY;
+    nb->cone.out[0][s] = q.cone ? cs_lanes_min(al) / q.cone_l : INFINITY;
     return candidates;
 }
 

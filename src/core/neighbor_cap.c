@@ -193,7 +193,7 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         group_use->out[0][s] = grp ? g.x : 0.0f;
         group_use->out[1][s] = grp ? g.y : 0.0f;
     }
-    if (crec) cone_use->out[0][s] = q.cone ? q.along : INFINITY;
+    if (crec) cone_use->out[0][s] = q.cone ? q.along / q.cone_l : INFINITY;
     if (frec) {
         // Only an agent of the same file (subscribed, with the same target) is the one ahead.
         const bool other = q.cone && q.along < INFINITY && (c->flags[q.os] & file_use->flag);

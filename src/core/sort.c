@@ -287,14 +287,20 @@ static void records_team(void* arg, int t, int nt) {
     }
 }
 
-// Every pass after the sort reads the records of the agents it visits in slot order; laid out in
-// that order they stream from memory instead of costing a cache miss each. Agents move little
-// between ticks, so the copy itself reads nearly in order too, and a layout stays nearly in order
-// for a few ticks: each pool is laid out again every CS_RECORD_PERIOD ticks.
+// A pass that reads records every tick (cs_record_def.slot_order) visits its agents in slot order;
+// laid out in that order the records stream from memory instead of costing a cache miss each.
+// Agents move little between ticks, so the copy itself reads nearly in order too, and a layout
+// stays nearly in order for a few ticks: each such pool is laid out again every CS_RECORD_PERIOD
+// ticks. Records read only on events are left where they are.
 static void records_follow(crowd_world* w) {
     records_ctx x = {.w = w};
+    bool in_order[CS_REC_COUNT] = {false};
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int r = 0; r < CS_BEHAVIOR_MAX_RECORDS && cs_behaviors[b].records[r].size; ++r)
+            in_order[cs_behaviors[b].records[r].kind] = cs_behaviors[b].records[r].slot_order;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
-        if (w->pools[k].live == 0 || w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
+        if (!in_order[k] || w->pools[k].live == 0 ||
+            w->tick % CS_RECORD_PERIOD != (uint64_t)k % CS_RECORD_PERIOD)
             continue;
         // A split world keeps these records for agents it does not store: they stay in place.
         if (w->split_live && (cs_dist_replicated() & (1u << k))) continue;

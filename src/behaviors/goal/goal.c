@@ -13,7 +13,6 @@
 #include <math.h>
 
 #include "behaviors/goal/goal_internal.h"
-#include "behaviors/queue/queue_internal.h"
 #include "steer/steer_math.h"
 
 #define GOAL_BLOCK 64
@@ -46,9 +45,10 @@ static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
     const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
     const crowd_vec2 pos = {c->px[s], c->py[s]};
-    const cs_nav_aim a = routed ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos,
-                                                  &cs_goal_rec_of(w, c->id[s])->nav)
-                                : cs_nav_aim_of(&w->nav, g->target, g->exits, pos, false);
+    // A routed goal has its memo while the world counts routes (goal_internal.h).
+    cs_goal_rec* r = routed ? cs_goal_rec_of(w, c->id[s]) : NULL;
+    const cs_nav_aim a = r ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &r->nav)
+                           : cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
     const float v = c->max_speed[s];
     *in_sight = a.final;
     return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
@@ -75,7 +75,7 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             const crowd_vec2 pos = {c->px[s], c->py[s]};
             // Only an agent whose memo will not serve (cs_nav_aim_memo) reads its field.
             const cs_goal_rec* r = cs_goal_rec_of(w, c->id[s]);
-            if (!cs_nav_memo_serves(&w->nav, &r->nav, pos)) {
+            if (!r || !cs_nav_memo_serves(&w->nav, &r->nav, pos)) {
                 const crowd_exits_id exits = {
                     .index1 = p->exits_index1, .generation = p->exits_generation, .world = w->tag};
                 cs_nav_prefetch(&w->nav, (crowd_vec2){gx[s], gy[s]}, exits, pos);
@@ -106,9 +106,9 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             // ahead in the file (its per-slot outputs).
             const bool cone = flags & CS_FLAG_QUEUE_CONE;
             l->queue[i] = cone ? QUEUE_CONE : QUEUE_FILE;
+            // The cone's output is already over the cone's length: the brake divides it by 1.
             l->qa[i] = cone ? w->nb_out[CS_NB_CONE][0][s] : w->nb_out[CS_NB_FILE][0][s];
-            l->qb[i] =
-                cone ? cs_queue_profile_at(w, s)->def.cone_length : w->nb_out[CS_NB_FILE][1][s];
+            l->qb[i] = cone ? 1.0f : w->nb_out[CS_NB_FILE][1][s];
             // A file forms where the goal is in sight: on the way round a corner the one ahead
             // may be across a wall, and the point behind it is not on the way.
             if (!cone && !in_sight) l->qa[i] = INFINITY;

@@ -59,13 +59,27 @@ void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta) {
     if (routed(g) && cs_nav_counting(w)) cs_nav_ref(w, route_key(w, g), delta);
 }
 
+// Counting starts: every routed goal counts its destination and gets its memo record (all the
+// records reserved first; a memo is a cache, which nothing shows, so records given before a later
+// failure change nothing the world shows).
 crowd_status cs_goal_count_routes(crowd_world* w) {
+    int need = 0;
+    for (int s = 0; s < w->count; ++s) {
+        const crowd_goal g = cs_goal_at(w, s);
+        need += routed(&g) && cs_rec_num(w, CS_REC_GOAL, w->cur.id[s]) < 0;
+    }
+    if (need && cs_pool_reserve(w, &w->pools[CS_REC_GOAL], need) != CROWD_OK)
+        return CROWD_ERR_OUT_OF_MEMORY;
     for (int s = 0; s < w->count; ++s) {
         const crowd_goal g = cs_goal_at(w, s);
         if (!routed(&g)) continue;
         const crowd_status st = cs_nav_reserve(w, route_key(w, &g));
         if (st != CROWD_OK) return st;
         cs_nav_ref(w, route_key(w, &g), +1);
+        const uint32_t idx = w->cur.id[s];
+        if (cs_rec_num(w, CS_REC_GOAL, idx) >= 0) continue;
+        w->rec_of[CS_REC_GOAL][idx] = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
+        *cs_goal_rec_of(w, idx) = (cs_goal_rec){0};
     }
     return CROWD_OK;
 }
@@ -89,7 +103,8 @@ static crowd_status reserve_storage(crowd_world* w, int32_t rec, const crowd_goa
     for (int k = 0; k < 3; ++k)
         if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     crowd_status st = cs_profiles_reserve(w, &w->profiles[CS_PROF_GOAL], 1);
-    if (st == CROWD_OK && rec < 0 && routed(g)) st = cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+    if (st == CROWD_OK && rec < 0 && routed(g) && cs_nav_counting(w))
+        st = cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
     return st;
 }
 
@@ -140,8 +155,10 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     prof[s] = cs_profiles_intern(&w->profiles[CS_PROF_GOAL], &p) + 1;
     cs_hot_f32(w, CS_HOT_GOAL_X)[s] = g->target.x;
     cs_hot_f32(w, CS_HOT_GOAL_Y)[s] = g->target.y;
-    // A routed goal's record holds its memo of the field, which a new goal starts afresh.
-    if (!routed(g)) {
+    // A routed goal's record holds its memo of the field, which a new goal starts afresh; it is
+    // kept while the world counts routes (cs_goal_count_routes gives one to every routed goal
+    // when counting starts).
+    if (!routed(g) || !cs_nav_counting(w)) {
         release_record(w, idx);
         return;
     }

@@ -18,10 +18,10 @@ typedef struct cs_goal_profile {
     uint16_t exits_world; // 0 when exits_index1 is not
 } cs_goal_profile;
 
-// The goal record, kept for a routed goal only: what the goal pass last read of the navigation
-// field for the agent (its field entry and the cell it read it for, valid while the fields are
-// those of nav.epoch): an agent crosses a field cell every few ticks, so most ticks read no field
-// at all.
+// The goal record, kept for a routed goal while the world counts routes (cs_nav_counting: it has
+// obstacles) only: what the goal pass last read of the navigation field for the agent (its field
+// entry and the cell it read it for, valid while the fields are those of nav.epoch): an agent
+// crosses a field cell every few ticks, so most ticks read no field at all.
 typedef struct cs_goal_rec {
     cs_nav_memo nav;
 } cs_goal_rec;
