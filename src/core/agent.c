@@ -170,17 +170,18 @@ crowd_status crowd_agent_remove(crowd_world* w, crowd_agent_id id) {
 
 void cs_agent_def_of(const crowd_world* w, uint32_t idx, int s, crowd_agent_def* out) {
     const cs_columns* c = &w->cur;
-    *out = (crowd_agent_def){
-        .position = {c->px[s], c->py[s]},
-        .velocity = {c->vx[s], c->vy[s]},
-        .heading = {c->hx[s], c->hy[s]},
-        .radius = w->radius[idx],
-        .max_speed = c->max_speed[s],
-        .max_force = c->max_force[s],
-        .separation_radius = c->sep_radius[s],
-        .separation_weight = c->sep_weight[s],
-        .user_data = cs_user_data(w, idx),
-    };
+    // Field by field over zeros: the padding reads back the same every time (callers compare defs
+    // byte for byte), which a struct assignment does not promise.
+    memset(out, 0, sizeof *out);
+    out->position = (crowd_vec2){c->px[s], c->py[s]};
+    out->velocity = (crowd_vec2){c->vx[s], c->vy[s]};
+    out->heading = (crowd_vec2){c->hx[s], c->hy[s]};
+    out->radius = w->radius[idx];
+    out->max_speed = c->max_speed[s];
+    out->max_force = c->max_force[s];
+    out->separation_radius = c->sep_radius[s];
+    out->separation_weight = c->sep_weight[s];
+    out->user_data = cs_user_data(w, idx);
     behavior_defaults(out);
     for (int b = 0; b < CS_BEH_COUNT; ++b)
         if (cs_behaviors[b].get_def) cs_behaviors[b].get_def(w, idx, out);
