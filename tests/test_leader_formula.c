@@ -264,7 +264,7 @@ static void check_pass_against_pure(int threads) {
                 .leader_position = {c->px[ls], c->py[ls]},
                 .leader_velocity = {c->vx[ls], c->vy[ls]},
                 .leader_heading = {c->hx[ls], c->hy[ls]},
-                .separation = {w->nb_out[CS_NB_GROUP][0][s], w->nb_out[CS_NB_GROUP][1][s]},
+                .separation = {cs_nb_out(w, CS_NB_GROUP, 0)[s], cs_nb_out(w, CS_NB_GROUP, 1)[s]},
                 .has_slot = info.slot >= 0,
                 .slot = info.slot_offset,
             };
@@ -340,7 +340,7 @@ Test(leader_formula, group_separation_is_over_the_same_leaders_followers) {
                                                              c->sep_radius[s], 1.0f)
                                     : crowd_steer_separation_push(pos, c->max_speed[s], mates, m,
                                                                   c->sep_radius[s], 1.0f);
-        const crowd_vec2 got = {w->nb_out[CS_NB_GROUP][0][s], w->nb_out[CS_NB_GROUP][1][s]};
+        const crowd_vec2 got = {cs_nb_out(w, CS_NB_GROUP, 0)[s], cs_nb_out(w, CS_NB_GROUP, 1)[s]};
         cr_assert_float_eq(got.x, want.x, 1e-4f * (1.0f + fabsf(want.x)));
         cr_assert_float_eq(got.y, want.y, 1e-4f * (1.0f + fabsf(want.y)));
         checked += m > 0;

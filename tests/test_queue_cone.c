@@ -141,7 +141,7 @@ static int check_cone_pass(crowd_world* w) {
             }
         }
         // The neighbor pass's output: the distance over the cone's length.
-        const float got = w->nb_out[CS_NB_CONE][0][s], over = want / q->def.cone_length;
+        const float got = cs_nb_out(w, CS_NB_CONE, 0)[s], over = want / q->def.cone_length;
         cr_assert_eq(got, over, "slot %d (agent %u): engine %.9g, brute force %.9g", s, idx,
                      (double)got, (double)over);
         hits += want < INFINITY;

@@ -76,8 +76,10 @@ static int check_file_pass(crowd_world* w) {
                 if (og.x == g.x && og.y == g.y) want = (crowd_vec2){bx, by};
             }
         }
-        // The neighbor pass's outputs for the slot.
-        const float ax = w->nb_out[CS_NB_FILE][0][s], ay = w->nb_out[CS_NB_FILE][1][s];
+        // The neighbor pass's output for the slot: the slot of the one ahead.
+        const uint32_t j = ((const uint32_t*)(const void*)cs_nb_out(w, CS_NB_FILE, 0))[s];
+        const float ax = j != CS_NB_NONE ? c->px[j] - c->px[s] : INFINITY;
+        const float ay = j != CS_NB_NONE ? c->py[j] - c->py[s] : 0.0f;
         cr_assert_eq(ax, want.x, "slot %d: engine x %.9g, brute force %.9g", s, (double)ax,
                      (double)want.x);
         cr_assert_eq(ay, want.y, "slot %d: engine y %.9g, brute force %.9g", s, (double)ay,

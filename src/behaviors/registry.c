@@ -28,137 +28,139 @@ static const cs_snap_section walls_section = {CS_SNAP_ID('W', 'A', 'L', 'L'), cs
 static const cs_snap_section follow_section = {CS_SNAP_ID('F', 'L', 'L', 'W'), cs_snap_follow_size,
                                                cs_snap_save_follow, cs_snap_load_follow, 0};
 
-const cs_behavior
-    cs_behaviors[CS_BEH_COUNT] =
-        {
-            [CS_BEH_GOAL] =
-                {
-                    .name = "goal",
-                    .flags = CS_FLAG_GOAL,
-                    // Hot: the target and the profile; a routed goal's field memo in its record.
-                    .records = {{CS_REC_GOAL, sizeof(cs_goal_rec), 0, false, true}},
-                    .hot = {{CS_HOT_GOAL_X, 0, 0},
-                            {CS_HOT_GOAL_Y, 0, 0},
-                            {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL}},
-                    .hot_count = 3,
-                    .profile_kind = CS_PROF_GOAL,
-                    .profile_size = sizeof(cs_goal_profile),
-                    .passes = {{CROWD_PHASE_GOAL, cs_pass_goal}},
-                    .check_def = cs_goal_check_def,
-                    .add_reserve = cs_goal_add_reserve,
-                    .add = cs_goal_add,
-                    .get_def = cs_goal_get_def,
-                    .reserve = cs_goal_world_reserve,
-                    .on_remove = cs_goal_on_remove,
-                    .hash = cs_goal_hash,
-                    .count_routes = cs_goal_count_routes,
-                    .route = cs_goal_route,
-                    .def_default = cs_goal_def_default,
-                    .route_use_bytes = sizeof(crowd_goal),
-                    .route_uses = cs_goal_route_uses,
-                    .route_uses_end = cs_goal_route_uses_end,
-                    // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its
-                    // def.
-                },
-            [CS_BEH_QUEUE] =
-                {
-                    .name = "queue",
-                    .flags = CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE,
-                    // aux: the last step's arrivals, one per queueing agent at most
-                    .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(cs_arrival), false,
-                                 false}},
-                    .state_bytes = sizeof(cs_queue_world),
-                    .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
-                    // Hot: its profile. The cone the goal pass brakes with (CROWD_QUEUE_LITERAL),
-                    // and the one ahead in the file (CROWD_QUEUE_FILE), from the profile.
-                    .hot = {{CS_HOT_QUEUE_PROFILE, CS_PROF_QUEUE + 1, CS_FLAG_QUEUE}},
-                    .hot_count = 1,
-                    .profile_kind = CS_PROF_QUEUE,
-                    .profile_size = sizeof(cs_queue_profile),
-                    .neighbor = {[CS_NB_CONE] = {.flag = CS_FLAG_QUEUE_CONE,
-                                                 .profile = CS_PROF_QUEUE + 1,
-                                                 .col = CS_HOT_QUEUE_PROFILE,
-                                                 .in = {offsetof(cs_queue_profile, def.cone_length),
-                                                        offsetof(cs_queue_profile, def.cone_width),
-                                                        offsetof(cs_queue_profile, width2)},
-                                                 .min_len = CROWD_QUEUE_MIN_SPEED},
-                                 [CS_NB_FILE] = {.flag = CS_FLAG_QUEUE_FILE,
-                                                 .profile = CS_PROF_QUEUE + 1,
-                                                 .col = CS_HOT_QUEUE_PROFILE,
-                                                 .in = {offsetof(cs_queue_profile, def.goal.x),
-                                                        offsetof(cs_queue_profile, def.goal.y),
-                                                        offsetof(cs_queue_profile, def.cone_length),
-                                                        offsetof(cs_queue_profile, def.cone_width)},
-                                                 .min_len = CROWD_QUEUE_MIN_SPEED,
-                                                 .reach_scale = CROWD_QUEUE_FILE_REACH}},
-                    .on_remove = cs_queue_on_remove,
-                    .removes_in_step = cs_queue_removes_in_step,
-                    .sep_form = cs_queue_sep_form,
-                    .hash = cs_queue_hash,
-                    .snapshot = &queue_section,
-                },
-            [CS_BEH_PATH] =
-                {
-                    .name = "path",
-                    .flags = CS_FLAG_PATH,
-                    .records = {{CS_REC_PATH, sizeof(cs_path_rec), 0, false, true}},
-                    .passes = {{CROWD_PHASE_PATH, cs_pass_path}},
-                    .on_remove = cs_path_on_remove,
-                    .count_routes = cs_path_count_routes,
-                    .route = cs_path_route,
-                    .retag = cs_path_retag,
-                    .sep_form = cs_path_sep_form,
-                    .route_use_bytes = sizeof(crowd_path_id),
-                    .route_uses = cs_path_route_uses,
-                    .route_uses_end = cs_path_route_uses_end,
-                    .hash = cs_path_hash,
-                    .destroy = cs_paths_free,
-                    .snapshot = &path_section,
-                },
-            [CS_BEH_FOLLOW] =
-                {
-                    .name = "follow",
-                    .flags = CS_FLAG_FOLLOW | CS_FLAG_LEADER,
-                    // leaders' aux: the dirty list, leader indices waiting for a slot reassignment
-                    // Replicated in a split world: the follow graph spans the world.
-                    .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0, true, true},
-                                {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t), true, true}},
-                    .state_bytes = sizeof(cs_follow_world),
-                    .passes = {{CROWD_PHASE_LEADER, cs_pass_leader}},
-                    // The group separation the leader pass weighs in (no inputs).
-                    .neighbor = {[CS_NB_GROUP] = {.flag = CS_FLAG_FOLLOW}},
-                    .on_remove = cs_follow_on_remove,
-                    .dist_linked = cs_follow_dist_linked,
-                    .sep_form = cs_follow_sep_form,
-                    .dist_unlink = cs_follow_on_remove,
-                    .hash = cs_follow_hash,
-                    .destroy = cs_follow_destroy,
-                    .snapshot = &follow_section,
-                },
-            [CS_BEH_WALLS] =
-                {
-                    .name = "walls",
-                    // Every agent is kept out of the walls; only a def other than the default has a
-                    // record. The obstacles are world geometry (src/walls/), saved in the walls
-                    // section.
-                    .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0, false, true}},
-                    .state_bytes = sizeof(cs_walls_world),
-                    .passes = {{CROWD_PHASE_WALLS, cs_pass_walls},
-                               {CROWD_PHASE_CLAMP, cs_pass_clamp}},
-                    .check_def = cs_walls_check_def,
-                    .add_reserve = cs_walls_add_reserve,
-                    .add = cs_walls_add,
-                    .get_def = cs_walls_get_def,
-                    .def_default = cs_walls_def_default,
-                    .reserve = cs_walls_world_reserve,
-                    .on_remove = cs_walls_on_remove,
-                    .hash = cs_walls_hash,
-                    .snapshot = &walls_section,
-                },
-            [CS_BEH_SEPARATION] =
-                {
-                    // No records: which separation an agent uses follows from its other behaviors.
-                    .name = "separation",
-                    .flags = CS_FLAG_SEP_PUSH,
-                },
+const cs_behavior cs_behaviors[CS_BEH_COUNT] =
+    {
+        [CS_BEH_GOAL] =
+            {
+                .name = "goal",
+                .flags = CS_FLAG_GOAL,
+                // Hot: the target and the profile; a routed goal's field memo in its record.
+                .records = {{CS_REC_GOAL, sizeof(cs_goal_rec), 0, false, true}},
+                .hot = {{CS_HOT_GOAL_X, 0, 0},
+                        {CS_HOT_GOAL_Y, 0, 0},
+                        {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL}},
+                .hot_count = 3,
+                .profile_kind = CS_PROF_GOAL,
+                .profile_size = sizeof(cs_goal_profile),
+                .passes = {{CROWD_PHASE_GOAL, cs_pass_goal}},
+                .check_def = cs_goal_check_def,
+                .add_reserve = cs_goal_add_reserve,
+                .add = cs_goal_add,
+                .get_def = cs_goal_get_def,
+                .reserve = cs_goal_world_reserve,
+                .on_remove = cs_goal_on_remove,
+                .hash = cs_goal_hash,
+                .count_routes = cs_goal_count_routes,
+                .route = cs_goal_route,
+                .def_default = cs_goal_def_default,
+                .route_use_bytes = sizeof(crowd_goal),
+                .route_uses = cs_goal_route_uses,
+                .route_uses_end = cs_goal_route_uses_end,
+                // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its
+                // def.
+            },
+        [CS_BEH_QUEUE] =
+            {
+                .name = "queue",
+                .flags = CS_FLAG_QUEUE | CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE,
+                // aux: the last step's arrivals, one per queueing agent at most
+                .records = {{CS_REC_QUEUE, sizeof(cs_queue_rec), sizeof(cs_arrival), false, false}},
+                .state_bytes = sizeof(cs_queue_world),
+                .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
+                // Hot: its profile. The cone the goal pass brakes with (CROWD_QUEUE_LITERAL),
+                // and the one ahead in the file (CROWD_QUEUE_FILE), from the profile.
+                .hot = {{CS_HOT_QUEUE_PROFILE, CS_PROF_QUEUE + 1, CS_FLAG_QUEUE},
+                        {CS_HOT_QUEUE_X, 0, 0},
+                        {CS_HOT_QUEUE_Y, 0, 0}},
+                .hot_count = 3,
+                .profile_kind = CS_PROF_QUEUE,
+                .profile_size = sizeof(cs_queue_profile),
+                .neighbor =
+                    {
+                        [CS_NB_CONE] = {.flag = CS_FLAG_QUEUE_CONE,
+                                        .kind = CS_REC_QUEUE,
+                                        .profile = CS_PROF_QUEUE + 1,
+                                        .col = CS_HOT_QUEUE_PROFILE,
+                                        .in = {offsetof(cs_queue_profile, def.cone_length),
+                                               offsetof(cs_queue_profile, def.cone_width),
+                                               offsetof(cs_queue_profile, width2)},
+                                        .min_len = CROWD_QUEUE_MIN_SPEED},
+                        [CS_NB_FILE] = {.flag = CS_FLAG_QUEUE_FILE,
+                                        .kind = CS_REC_QUEUE,
+                                        .profile = CS_PROF_QUEUE + 1,
+                                        .col = CS_HOT_QUEUE_PROFILE,
+                                        .in = {0, 0, offsetof(cs_queue_profile, def.cone_length),
+                                               offsetof(cs_queue_profile, def.cone_width)},
+                                        .in_col = {CS_HOT_QUEUE_X + 1, CS_HOT_QUEUE_Y + 1, 0, 0},
+                                        .min_len = CROWD_QUEUE_MIN_SPEED,
+                                        .reach_scale = CROWD_QUEUE_FILE_REACH}},
+                .on_remove = cs_queue_on_remove,
+                .removes_in_step = cs_queue_removes_in_step,
+                .sep_form = cs_queue_sep_form,
+                .hash = cs_queue_hash,
+                .snapshot = &queue_section,
+            },
+        [CS_BEH_PATH] =
+            {
+                .name = "path",
+                .flags = CS_FLAG_PATH,
+                .records = {{CS_REC_PATH, sizeof(cs_path_rec), 0, false, true}},
+                .passes = {{CROWD_PHASE_PATH, cs_pass_path}},
+                .on_remove = cs_path_on_remove,
+                .count_routes = cs_path_count_routes,
+                .route = cs_path_route,
+                .retag = cs_path_retag,
+                .sep_form = cs_path_sep_form,
+                .route_use_bytes = sizeof(crowd_path_id),
+                .route_uses = cs_path_route_uses,
+                .route_uses_end = cs_path_route_uses_end,
+                .hash = cs_path_hash,
+                .destroy = cs_paths_free,
+                .snapshot = &path_section,
+            },
+        [CS_BEH_FOLLOW] =
+            {
+                .name = "follow",
+                .flags = CS_FLAG_FOLLOW | CS_FLAG_LEADER,
+                // leaders' aux: the dirty list, leader indices waiting for a slot reassignment
+                // Replicated in a split world: the follow graph spans the world.
+                .records = {{CS_REC_FOLLOWER, sizeof(cs_follower), 0, true, true},
+                            {CS_REC_LEADER, sizeof(cs_leader), sizeof(uint32_t), true, true}},
+                .state_bytes = sizeof(cs_follow_world),
+                .passes = {{CROWD_PHASE_LEADER, cs_pass_leader}},
+                // The group separation the leader pass weighs in (no inputs).
+                .neighbor = {[CS_NB_GROUP] = {.flag = CS_FLAG_FOLLOW, .kind = CS_REC_FOLLOWER}},
+                .on_remove = cs_follow_on_remove,
+                .dist_linked = cs_follow_dist_linked,
+                .sep_form = cs_follow_sep_form,
+                .dist_unlink = cs_follow_on_remove,
+                .hash = cs_follow_hash,
+                .destroy = cs_follow_destroy,
+                .snapshot = &follow_section,
+            },
+        [CS_BEH_WALLS] =
+            {
+                .name = "walls",
+                // Every agent is kept out of the walls; only a def other than the default has a
+                // record. The obstacles are world geometry (src/walls/), saved in the walls
+                // section.
+                .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0, false, true}},
+                .state_bytes = sizeof(cs_walls_world),
+                .passes = {{CROWD_PHASE_WALLS, cs_pass_walls}, {CROWD_PHASE_CLAMP, cs_pass_clamp}},
+                .check_def = cs_walls_check_def,
+                .add_reserve = cs_walls_add_reserve,
+                .add = cs_walls_add,
+                .get_def = cs_walls_get_def,
+                .def_default = cs_walls_def_default,
+                .reserve = cs_walls_world_reserve,
+                .on_remove = cs_walls_on_remove,
+                .hash = cs_walls_hash,
+                .snapshot = &walls_section,
+            },
+        [CS_BEH_SEPARATION] =
+            {
+                // No records: which separation an agent uses follows from its other behaviors.
+                .name = "separation",
+                .flags = CS_FLAG_SEP_PUSH,
+            },
 };

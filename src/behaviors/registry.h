@@ -37,6 +37,8 @@ typedef enum cs_hot_col {
     CS_HOT_GOAL_Y,
     CS_HOT_GOAL_PROFILE,  // its profile (CS_PROF_GOAL) + 1; 0: the default goal
     CS_HOT_QUEUE_PROFILE, // the queue's profile (CS_PROF_QUEUE) + 1; 0: not queueing
+    CS_HOT_QUEUE_X,       // the queue's goal point (behaviors/queue): each agent its own
+    CS_HOT_QUEUE_Y,
     CS_HOT_COUNT
 } cs_hot_col;
 

@@ -61,22 +61,35 @@ typedef enum cs_neighbor_query {
     // target, the closest by distance `along` the direction to the target that is strictly closer
     // to the target, with 0 < along <= reach * reach_scale and at most width or along / 2 off
     // that line (ties by offset; none when the target is nearer than min_len). in: target x,
-    // target y, reach, width; out: its offset from the agent (x = +inf when there is none).
+    // target y, reach, width; out: its sorted slot as a uint32 (CS_NB_NONE when there is none),
+    // whose offset from the agent its reader takes from the positions, unchanged until the
+    // integration.
     CS_NB_FILE,
     CS_NB_COUNT
 } cs_neighbor_query;
 
+#define CS_NB_NONE UINT32_MAX
+
+// How many per-slot outputs each query writes (core/internal.h, cs_nb_out): together no more than
+// the free column buffers that hold them.
+static const int cs_nb_outputs[CS_NB_COUNT] = {
+    [CS_NB_CONE] = 1, [CS_NB_GROUP] = 2, [CS_NB_FILE] = 1};
+
 // A subscription: agents with `flag` (0: none) take part. Their inputs are float fields at byte
-// offsets `in` of their parameter profile of kind `profile` (a cs_profile_kind + 1; 0: the query
-// has no inputs), whose number + 1 is in hot column `col`; the outputs go to the world's per-slot
-// arrays of the query (crowd_world.nb_out, cs_world_nb_out), which the subscriber reads later in
-// the same step. The subscriber's constants of the cone's shape (steer/steer_math.h) come with it,
-// so the kernel names no behavior.
+// offsets `in` of their parameter profile (or, with in_col, their own hot columns) of kind
+// `profile` (a cs_profile_kind + 1; 0: the query has no inputs), whose number + 1 is in hot column
+// `col`; the outputs go to the world's per-slot arrays of the query (crowd_world.nb_out,
+// cs_world_nb_out), which the subscriber reads later in the same step. The subscriber's constants
+// of the cone's shape (steer/steer_math.h) come with it, so the kernel names no behavior.
 typedef struct cs_neighbor_use {
     uint32_t flag;
+    int kind; // a record kind every subscriber holds: with none live, nobody subscribes
     int profile;
     int col;
     uint16_t in[4];
+    // An input that differs from agent to agent is a float hot column instead: in_col[k] = its
+    // cs_hot_col + 1 (0: input k is the profile's field at in[k]).
+    uint8_t in_col[4];
     // CS_NB_CONE, CS_NB_FILE: the cone has a heading only when the direction it looks along (the
     // velocity, or the way to the target) is at least this long; else it finds no one.
     float min_len;

@@ -136,7 +136,6 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
     int need[CS_REC_COUNT] = {0};
     uint32_t profiles[CS_PROF_COUNT] = {0};
     bool user = false, hot[CS_HOT_COUNT] = {false};
-    uint32_t flags = 0;
     hot_entry e[HOT_MAX];
     const int ne = hot_entries(e);
     for (int i = 0; i < n; ++i) {
@@ -145,9 +144,6 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
         uint64_t u;
         memcpy(&u, in + USER_AT, 8);
         user = user || u != 0;
-        uint32_t f;
-        memcpy(&f, in + 8 + 4 * CS_COL_FLAGS, 4);
-        flags |= f;
         for (int j = 0; j < ne; ++j) {
             const cs_hot_def* h = e[j].h;
             uint32_t v;
@@ -164,11 +160,7 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
     if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = 0; k < CS_HOT_COUNT; ++k)
         if (hot[k] && cs_world_hot_column(w, k) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
-    // And the outputs of the neighbor queries a packed agent subscribes to.
-    for (int q = 0; q < CS_NB_COUNT; ++q) {
-        const cs_nb_use u = cs_nb_resolve(w, (cs_neighbor_query)q);
-        if ((flags & u.flag) && cs_world_nb_out(w, q) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
-    }
+
     for (int k = 0; k < CS_PROF_COUNT; ++k) {
         const crowd_status st = cs_profiles_reserve(w, &w->profiles[k], profiles[k]);
         if (st != CROWD_OK) return st;

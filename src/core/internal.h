@@ -136,10 +136,6 @@ struct crowd_world {
     // to the segment from its centre to centre + velocity * walls.probe_time, also from the
     // clearance pass, read by the wall force.
     float* wall_probe;
-    // The neighbor queries' outputs (core/behavior.h, cs_neighbor_query), per slot: written by the
-    // neighbor pass for the query's subscribers and read by their passes later in the same step.
-    // NULL until the query's first subscriber (cs_world_nb_out).
-    float* nb_out[CS_NB_COUNT][2];
 
     // Spatial hash built by the last sort.
     cs_grid grid;
@@ -303,10 +299,6 @@ static inline void cs_grid_since_moved(crowd_world* w, float m) {
     }
 }
 
-// Allocates the output arrays of neighbor query q (crowd_world.nb_out) if the world has none yet;
-// they grow with the storage. On failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.
-crowd_status cs_world_nb_out(crowd_world* w, int q);
-
 // Allocates hot column `col` (cs_hot_col, zero-filled) if the world has none yet; it grows with
 // the storage and rides the sort from then on. On failure (CROWD_ERR_OUT_OF_MEMORY) the world is
 // unchanged.
@@ -426,13 +418,25 @@ void cs_pass_integrate(crowd_world* w);
 // one kind. The neighbor pass and its capped form both resolve through this.
 typedef struct cs_nb_use {
     uint32_t flag;
+    bool live; // some agent holds the subscription's record kind (cs_neighbor_use.kind)
     const unsigned char* prof; // the subscriber's profiles (NULL without inputs)
     uint32_t prof_size;
     const uint32_t* prof_of; // per slot: profile number + 1
     uint16_t in[4];
-    float* out[2];              // per slot (w->nb_out of the query)
+    const float* in_col[4];     // per slot, for the inputs from hot columns (else NULL)
+    float* out[2];              // per slot (cs_nb_out)
     float min_len, reach_scale; // as the subscription (cs_neighbor_use) gives them
 } cs_nb_use;
+
+// The neighbor queries' outputs (cs_neighbor_query: one or two each, CS_NB_OUTPUTS) per slot,
+// written by the neighbor pass for each query's subscribers and read by their passes later in the
+// same step, live in the free column buffers: those hold nothing from the sort to the integration,
+// which writes its back buffers there (core/step.c). Output k of query q; NULL past its outputs.
+static inline float* cs_nb_out(const crowd_world* w, int q, int k) {
+    int at = 0;
+    for (int p = 0; p < q; ++p) at += cs_nb_outputs[p];
+    return k < cs_nb_outputs[q] ? w->free_col[at + k] : NULL;
+}
 
 static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query query) {
     for (int b = 0; b < CS_BEH_COUNT; ++b) {
@@ -440,11 +444,16 @@ static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query qu
         if (!u->flag) continue;
         const cs_profiles* p = u->profile ? &w->profiles[u->profile - 1] : NULL;
         return (cs_nb_use){u->flag,
+                           w->pools[u->kind].live > 0,
                            p ? p->data : NULL,
                            p ? p->size : 0,
                            p ? w->cur.hot[u->col] : NULL,
                            {u->in[0], u->in[1], u->in[2], u->in[3]},
-                           {w->nb_out[query][0], w->nb_out[query][1]},
+                           {u->in_col[0] ? w->cur.hot[u->in_col[0] - 1] : NULL,
+                            u->in_col[1] ? w->cur.hot[u->in_col[1] - 1] : NULL,
+                            u->in_col[2] ? w->cur.hot[u->in_col[2] - 1] : NULL,
+                            u->in_col[3] ? w->cur.hot[u->in_col[3] - 1] : NULL},
+                           {cs_nb_out(w, query, 0), cs_nb_out(w, query, 1)},
                            u->min_len,
                            u->reach_scale};
     }
@@ -453,6 +462,7 @@ static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query qu
 
 // Input field `k` of the subscriber in slot s (it has a profile: it has the subscription's flag).
 static inline float cs_nb_in(const cs_nb_use* u, int s, int k) {
+    if (u->in_col[k]) return u->in_col[k][s];
     float v;
     memcpy(&v, u->prof + (size_t)(u->prof_of[s] - 1) * u->prof_size + u->in[k], sizeof v);
     return v;

@@ -319,19 +319,20 @@ typedef struct nb_subs {
 // The outputs of slot s's queries (grp, cone, file: it subscribes to them) to their per-slot
 // arrays.
 static inline void store_outputs(const nb_subs* nb, int s, bool grp, bool cone, bool file,
-                                 crowd_vec2 gsep, float along, crowd_vec2 ahead) {
+                                 crowd_vec2 gsep, float along, uint32_t ahead) {
     if (grp) nb->group.out[0][s] = gsep.x, nb->group.out[1][s] = gsep.y;
     if (cone) nb->cone.out[0][s] = along;
-    if (file) nb->file.out[0][s] = ahead.x, nb->file.out[1][s] = ahead.y;
+    if (file) ((uint32_t*)(void*)nb->file.out[0])[s] = ahead;
 }
 
 // The one ahead in the file from a file query's lane results: the lexicographic minimum of
 // (along, offset) over the lanes, in lane order (its along in *along). Only an agent of the same
-// file (subscribed, with the same target) is the one ahead; anyone else in the way leaves the
+// file (subscribed, with the same target) is the one ahead, its slot the output; anyone else in
+// the way leaves the
 // agent without one (x = +inf).
-static inline crowd_vec2 file_ahead(const cs_columns* c, const nb_subs* nb, float gx, float gy,
-                                    const float* al, const float* ox, const float* oy,
-                                    const uint32_t* os, float* along) {
+static inline uint32_t file_ahead(const cs_columns* c, const nb_subs* nb, float gx, float gy,
+                                  const float* al, const float* ox, const float* oy,
+                                  const uint32_t* os, float* along) {
     float a = INFINITY;
     crowd_vec2 ahead = {INFINITY, 0.0f};
     uint32_t slot = 0;
@@ -342,7 +343,7 @@ static inline crowd_vec2 file_ahead(const cs_columns* c, const nb_subs* nb, floa
     const bool other = a < INFINITY && (c->flags[slot] & nb->file.flag);
     const bool same =
         other && cs_nb_in(&nb->file, (int)slot, 0) == gx && cs_nb_in(&nb->file, (int)slot, 1) == gy;
-    return same ? ahead : (crowd_vec2){INFINITY, 0.0f};
+    return same ? slot : CS_NB_NONE;
 }
 
 // Agents subscribed to a query, and agents with a wall within their query: out of line
@@ -386,7 +387,8 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         q.cone_w = cs_nb_in(&nb->cone, s, 1);
         q.cone_w2 = cs_nb_in(&nb->cone, s, 2);
     }
-    crowd_vec2 gsep = {0.0f, 0.0f}, ahead = {INFINITY, 0.0f};
+    crowd_vec2 gsep = {0.0f, 0.0f};
+    uint32_t ahead = CS_NB_NONE;
     float along = INFINITY;
 
     w->force_x[s] = 0.0f;
@@ -696,9 +698,7 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
     float along;
-    const crowd_vec2 ahead = file_ahead(c, nb, q.gx, q.gy, al, ox, oy, os, &along);
-    nb->file.out[0][s] = ahead.x;
-    nb->file.out[1][s] = ahead.y;
+    ((uint32_t*)(void*)nb->file.out[0])[s] = file_ahead(c, nb, q.gx, q.gy, al, ox, oy, os, &along);
     return candidates;
 }
 
@@ -870,10 +870,9 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const range_view v = {w->grid, w->cur, w->force_x, w->force_y,
                           w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
-    // Queries whose outputs exist have had subscribers (cs_world_nb_out).
-    const bool cones = nb->cone.flag && nb->cone.out[0];
-    const bool files = nb->file.flag && nb->file.out[0];
-    const bool groups = nb->group.flag && nb->group.out[0];
+    const bool cones = nb->cone.flag && nb->cone.live;
+    const bool files = nb->file.flag && nb->file.live;
+    const bool groups = nb->group.flag && nb->group.live;
     uint32_t key[CS_NB_BLOCK] = {0};
     if (sparse) {
         for (int s = lo; s < hi; ++s) candidates += one_agent(w, nb, &v, s, true, 0);

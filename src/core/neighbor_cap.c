@@ -199,8 +199,7 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         const bool other = q.cone && q.along < INFINITY && (c->flags[q.os] & file_use->flag);
         const bool same = other && cs_nb_in(file_use, (int)q.os, 0) == q.gx &&
                           cs_nb_in(file_use, (int)q.os, 1) == q.gy;
-        file_use->out[0][s] = same ? q.ox : INFINITY;
-        file_use->out[1][s] = same ? q.oy : 0.0f;
+        ((uint32_t*)(void*)file_use->out[0])[s] = same ? q.os : CS_NB_NONE;
     }
     return (uint64_t)q.examined;
 }

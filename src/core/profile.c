@@ -11,12 +11,25 @@ enum { MIN_PROFILES = 16, KEEP_UNUSED = 16 };
 void cs_profiles_init(cs_profiles* p, size_t size) {
     memset(p, 0, sizeof *p);
     p->size = (uint32_t)size;
+    p->free_top = CS_PROFILE_NONE;
+}
+
+static void push_free(cs_profiles* p, uint32_t id) {
+    p->users[id] = CS_PROFILE_FREE | p->free_top;
+    p->free_top = id;
+    p->free_count++;
+}
+
+static uint32_t pop_free(cs_profiles* p) {
+    const uint32_t id = p->free_top;
+    p->free_top = p->users[id] & ~CS_PROFILE_FREE;
+    p->free_count--;
+    return id;
 }
 
 static void free_arrays(crowd_world* w, cs_profiles* p) {
     cs_free(w, p->data, (size_t)p->cap * p->size);
     cs_free(w, p->users, sizeof(uint32_t) * p->cap);
-    cs_free(w, p->free_ids, sizeof(uint32_t) * p->cap);
     cs_free(w, p->table, sizeof(uint32_t) * p->table_cap);
 }
 
@@ -49,19 +62,21 @@ crowd_status cs_profiles_reserve(crowd_world* w, cs_profiles* p, uint32_t n) {
     const uint64_t need = (uint64_t)interned(p) + n;
     const bool ids_ok = (uint64_t)p->free_count + (p->cap - p->count) >= n;
     if (ids_ok && 2 * need <= p->table_cap) return CROWD_OK;
-    if (need > UINT32_MAX / 4) return CROWD_ERR_OUT_OF_MEMORY;
-    uint32_t cap = p->cap < MIN_PROFILES ? MIN_PROFILES : p->cap;
-    while (cap < p->count + n) cap *= 2;
+    if (need >= CS_PROFILE_NONE / 2) return CROWD_ERR_OUT_OF_MEMORY;
+    // The arrays grow by half at least, so that one new profile at a time costs amortized O(1);
+    // the table stays a power of two at most half full.
+    const uint64_t want = (uint64_t)p->count + n, grown = (uint64_t)p->cap + p->cap / 2;
+    uint64_t cap64 = want > grown ? want : grown;
+    if (cap64 < MIN_PROFILES) cap64 = MIN_PROFILES;
+    const uint32_t cap = (uint32_t)cap64;
     uint32_t table_cap = p->table_cap < 2 * MIN_PROFILES ? 2 * MIN_PROFILES : p->table_cap;
     while (table_cap < 2 * need) table_cap *= 2;
     unsigned char* data = cs_alloc(w, (size_t)cap * p->size);
     uint32_t* users = cs_alloc(w, sizeof(uint32_t) * cap);
-    uint32_t* free_ids = cs_alloc(w, sizeof(uint32_t) * cap);
     uint32_t* table = cs_alloc(w, sizeof(uint32_t) * table_cap);
-    if (!data || !users || !free_ids || !table) {
+    if (!data || !users || !table) {
         cs_free(w, data, (size_t)cap * p->size);
         cs_free(w, users, sizeof(uint32_t) * cap);
-        cs_free(w, free_ids, sizeof(uint32_t) * cap);
         cs_free(w, table, sizeof(uint32_t) * table_cap);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
@@ -69,7 +84,6 @@ crowd_status cs_profiles_reserve(crowd_world* w, cs_profiles* p, uint32_t n) {
         memcpy(data, p->data, (size_t)p->count * p->size);
         memcpy(users, p->users, sizeof(uint32_t) * p->count);
     }
-    if (p->free_count) memcpy(free_ids, p->free_ids, sizeof(uint32_t) * p->free_count);
     memset(table, 0, sizeof(uint32_t) * table_cap);
     // The old table's entries, in its slot order: the new table then depends only on the calls.
     for (uint32_t i = 0; i < p->table_cap; ++i)
@@ -78,7 +92,7 @@ crowd_status cs_profiles_reserve(crowd_world* w, cs_profiles* p, uint32_t n) {
             table_put(table, table_cap, data + (size_t)id * p->size, p->size, id);
         }
     free_arrays(w, p);
-    p->data = data, p->users = users, p->free_ids = free_ids, p->table = table;
+    p->data = data, p->users = users, p->table = table;
     p->cap = cap, p->table_cap = table_cap;
     return CROWD_OK;
 }
@@ -94,10 +108,11 @@ crowd_status cs_profiles_reserve_users(crowd_world* w, cs_profiles* p, uint32_t 
 // lowest is reused first) and the table is laid out again from the used ones.
 static void compact(cs_profiles* p) {
     memset(p->table, 0, sizeof(uint32_t) * p->table_cap);
+    p->free_top = CS_PROFILE_NONE;
     p->free_count = 0;
     for (uint32_t id = p->count; id-- > 0;) {
-        if (p->users[id] == 0)
-            p->free_ids[p->free_count++] = id;
+        if (p->users[id] == 0 || (p->users[id] & CS_PROFILE_FREE))
+            push_free(p, id);
         else
             table_put(p->table, p->table_cap, p->data + (size_t)id * p->size, p->size, id);
     }
@@ -123,7 +138,7 @@ uint32_t cs_profiles_intern(cs_profiles* p, const void* value) {
             return id;
         }
     }
-    const uint32_t id = p->free_count ? p->free_ids[--p->free_count] : p->count++;
+    const uint32_t id = p->free_count ? pop_free(p) : p->count++;
     memcpy(p->data + (size_t)id * p->size, value, p->size);
     p->users[id] = 1;
     p->table[i] = id + 1;

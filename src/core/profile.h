@@ -24,14 +24,19 @@
 
 typedef struct crowd_world crowd_world;
 
+#define CS_PROFILE_FREE 0x80000000u
+#define CS_PROFILE_NONE 0x7fffffffu
+
 typedef struct cs_profiles {
     unsigned char* data; // cap profiles of `size` bytes
-    uint32_t* users;     // cap: agents using each profile
-    uint32_t* free_ids;  // cap: numbers free for a new profile (a stack)
-    uint32_t* table;     // table_cap slots: profile number + 1, 0 empty (open addressing)
-    uint32_t size;       // bytes of one profile, a multiple of 4
+    // cap: agents using each profile; for a number on the free stack, CS_PROFILE_FREE and the
+    // number below it (the stack is threaded through here)
+    uint32_t* users;
+    uint32_t* table; // table_cap slots: profile number + 1, 0 empty (open addressing)
+    uint32_t size;   // bytes of one profile, a multiple of 4
     uint32_t cap, table_cap;
     uint32_t count;      // numbers ever handed out (high-water mark)
+    uint32_t free_top;   // the free stack's top number (CS_PROFILE_NONE: empty)
     uint32_t free_count; // numbers on the free stack
     uint32_t unused;     // interned profiles with no user
 } cs_profiles;

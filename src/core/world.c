@@ -66,9 +66,6 @@ enum { MAX_ARRAYS = 2 * CS_COL_ALL + 64 };
 static int world_arrays(crowd_world* w, array_ref* out) {
     int n = 0;
     for (int c = 0; c < CS_COL_COUNT; ++c) out[n++] = (array_ref){&w->cur.col[c], 4, true};
-    for (int q = 0; q < CS_NB_COUNT; ++q)
-        for (int k = 0; k < 2; ++k)
-            if (w->nb_out[q][k]) out[n++] = (array_ref){&w->nb_out[q][k], sizeof(float), true};
     // Only the hot columns a behavior has allocated (cs_world_hot_column).
     for (int k = 0; k < CS_HOT_COUNT; ++k)
         if (w->cur.hot[k]) out[n++] = (array_ref){&w->cur.hot[k], 4, true};
@@ -248,24 +245,6 @@ crowd_status cs_world_wall_arrays(crowd_world* w) {
         memset(mem[i], 0, bytes);
     }
     for (int i = 0; i < N; ++i) *(void**)refs[i].addr = mem[i];
-    return CROWD_OK;
-}
-
-crowd_status cs_world_nb_out(crowd_world* w, int q) {
-    if (w->nb_out[q][0]) return CROWD_OK;
-    const array_ref refs[2] = {{&w->nb_out[q][0], sizeof(float), true},
-                               {&w->nb_out[q][1], sizeof(float), true}};
-    const size_t bytes = ref_bytes(&refs[0], w->capacity);
-    void* a = cs_alloc(w, bytes);
-    void* b = a ? cs_alloc(w, bytes) : NULL;
-    if (!b) {
-        cs_free(w, a, bytes);
-        return CROWD_ERR_OUT_OF_MEMORY;
-    }
-    memset(a, 0, bytes);
-    memset(b, 0, bytes);
-    ref_set(&refs[0], a);
-    ref_set(&refs[1], b);
     return CROWD_OK;
 }
 

@@ -384,8 +384,7 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
 // ---- the loaded world ---------------------------------------------------------------------------
 
 // What the passes take for granted of an agent's flags (core/behavior.h): a hot column the flag
-// says it holds a value in has one, and a neighbor query it subscribes to has its outputs (made
-// here: a load that gets this far has no other way to be without them).
+// says it holds a value in has one, and so does the profile of a neighbor query it subscribes to.
 static crowd_status check_flags(crowd_world* w) {
     uint32_t any = 0;
     for (int s = 0; s < w->count; ++s) any |= w->cur.flags[s];
@@ -406,7 +405,6 @@ static crowd_status check_flags(crowd_world* w) {
             for (int s = 0; u->profile && s < w->count; ++s)
                 if ((w->cur.flags[s] & u->flag) && (!col || !col[s]))
                     return CROWD_ERR_SNAPSHOT_CORRUPT;
-            if (cs_world_nb_out(w, q) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
         }
     }
     return CROWD_OK;

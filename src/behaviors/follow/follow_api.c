@@ -276,7 +276,6 @@ crowd_status crowd_agent_follow(crowd_world* w, crowd_agent_id follower, crowd_a
     const bool already_slotted = same && f0->use_slot;
     st = reserve_leader(w, li);
     if (st == CROWD_OK && !f0) st = cs_pool_reserve(w, &w->pools[CS_REC_FOLLOWER], 1);
-    if (st == CROWD_OK) st = cs_world_nb_out(w, CS_NB_GROUP); // its group separation
     if (st == CROWD_OK && to_slot && !already_slotted)
         st = ensure_group(w, li, leader_or_none(w, li)->slotted + 1);
     if (st == CROWD_OK) st = reserve_removal_now(w, !f0, 0, 0);

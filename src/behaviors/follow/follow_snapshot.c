@@ -90,7 +90,6 @@ static crowd_status load_followers(crowd_world* w, cs_snap_reader* in) {
     if (in->bad || count > (uint32_t)w->index_count || in->left / FOLLOWER_RECORD_SIZE < count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     crowd_status st = cs_pool_reserve(w, &w->pools[CS_REC_FOLLOWER], (int)count);
-    if (st == CROWD_OK && count) st = cs_world_nb_out(w, CS_NB_GROUP);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {

@@ -157,8 +157,8 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
             L->hx[k] = ld->hx;
             L->hy[k] = ld->hy;
             // The group separation the neighbor pass found (its per-slot output).
-            L->sepx[k] = w->nb_out[CS_NB_GROUP][0][s];
-            L->sepy[k] = w->nb_out[CS_NB_GROUP][1][s];
+            L->sepx[k] = cs_nb_out(w, CS_NB_GROUP, 0)[s];
+            L->sepy[k] = cs_nb_out(w, CS_NB_GROUP, 1)[s];
             L->slot_mode[k] = f->slot_index >= 0;
             L->offx[k] = f->slot.x;
             L->offy[k] = f->slot.y;

@@ -106,9 +106,13 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             // ahead in the file (its per-slot outputs).
             const bool cone = flags & CS_FLAG_QUEUE_CONE;
             l->queue[i] = cone ? QUEUE_CONE : QUEUE_FILE;
-            // The cone's output is already over the cone's length: the brake divides it by 1.
-            l->qa[i] = cone ? w->nb_out[CS_NB_CONE][0][s] : w->nb_out[CS_NB_FILE][0][s];
-            l->qb[i] = cone ? 1.0f : w->nb_out[CS_NB_FILE][1][s];
+            // The cone's output is already over the cone's length: the brake divides it by 1. The
+            // file's is the slot of the one ahead, whose offset the positions give.
+            const uint32_t j = ((const uint32_t*)(const void*)cs_nb_out(w, CS_NB_FILE, 0))[s];
+            const bool ahead = !cone && j != CS_NB_NONE;
+            l->qa[i] =
+                cone ? cs_nb_out(w, CS_NB_CONE, 0)[s] : (ahead ? c->px[j] - c->px[s] : INFINITY);
+            l->qb[i] = cone ? 1.0f : (ahead ? c->py[j] - c->py[s] : 0.0f);
             // A file forms where the goal is in sight: on the way round a corner the one ahead
             // may be across a wall, and the point behind it is not on the way.
             if (!cone && !in_sight) l->qa[i] = INFINITY;

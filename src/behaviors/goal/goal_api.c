@@ -68,6 +68,10 @@ crowd_status cs_goal_count_routes(crowd_world* w) {
         const crowd_goal g = cs_goal_at(w, s);
         need += routed(&g) && cs_rec_num(w, CS_REC_GOAL, w->cur.id[s]) < 0;
     }
+    // Room for every agent the world has room for, as crowd_world_reserve would have made while
+    // counting: adding agents within the reserve allocates nothing.
+    const cs_pool* pool = &w->pools[CS_REC_GOAL];
+    if (w->capacity - pool->live > need) need = w->capacity - pool->live;
     if (need && cs_pool_reserve(w, &w->pools[CS_REC_GOAL], need) != CROWD_OK)
         return CROWD_ERR_OUT_OF_MEMORY;
     for (int s = 0; s < w->count; ++s) {
@@ -196,8 +200,11 @@ crowd_status cs_goal_world_reserve(crowd_world* w, int agents) {
     for (int k = 0; k < 3; ++k)
         if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     crowd_status st = cs_profiles_reserve_users(w, &w->profiles[CS_PROF_GOAL], (uint32_t)agents);
+    // Memo records only while the world counts routes (when it starts, cs_goal_count_routes
+    // reserves them for the whole capacity).
     cs_pool* p = &w->pools[CS_REC_GOAL];
-    if (st == CROWD_OK && agents > p->live) st = cs_pool_reserve(w, p, agents - p->live);
+    if (st == CROWD_OK && cs_nav_counting(w) && agents > p->live)
+        st = cs_pool_reserve(w, p, agents - p->live);
     return st;
 }
 

@@ -106,8 +106,6 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     // queue itself, which cannot fail.
     if (cs_rec_num(w, CS_REC_QUEUE, idx) < 0) st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], 1);
     if (st == CROWD_OK) st = cs_queue_reserve_hot(w, 1);
-    if (st == CROWD_OK)
-        st = cs_world_nb_out(w, def->form == CROWD_QUEUE_FILE ? CS_NB_FILE : CS_NB_CONE);
     if (st == CROWD_OK) st = crowd_agent_set_goal(w, id, &goal);
     if (st != CROWD_OK) return st;
 
@@ -119,8 +117,11 @@ crowd_status crowd_agent_set_queue(crowd_world* w, crowd_agent_id id, const crow
     return CROWD_OK;
 }
 
+static const int queue_cols[] = {CS_HOT_QUEUE_PROFILE, CS_HOT_QUEUE_X, CS_HOT_QUEUE_Y};
+
 crowd_status cs_queue_reserve_hot(crowd_world* w, uint32_t n) {
-    if (cs_world_hot_column(w, CS_HOT_QUEUE_PROFILE) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < 3; ++k)
+        if (cs_world_hot_column(w, queue_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     return cs_profiles_reserve(w, &w->profiles[CS_PROF_QUEUE], n);
 }
 
@@ -138,10 +139,13 @@ void cs_queue_store(crowd_world* w, uint32_t idx, int s, const crowd_queue_def* 
     cs_queue_profile p;
     memset(&p, 0, sizeof p); // the padding too: profiles are compared byte for byte
     p.def = *def;
+    p.def.goal = (crowd_vec2){0.0f, 0.0f}; // each agent's own: its hot columns
     p.width2 = cs_queue_width2(def->cone_width);
-    cs_hot_use(w, CS_HOT_QUEUE_PROFILE);
+    for (int k = 0; k < 3; ++k) cs_hot_use(w, queue_cols[k]);
     cs_hot_u32(w, CS_HOT_QUEUE_PROFILE)[s] =
         cs_profiles_intern(&w->profiles[CS_PROF_QUEUE], &p) + 1;
+    cs_hot_f32(w, CS_HOT_QUEUE_X)[s] = def->goal.x;
+    cs_hot_f32(w, CS_HOT_QUEUE_Y)[s] = def->goal.y;
     w->cur.flags[s] &= ~(uint32_t)(CS_FLAG_QUEUE_CONE | CS_FLAG_QUEUE_FILE);
     w->cur.flags[s] |=
         CS_FLAG_QUEUE | (def->form == CROWD_QUEUE_FILE ? CS_FLAG_QUEUE_FILE : CS_FLAG_QUEUE_CONE);
@@ -308,7 +312,8 @@ static void arrival_team(void* arg, int t, int nt) {
         // A ghost's arrival is its owner's to apply (core/dist_hooks.h).
         if ((c->flags[s] & (CS_FLAG_QUEUE | CS_FLAG_GHOST)) != CS_FLAG_QUEUE) continue;
         const crowd_queue_def* d = &cs_queue_profile_at(w, s)->def;
-        const float dx = c->px[s] - d->goal.x, dy = c->py[s] - d->goal.y;
+        const crowd_vec2 goal = cs_queue_goal_at(w, s);
+        const float dx = c->px[s] - goal.x, dy = c->py[s] - goal.y;
         if (!(sqrtf(dx * dx + dy * dy) <= d->arrival_radius)) continue;
         // Within reach: the record says whether the arrival was reported already.
         const uint32_t idx = c->id[s];

@@ -9,7 +9,8 @@
 #include "core/internal.h"
 
 // A queue's settings as the passes read them, shared by the agents queueing alike (a parameter
-// profile, core/profile.h; its number + 1 in hot column CS_HOT_QUEUE_PROFILE): the def as set and
+// profile, core/profile.h; its number + 1 in hot column CS_HOT_QUEUE_PROFILE): the def as set but
+// its goal point, which is each agent's own (hot columns CS_HOT_QUEUE_X, _Y; zero here), and
 // width2 = cs_queue_width2(def.cone_width), the cone's test bound. The neighbor pass reads the
 // cone's or the file's inputs here and writes what it finds to its per-slot outputs (the closest
 // along the cone; the offset to the one ahead in the file), which the goal pass reads.
@@ -28,6 +29,11 @@ typedef struct cs_queue_rec {
 
 // The largest float t with sqrtf(t) <= width (cs_steer_width2): the cone's test without a root.
 float cs_queue_width2(float width);
+
+// The goal point of the queue of the agent in slot s (it queues).
+static inline crowd_vec2 cs_queue_goal_at(const crowd_world* w, int s) {
+    return (crowd_vec2){cs_hot_f32(w, CS_HOT_QUEUE_X)[s], cs_hot_f32(w, CS_HOT_QUEUE_Y)[s]};
+}
 
 // The queue profile of the agent in slot s (it queues).
 static inline const cs_queue_profile* cs_queue_profile_at(const crowd_world* w, int s) {

@@ -54,8 +54,6 @@ crowd_status cs_snap_load_queue(crowd_world* w, cs_snap_reader* in) {
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     crowd_status st = cs_pool_reserve(w, &w->pools[CS_REC_QUEUE], (int)count);
     if (st == CROWD_OK && count) st = cs_queue_reserve_hot(w, count);
-    if (st == CROWD_OK && count) st = cs_world_nb_out(w, CS_NB_CONE);
-    if (st == CROWD_OK && count) st = cs_world_nb_out(w, CS_NB_FILE);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
