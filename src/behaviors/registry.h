@@ -1,6 +1,7 @@
-// The behaviors the world runs, named once: their agent flag bits, their record kinds and their
-// places in the behavior table (registry.c). The core includes this header and nothing else of
-// the behaviors; it reaches them only through cs_behaviors[] (core/behavior.h).
+// The behaviors the world runs, named once: their agent flag bits, their record kinds, hot columns
+// and parameter profile kinds, and their places in the behavior table (registry.c). The core
+// includes this header and nothing else of the behaviors; it reaches them only through
+// cs_behaviors[] (core/behavior.h).
 #ifndef CS_REGISTRY_H
 #define CS_REGISTRY_H
 

@@ -110,9 +110,10 @@ struct crowd_world {
     // Sorted storage: slot s in [0, count) holds one live agent; cur is the front buffer.
     int count;
     int capacity; // sorted slots and agent indices allocated
-    // cur holds every column. free_col are buffers of column size that hold nothing between
-    // passes: the sort gathers into them and the integration writes its back buffers there, so the
-    // columns cost CS_FREE_COLS buffers more than one each, not two each.
+    // cur holds every column. free_col are buffers of column size that hold no column between
+    // passes: the sort gathers into them, from the neighbor pass to the integration they hold the
+    // neighbor queries' outputs (cs_nb_out), and the integration writes its back buffers there, so
+    // the columns cost CS_FREE_COLS buffers more than one each, not two each.
     // alt: the position and heading columns as they were before this step's integration (only
     // those, and only from the integration to the end of the step: the buffers are free_col
     // again); alt's other columns are NULL.
@@ -122,9 +123,8 @@ struct crowd_world {
     // gathers; an allocated column outside it is 0 in every slot, wherever its agents went.
     uint32_t hot_used;
 
-    // Per-slot scratch written by the passes of one step (not gathered). What only a behavior's
-    // agents need between passes lives in their records instead.
-    float *force_x, *force_y; // weighted behavior forces, summed in pass order
+    // Per-slot scratch written by the passes of one step (not gathered).
+    float *force_x, *force_y; // weighted behavior forces: set by the neighbor pass, summed after
     // With obstacles, each agent's clearance and sight clearance, written by the clearance pass
     // (src/walls/walls_clearance.c) and read by the neighbor pass (the sight clearance) and the
     // walls behavior's passes of the same step; an agent they leave with work reads its cell's
@@ -251,7 +251,8 @@ static inline uint64_t cs_hash_float(uint64_t h, float f) {
     return cs_hash_word(h, u);
 }
 
-// The sort phase lays the records of each pool out in slot order every CS_RECORD_PERIOD ticks,
+// The sort phase lays the records of each pool a pass reads every tick (cs_record_def.slot_order)
+// out in slot order every CS_RECORD_PERIOD ticks,
 // the pool of kind k on the ticks where tick % CS_RECORD_PERIOD == k % CS_RECORD_PERIOD, so the
 // work is spread over the period instead of falling on one tick. Every tick costs more than it
 // saves (at 50k-100k agents with every behavior, 2 threads, every 4th tick was 15-25% faster than
@@ -414,8 +415,8 @@ void cs_pass_neighbor_capped(crowd_world* w); // with a neighbor cap; sets profi
 void cs_pass_integrate(crowd_world* w);
 
 // A neighbor query's subscribers (core/behavior.h), resolved for one pass: agents with `flag`
-// (0: nobody) read their inputs from and write their outputs to float fields of their records of
-// one kind. The neighbor pass and its capped form both resolve through this.
+// (0: nobody) read their inputs from their profiles (or hot columns: cs_nb_in) and write their
+// outputs per slot (cs_nb_out). The neighbor pass and its capped form both resolve through this.
 typedef struct cs_nb_use {
     uint32_t flag;
     bool live; // some agent holds the subscription's record kind (cs_neighbor_use.kind)

@@ -1,8 +1,9 @@
 // Neighbor pass: every agent's separation force and the queries the behavior table subscribes
 // agents to (core/behavior.h: the forward cone, group separation and the one ahead in a file;
 // today the queue's agents and the follow behavior's followers), in one walk over the cell-sorted
-// arrays. A query's inputs and outputs are in its subscribers' records, its constants in the
-// subscription. With a neighbor cap set, neighbor_cap.c runs instead.
+// arrays. A query's inputs come from its subscribers' parameter profiles (or hot columns), its
+// outputs go to the per-slot buffers cs_nb_out names, its constants come with the subscription.
+// With a neighbor cap set, neighbor_cap.c runs instead.
 //
 // The arithmetic of a candidate (the separation term, the cone's and the file's tests) and of an
 // agent (its cone's heading and shape, its query box, its separation force) is the one copy in

@@ -1,9 +1,9 @@
 // Goal pass: seek / arrive (stopping or literal) / flee toward each agent's goal point, braked by
 // the queue cone.
 //
-// The pass works in blocks of GOAL_BLOCK slots. A scalar loop reads the goal agents' records (the
-// goal and, for queuers, the queue record: lookups through the per-index record numbers) into
-// short lane arrays; one vector loop over the block's slots then computes every force. What
+// The pass works in blocks of GOAL_BLOCK slots. A scalar loop reads the goal agents' hot columns
+// and profiles (and, for queuers, what the neighbor pass found: cs_nb_out) into short lane arrays;
+// one vector loop over the block's slots then computes every force. What
 // differs from agent to agent (the goal's mode, a brake or a file's tail point, whether anybody
 // is ahead) is computed for every lane and selected, never branched on: those branches are taken
 // at random from agent to agent, and their mispredictions cost more than all the arithmetic of

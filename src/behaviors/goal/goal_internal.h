@@ -1,5 +1,5 @@
-// Goal internals: the goal record (a crowd_goal, kept only for a goal other than the default) and
-// the functions the queue behavior and the snapshot share to set one.
+// Goal internals: where a goal lives (hot columns, a profile and, for a routed goal, a memo record)
+// and the functions that reserve and store one.
 #ifndef CS_GOAL_INTERNAL_H
 #define CS_GOAL_INTERNAL_H
 
