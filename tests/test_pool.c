@@ -237,41 +237,34 @@ Test(pool, layout_spans_the_scratch_buffers) {
     crowd_world_destroy(w);
 }
 
-// Every CS_RECORD_PERIOD ticks the sort phase lays every pool out again in slot order (the pool of
-// kind k on ticks that are k modulo the period).
+// Every CS_RECORD_PERIOD ticks the sort phase lays every pool a pass reads every tick out again in
+// slot order (the pool of kind k on ticks that are k modulo the period): here the wall defs'.
 // Records keep their contents and their agents at every tick; after a layout the numbers run
 // 0 .. live - 1 in slot order; the free list still serves later acquisitions and releases (agents
-// given goals and removed between steps).
-static void expect_goal_layout(const crowd_world* w, const crowd_goal* want, const bool* has,
+// given wall defs and removed between steps).
+static void expect_wall_layout(const crowd_world* w, const crowd_wall_def* want, const bool* has,
                                bool laid_out) {
     int32_t next = 0;
     for (int s = 0; s < w->count; ++s) {
         const uint32_t idx = w->cur.id[s];
-        const int32_t r = w->rec_of[CS_REC_GOAL][idx];
+        const int32_t r = w->rec_of[CS_REC_WALL][idx];
         cr_assert_eq(r >= 0, has[idx], "agent %u: record present as set", idx);
         if (r < 0) continue;
         if (laid_out) cr_assert_eq(r, next, "slot %d: records in slot order", s);
         ++next;
-        // The record is the routed goal's field memo; the goal itself is in its hot columns.
-        const crowd_goal g = cs_goal_of(w, idx);
-        cr_assert(g.target.x == want[idx].target.x && g.target.y == want[idx].target.y &&
-                      g.mode == want[idx].mode,
-                  "agent %u: goal contents kept", idx);
+        const crowd_wall_def* d = cs_pool_at(&w->pools[CS_REC_WALL], r);
+        cr_assert(d->weight == want[idx].weight && d->look_ahead == want[idx].look_ahead,
+                  "agent %u: wall def contents kept", idx);
     }
-    cr_assert_eq(next, w->pools[CS_REC_GOAL].live);
+    cr_assert_eq(next, w->pools[CS_REC_WALL].live);
 }
 
 Test(pool, records_follow_their_agents_into_slot_order) {
     enum { N = 400 };
     counter c;
     crowd_world* w = make_world(&c, N);
-    // A wall far from everybody: a routed goal keeps its record (its field memo) while the world
-    // has obstacles.
-    const crowd_vec2 wall[2] = {{1000.0f, 1000.0f}, {1001.0f, 1000.0f}};
-    crowd_obstacle_id ob;
-    cr_assert_eq(crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 2, &ob), CROWD_OK);
     crowd_agent_id ids[N];
-    crowd_goal want[N];
+    crowd_wall_def want[N];
     bool has[N] = {false}, alive[N];
     for (int i = 0; i < N; ++i) {
         alive[i] = true;
@@ -279,11 +272,10 @@ Test(pool, records_follow_their_agents_into_slot_order) {
         // Scattered so that slot order differs from index order.
         a.position = (crowd_vec2){(float)((i * 37) % 101) * 1.7f, (float)((i * 53) % 89) * 1.3f};
         cr_assert_eq(crowd_agent_add(w, &a, &ids[i]), CROWD_OK);
-        want[i] = crowd_goal_default();
+        want[i] = crowd_wall_def_default();
         if (i % 3 != 0) continue;
-        want[i].mode = CROWD_GOAL_ARRIVE;
-        want[i].target = (crowd_vec2){(float)i, -(float)i};
-        cr_assert_eq(crowd_agent_set_goal(w, ids[i], &want[i]), CROWD_OK);
+        want[i].weight = 1.5f + (float)i / (float)N; // each its own, none the default
+        cr_assert_eq(crowd_agent_set_walls(w, ids[i], &want[i]), CROWD_OK);
         has[i] = true;
     }
     int layouts = 0;
@@ -291,16 +283,15 @@ Test(pool, records_follow_their_agents_into_slot_order) {
         cr_assert_eq(crowd_world_step(w), CROWD_OK);
         // The step's sort ran at tick crowd_world_tick - 1.
         const bool laid_out =
-            (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == CS_REC_GOAL % CS_RECORD_PERIOD;
+            (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == CS_REC_WALL % CS_RECORD_PERIOD;
         layouts += laid_out;
-        expect_goal_layout(w, want, has, laid_out);
-        // Between steps: goals for some, removals for others, through the free list.
+        expect_wall_layout(w, want, has, laid_out);
+        // Between steps: wall defs for some, removals for others, through the free list.
         for (int i = round; i < N; i += 7) {
             if (!alive[i]) continue;
             if (round % 2 == 0 && !has[i]) {
-                want[i].mode = CROWD_GOAL_SEEK;
-                want[i].target = (crowd_vec2){(float)round, (float)i};
-                cr_assert_eq(crowd_agent_set_goal(w, ids[i], &want[i]), CROWD_OK);
+                want[i].look_ahead = 2.0f + (float)round / 8.0f; // never the default
+                cr_assert_eq(crowd_agent_set_walls(w, ids[i], &want[i]), CROWD_OK);
                 has[i] = true;
             } else if (round % 2 == 1 && has[i]) {
                 cr_assert_eq(crowd_agent_remove(w, ids[i]), CROWD_OK);

@@ -34,12 +34,15 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
             {
                 .name = "goal",
                 .flags = CS_FLAG_GOAL,
-                // Hot: the target and the profile; a routed goal's field memo in its record.
-                .records = {{CS_REC_GOAL, sizeof(cs_goal_rec), 0, false, true}},
+                // Hot: the target, the profile and, while the world counts routes, a routed
+                // goal's field memo. No records.
                 .hot = {{CS_HOT_GOAL_X, 0, 0},
                         {CS_HOT_GOAL_Y, 0, 0},
-                        {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL}},
-                .hot_count = 3,
+                        {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL},
+                        {CS_HOT_GOAL_MEMO_CELL, 0, 0},
+                        {CS_HOT_GOAL_MEMO_ENTRY, 0, 0},
+                        {CS_HOT_GOAL_MEMO_EPOCH, 0, 0}},
+                .hot_count = 6,
                 .profile_kind = CS_PROF_GOAL,
                 .profile_size = sizeof(cs_goal_profile),
                 .passes = {{CROWD_PHASE_GOAL, cs_pass_goal}},

@@ -21,7 +21,7 @@ enum {
 
 // Record kinds: one pool of fixed-size records each, and one record number per agent index.
 typedef enum cs_record_kind {
-    CS_REC_GOAL,     // crowd_goal (behaviors/goal)
+
     CS_REC_QUEUE,    // cs_queue_rec (behaviors/queue)
     CS_REC_PATH,     // cs_path_rec (behaviors/path)
     CS_REC_FOLLOWER, // cs_follower (behaviors/follow)
@@ -36,7 +36,11 @@ typedef enum cs_record_kind {
 typedef enum cs_hot_col {
     CS_HOT_GOAL_X, // the goal's target (behaviors/goal)
     CS_HOT_GOAL_Y,
-    CS_HOT_GOAL_PROFILE,  // its profile (CS_PROF_GOAL) + 1; 0: the default goal
+    CS_HOT_GOAL_PROFILE, // its profile (CS_PROF_GOAL) + 1; 0: the default goal
+    // A routed goal's memo of its field entry (cs_nav_memo), while the world counts routes.
+    CS_HOT_GOAL_MEMO_CELL,
+    CS_HOT_GOAL_MEMO_ENTRY,
+    CS_HOT_GOAL_MEMO_EPOCH,
     CS_HOT_QUEUE_PROFILE, // the queue's profile (CS_PROF_QUEUE) + 1; 0: not queueing
     CS_HOT_QUEUE_X,       // the queue's goal point (behaviors/queue): each agent its own
     CS_HOT_QUEUE_Y,

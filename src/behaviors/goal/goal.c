@@ -38,7 +38,7 @@ enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 // speed), so the agent keeps its speed past it.
 // *in_sight: the point is the goal (or an exit, or the stand-in of an unreachable goal), not a
 // corner on the way.
-// The field entry is read through the routed goal's memo (cs_goal_rec).
+// The field entry is read through the routed goal's memo (cs_goal_memo_at), while it has one.
 static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
                                const crowd_goal* g, bool* in_sight) {
     *in_sight = true;
@@ -46,9 +46,14 @@ static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
     const crowd_vec2 pos = {c->px[s], c->py[s]};
     // A routed goal has its memo while the world counts routes (goal_internal.h).
-    cs_goal_rec* r = routed ? cs_goal_rec_of(w, c->id[s]) : NULL;
-    const cs_nav_aim a = r ? cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &r->nav)
-                           : cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
+    cs_nav_aim a;
+    if (routed && cs_goal_memo_live(w)) {
+        cs_nav_memo m = cs_goal_memo_at(w, s);
+        a = cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &m);
+        cs_goal_memo_set(w, s, m);
+    } else {
+        a = cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
+    }
     const float v = c->max_speed[s];
     *in_sight = a.final;
     return cs_nav_steer_point(a, pos, g->slow_radius + v * v / c->max_force[s]);
@@ -74,8 +79,8 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             if (p->route != CROWD_ROUTE_FIELD || p->mode == CROWD_GOAL_FLEE) continue;
             const crowd_vec2 pos = {c->px[s], c->py[s]};
             // Only an agent whose memo will not serve (cs_nav_aim_memo) reads its field.
-            const cs_goal_rec* r = cs_goal_rec_of(w, c->id[s]);
-            if (!r || !cs_nav_memo_serves(&w->nav, &r->nav, pos)) {
+            const cs_nav_memo m = cs_goal_memo_live(w) ? cs_goal_memo_at(w, s) : (cs_nav_memo){0};
+            if (!cs_nav_memo_serves(&w->nav, &m, pos)) {
                 const crowd_exits_id exits = {
                     .index1 = p->exits_index1, .generation = p->exits_generation, .world = w->tag};
                 cs_nav_prefetch(&w->nav, (crowd_vec2){gx[s], gy[s]}, exits, pos);

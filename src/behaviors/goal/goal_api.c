@@ -59,33 +59,32 @@ void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta) {
     if (routed(g) && cs_nav_counting(w)) cs_nav_ref(w, route_key(w, g), delta);
 }
 
-// Counting starts: every routed goal counts its destination and gets its memo record (all the
-// records reserved first; a memo is a cache, which nothing shows, so records given before a later
-// failure change nothing the world shows).
+static const int goal_cols[] = {CS_HOT_GOAL_X, CS_HOT_GOAL_Y, CS_HOT_GOAL_PROFILE};
+static const int memo_cols[] = {CS_HOT_GOAL_MEMO_CELL, CS_HOT_GOAL_MEMO_ENTRY,
+                                CS_HOT_GOAL_MEMO_EPOCH};
+
+// The memo columns (zero: no memo), which then ride the sort: a world with routed goals that
+// counts routes. A memo is a cache, which nothing shows: making the columns changes nothing the
+// world shows, and a failure after it may leave them.
+static crowd_status memo_use(crowd_world* w) {
+    for (int k = 0; k < 3; ++k)
+        if (cs_world_hot_column(w, memo_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < 3; ++k) cs_hot_use(w, memo_cols[k]);
+    return CROWD_OK;
+}
+
+// Counting starts: every routed goal counts its destination, and their memos come.
 crowd_status cs_goal_count_routes(crowd_world* w) {
-    int need = 0;
-    for (int s = 0; s < w->count; ++s) {
-        const crowd_goal g = cs_goal_at(w, s);
-        need += routed(&g) && cs_rec_num(w, CS_REC_GOAL, w->cur.id[s]) < 0;
-    }
-    // Room for every agent the world has room for, as crowd_world_reserve would have made while
-    // counting: adding agents within the reserve allocates nothing.
-    const cs_pool* pool = &w->pools[CS_REC_GOAL];
-    if (w->capacity - pool->live > need) need = w->capacity - pool->live;
-    if (need && cs_pool_reserve(w, &w->pools[CS_REC_GOAL], need) != CROWD_OK)
-        return CROWD_ERR_OUT_OF_MEMORY;
+    bool any = false;
     for (int s = 0; s < w->count; ++s) {
         const crowd_goal g = cs_goal_at(w, s);
         if (!routed(&g)) continue;
+        any = true;
         const crowd_status st = cs_nav_reserve(w, route_key(w, &g));
         if (st != CROWD_OK) return st;
         cs_nav_ref(w, route_key(w, &g), +1);
-        const uint32_t idx = w->cur.id[s];
-        if (cs_rec_num(w, CS_REC_GOAL, idx) >= 0) continue;
-        w->rec_of[CS_REC_GOAL][idx] = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
-        *cs_goal_rec_of(w, idx) = (cs_goal_rec){0};
     }
-    return CROWD_OK;
+    return any ? memo_use(w) : CROWD_OK;
 }
 
 // The checks that need the world: a live exit set, and room for a new destination.
@@ -98,38 +97,28 @@ static crowd_status reserve_route(crowd_world* w, const crowd_goal* g) {
     return routed(g) && cs_nav_counting(w) ? cs_nav_reserve(w, route_key(w, g)) : CROWD_OK;
 }
 
-static const int goal_cols[] = {CS_HOT_GOAL_X, CS_HOT_GOAL_Y, CS_HOT_GOAL_PROFILE};
-
-// Room to store goal g on an agent whose goal record number is `rec` (-1: none): the hot columns
-// and a profile for a goal other than the default, a record for a routed one.
-static crowd_status reserve_storage(crowd_world* w, int32_t rec, const crowd_goal* g) {
+// Room to store goal g: the hot columns and a profile for a goal other than the default, the memo
+// columns for a routed one while the world counts routes.
+static crowd_status reserve_storage(crowd_world* w, const crowd_goal* g) {
     if (default_goal(g)) return CROWD_OK;
     for (int k = 0; k < 3; ++k)
         if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     crowd_status st = cs_profiles_reserve(w, &w->profiles[CS_PROF_GOAL], 1);
-    if (st == CROWD_OK && rec < 0 && routed(g) && cs_nav_counting(w))
-        st = cs_pool_reserve(w, &w->pools[CS_REC_GOAL], 1);
+    if (st == CROWD_OK && routed(g) && cs_nav_counting(w)) st = memo_use(w);
     return st;
 }
 
 crowd_status cs_goal_reserve(crowd_world* w, uint32_t idx, const crowd_goal* g) {
+    (void)idx;
     const crowd_status st = reserve_route(w, g);
-    return st == CROWD_OK ? reserve_storage(w, cs_rec_num(w, CS_REC_GOAL, idx), g) : st;
+    return st == CROWD_OK ? reserve_storage(w, g) : st;
 }
 
-static void release_record(crowd_world* w, uint32_t idx) {
-    if (cs_rec_num(w, CS_REC_GOAL, idx) < 0) return;
-    int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
-    cs_pool_release(&w->pools[CS_REC_GOAL], *rec);
-    *rec = -1;
-}
-
-// The goal's uses end and its record goes; its profile loses its user when the core takes the
-// agent's hot columns out (core/dist_hooks.c).
+// The goal's uses end; its profile loses its user when the core takes the agent's hot columns out
+// (core/dist_hooks.c).
 void cs_goal_on_remove(crowd_world* w, uint32_t idx) {
     const crowd_goal g = cs_goal_of(w, idx);
     cs_goal_count_use(w, &g, -1);
-    release_record(w, idx);
 }
 
 void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
@@ -140,9 +129,10 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     cs_goal_count_use(w, &old, -1);
     uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
     if (prof && prof[s]) cs_profiles_release(&w->profiles[CS_PROF_GOAL], prof[s] - 1);
+    // A new goal starts without a memo.
+    if (cs_hot_u32(w, CS_HOT_GOAL_MEMO_EPOCH)) cs_goal_memo_set(w, s, (cs_nav_memo){0});
     if (default_goal(g)) {
         if (prof) prof[s] = 0;
-        release_record(w, idx);
         return;
     }
     const bool null_exits = g->exits.index1 == 0;
@@ -159,16 +149,6 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     prof[s] = cs_profiles_intern(&w->profiles[CS_PROF_GOAL], &p) + 1;
     cs_hot_f32(w, CS_HOT_GOAL_X)[s] = g->target.x;
     cs_hot_f32(w, CS_HOT_GOAL_Y)[s] = g->target.y;
-    // A routed goal's record holds its memo of the field, which a new goal starts afresh; it is
-    // kept while the world counts routes (cs_goal_count_routes gives one to every routed goal
-    // when counting starts).
-    if (!routed(g) || !cs_nav_counting(w)) {
-        release_record(w, idx);
-        return;
-    }
-    int32_t* rec = &w->rec_of[CS_REC_GOAL][idx];
-    if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_GOAL]);
-    *(cs_goal_rec*)cs_pool_at(&w->pools[CS_REC_GOAL], *rec) = (cs_goal_rec){0};
 }
 
 void cs_goal_def_default(crowd_agent_def* def) {
@@ -181,7 +161,7 @@ crowd_status cs_goal_check_def(const crowd_agent_def* def) {
 
 crowd_status cs_goal_add_reserve(crowd_world* w, const crowd_agent_def* def) {
     const crowd_status st = reserve_route(w, &def->goal);
-    return st == CROWD_OK ? reserve_storage(w, -1, &def->goal) : st;
+    return st == CROWD_OK ? reserve_storage(w, &def->goal) : st;
 }
 
 void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def) {
@@ -194,18 +174,12 @@ void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
 }
 
 // A goal is part of an agent's def: room for one per agent, so adding and retargeting up to
-// `agents` agents allocates nothing. (The other behaviors' calls acquire their records
-// themselves.)
+// `agents` agents allocates nothing (with the memo columns while the world counts routes).
 crowd_status cs_goal_world_reserve(crowd_world* w, int agents) {
+    if (cs_nav_counting(w) && memo_use(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = 0; k < 3; ++k)
         if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
-    crowd_status st = cs_profiles_reserve_users(w, &w->profiles[CS_PROF_GOAL], (uint32_t)agents);
-    // Memo records only while the world counts routes (when it starts, cs_goal_count_routes
-    // reserves them for the whole capacity).
-    cs_pool* p = &w->pools[CS_REC_GOAL];
-    if (st == CROWD_OK && cs_nav_counting(w) && agents > p->live)
-        st = cs_pool_reserve(w, p, agents - p->live);
-    return st;
+    return cs_profiles_reserve_users(w, &w->profiles[CS_PROF_GOAL], (uint32_t)agents);
 }
 
 uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h) {

@@ -18,16 +18,26 @@ typedef struct cs_goal_profile {
     uint16_t exits_world; // 0 when exits_index1 is not
 } cs_goal_profile;
 
-// The goal record, kept for a routed goal while the world counts routes (cs_nav_counting: it has
-// obstacles) only: what the goal pass last read of the navigation field for the agent (its field
-// entry and the cell it read it for, valid while the fields are those of nav.epoch): an agent
-// crosses a field cell every few ticks, so most ticks read no field at all.
-typedef struct cs_goal_rec {
-    cs_nav_memo nav;
-} cs_goal_rec;
+// A routed goal's memo (cs_nav_memo, in the hot columns CS_HOT_GOAL_MEMO_*, which exist and ride
+// the sort once the world counts routes: cs_nav_counting, it has obstacles): what the goal pass
+// last read of the navigation field for the agent (its field entry and the cell it read it for,
+// valid while the fields are those of nav.epoch; epoch 0: none). An agent crosses a field cell
+// every few ticks, so most ticks read no field at all.
+static inline cs_nav_memo cs_goal_memo_at(const crowd_world* w, int s) {
+    return (cs_nav_memo){cs_hot_u32(w, CS_HOT_GOAL_MEMO_CELL)[s],
+                         cs_hot_u32(w, CS_HOT_GOAL_MEMO_ENTRY)[s],
+                         cs_hot_u32(w, CS_HOT_GOAL_MEMO_EPOCH)[s]};
+}
 
-static inline cs_goal_rec* cs_goal_rec_of(const crowd_world* w, uint32_t idx) {
-    return cs_record_of(w, CS_REC_GOAL, idx);
+static inline void cs_goal_memo_set(const crowd_world* w, int s, cs_nav_memo m) {
+    cs_hot_u32(w, CS_HOT_GOAL_MEMO_CELL)[s] = m.cell;
+    cs_hot_u32(w, CS_HOT_GOAL_MEMO_ENTRY)[s] = m.entry;
+    cs_hot_u32(w, CS_HOT_GOAL_MEMO_EPOCH)[s] = m.epoch;
+}
+
+// Whether the memo columns ride the sort.
+static inline bool cs_goal_memo_live(const crowd_world* w) {
+    return cs_hot_live(w, CS_HOT_GOAL_MEMO_EPOCH) != NULL;
 }
 
 // The goal of the agent in slot s.
