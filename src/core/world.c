@@ -248,26 +248,23 @@ crowd_status cs_world_wall_arrays(crowd_world* w) {
     return CROWD_OK;
 }
 
-crowd_status cs_world_hot_column(crowd_world* w, int col) {
-    if (w->cur.hot[col]) return CROWD_OK;
-    const array_ref ref = {&w->cur.hot[col], 4, true};
-    const size_t bytes = ref_bytes(&ref, w->capacity);
+// Allocates the array `ref` names for the world's capacity, zero-filled, unless it exists.
+static crowd_status lazy_array(crowd_world* w, const array_ref* ref) {
+    if (ref_get(ref)) return CROWD_OK;
+    const size_t bytes = ref_bytes(ref, w->capacity);
     void* mem = cs_alloc(w, bytes);
     if (!mem) return CROWD_ERR_OUT_OF_MEMORY;
     memset(mem, 0, bytes);
-    ref_set(&ref, mem);
+    ref_set(ref, mem);
     return CROWD_OK;
 }
 
+crowd_status cs_world_hot_column(crowd_world* w, int col) {
+    return lazy_array(w, &(array_ref){&w->cur.hot[col], 4, true});
+}
+
 crowd_status cs_world_user_data(crowd_world* w) {
-    if (w->user_data) return CROWD_OK;
-    const array_ref ref = {&w->user_data, sizeof(uint64_t), false};
-    const size_t bytes = ref_bytes(&ref, w->capacity);
-    void* mem = cs_alloc(w, bytes);
-    if (!mem) return CROWD_ERR_OUT_OF_MEMORY;
-    memset(mem, 0, bytes);
-    ref_set(&ref, mem);
-    return CROWD_OK;
+    return lazy_array(w, &(array_ref){&w->user_data, sizeof(uint64_t), false});
 }
 
 crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx) {

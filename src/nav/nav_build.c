@@ -94,10 +94,8 @@ static void heap_compact(build* b) {
     }
 }
 
-static void heap_push(build* b, uint64_t e) {
-    if (b->hn == b->cap) heap_compact(b);
-    uint64_t* restrict h = b->heap;
-    uint32_t k = b->hn++;
+// Entry e rises from place k to where it belongs.
+static inline void heap_rise(uint64_t* restrict h, uint32_t k, uint64_t e) {
     while (k > 0) {
         const uint32_t p = (k - 1) / 4;
         if (h[p] <= e) break;
@@ -105,6 +103,11 @@ static void heap_push(build* b, uint64_t e) {
         k = p;
     }
     h[k] = e;
+}
+
+static void heap_push(build* b, uint64_t e) {
+    if (b->hn == b->cap) heap_compact(b);
+    heap_rise(b->heap, b->hn++, e);
 }
 
 // The least entry, taken out (the heap is not empty). The heap is 4-ary (half as deep as a
@@ -132,13 +135,7 @@ static inline uint64_t heap_pop(build* b) {
         h[k] = h[m];
         k = m;
     }
-    while (k > 0) {
-        const uint32_t p = (k - 1) / 4;
-        if (h[p] <= e) break;
-        h[k] = h[p];
-        k = p;
-    }
-    h[k] = e;
+    heap_rise(h, k, e);
     return top;
 }
 
