@@ -49,11 +49,7 @@ double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-double quantile(std::vector<double> v, double q) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[(size_t)(q * (double)(v.size() - 1) + 0.5)];
-}
+using bench::quantile;
 
 // Whether a case of n agents belongs to this run (--crowd_sizes): up to its largest size.
 bool size_in_run(int agents) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "crowd/crowd.h"
+#include "harness.h"
 #include "scenes.h"
 
 namespace {
@@ -114,11 +115,7 @@ void BM_Town(benchmark::State& state) {
 // untimed; the walled towns' results count.
 constexpr int kRoundTicks = 5;
 
-double median_of(std::vector<double> v, double q) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[(size_t)(q * (double)(v.size() - 1) + 0.5)];
-}
+using bench::quantile;
 
 void BM_TownPair(benchmark::State& state) {
     const bool open_of[4] = {true, false, false, true};
@@ -174,11 +171,11 @@ void BM_TownPair(benchmark::State& state) {
         walled.push_back(ms[0] / 2.0);
         open.push_back(ms[1] / 2.0);
     }
-    state.counters["x_no_walls"] = median_of(ratio, 0.5);
-    state.counters["q1"] = median_of(ratio, 0.25);
-    state.counters["q3"] = median_of(ratio, 0.75);
-    state.counters["walled_ms"] = median_of(walled, 0.5);
-    state.counters["open_ms"] = median_of(open, 0.5);
+    state.counters["x_no_walls"] = quantile(ratio, 0.5);
+    state.counters["q1"] = quantile(ratio, 0.25);
+    state.counters["q3"] = quantile(ratio, 0.75);
+    state.counters["walled_ms"] = quantile(walled, 0.5);
+    state.counters["open_ms"] = quantile(open, 0.5);
     // The walls' share by phase, per agent and tick over all rounds: the wall force and the move
     // clamp (phases of their own) and what they add to the neighbor phase (each agent's wall
     // clearances, line of sight).

@@ -11,6 +11,7 @@
 #ifndef BENCH_HARNESS_H
 #define BENCH_HARNESS_H
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <memory>
@@ -128,6 +129,14 @@ Crowd make_crowd(const Scenario& scenario, int agents);
 // the scenario, the minimal kernel's). Returns non-zero when a same-model implementation ends
 // more than `tolerance` metres away: the baselines must do the same work as the engine.
 int check(int agents, int ticks, double tolerance);
+
+// The q-quantile of v (the nearest rank; 0 for none): the benchmarks' medians and quartiles of
+// per-round ratios.
+inline double quantile(std::vector<double> v, double q) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[(size_t)(q * (double)(v.size() - 1) + 0.5)];
+}
 
 } // namespace bench
 

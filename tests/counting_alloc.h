@@ -8,10 +8,12 @@
 typedef struct counter {
     long allocs, frees;
     long long live;
+    long fail_at; // the allocation that fails: allocs + 1 at the time of the attempt (0: none)
 } counter;
 
 static inline void* count_alloc(size_t size, size_t align, void* user) {
     counter* c = user;
+    if (c->fail_at && c->allocs + 1 == c->fail_at) return NULL;
     void* p = aligned_alloc(align, (size + align - 1) & ~(align - 1));
     if (p) c->allocs++, c->live += (long long)size;
     return p;

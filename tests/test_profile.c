@@ -3,38 +3,17 @@
 // (their numbers reused), a failed reservation changes nothing, and a reservation for n users
 // makes any n users' values internable without allocating, churn included.
 #include <criterion/criterion.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-
-typedef struct counter {
-    long fail_after; // allocations that still succeed; -1 = all
-    long allocs, blocks;
-} counter;
-
-static void* counted_alloc(size_t size, size_t align, void* user) {
-    counter* c = user;
-    if (c->fail_after == 0) return NULL;
-    if (c->fail_after > 0) c->fail_after--;
-    c->allocs++;
-    c->blocks++;
-    return aligned_alloc(align, (size + align - 1) / align * align);
-}
-
-static void counted_free(void* p, size_t size, void* user) {
-    (void)size;
-    counter* c = user;
-    if (p) c->blocks--;
-    free(p);
-}
+#include "counting_alloc.h"
 
 static crowd_world* make_world(counter* c) {
-    *c = (counter){.fail_after = -1};
+    *c = (counter){0};
     crowd_world_def wd = crowd_world_def_default();
     wd.threads = 1;
-    wd.alloc = counted_alloc;
-    wd.free = counted_free;
+    wd.alloc = count_alloc;
+    wd.free = count_free;
     wd.alloc_user = c;
     crowd_world* w;
     cr_assert_eq(crowd_world_create(&wd, &w), CROWD_OK);
@@ -86,7 +65,8 @@ Test(profile, equal_values_share_a_number) {
     cr_assert_eq(p.unused, 0);
     cs_profiles_free(w, &p);
     crowd_world_destroy(w);
-    cr_assert_eq(c.blocks, 0);
+    cr_assert_eq(c.allocs, c.frees);
+    cr_assert_eq(c.live, 0);
 }
 
 // The same calls give the same numbers; a world that sees ever new values holds at most about 8/7
@@ -126,7 +106,8 @@ Test(profile, churn_is_bounded_and_deterministic) {
     }
     for (int r = 0; r < 2; ++r) cs_profiles_free(w, &p[r]);
     crowd_world_destroy(w);
-    cr_assert_eq(c.blocks, 0);
+    cr_assert_eq(c.allocs, c.frees);
+    cr_assert_eq(c.live, 0);
 }
 
 // A reservation that cannot allocate changes nothing; the next one succeeds.
@@ -139,9 +120,9 @@ Test(profile, failed_reservation_changes_nothing) {
     for (uint32_t k = 0; k < 4; ++k) cs_profiles_intern(&p, &(value){(float)k, 0.0f, k, 0});
     const cs_profiles before = p;
     for (long k = 0; k < 3; ++k) {
-        c.fail_after = k;
+        c.fail_at = c.allocs + k + 1;
         cr_assert_eq(cs_profiles_reserve(w, &p, 1000), CROWD_ERR_OUT_OF_MEMORY);
-        c.fail_after = -1;
+        c.fail_at = 0;
         cr_assert_eq(memcmp(&p, &before, sizeof p), 0, "failure %ld changed the table", k);
     }
     cr_assert_eq(cs_profiles_reserve(w, &p, 1000), CROWD_OK);
@@ -149,5 +130,6 @@ Test(profile, failed_reservation_changes_nothing) {
         cr_assert(cs_profiles_has(&p, &(value){(float)k, 0.0f, k, 0}), "value %u kept", k);
     cs_profiles_free(w, &p);
     crowd_world_destroy(w);
-    cr_assert_eq(c.blocks, 0);
+    cr_assert_eq(c.allocs, c.frees);
+    cr_assert_eq(c.live, 0);
 }

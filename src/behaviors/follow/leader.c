@@ -125,6 +125,9 @@ typedef struct lanes {
 static int gather(const crowd_world* w, int b, int e, lanes* L) {
     const cs_columns* c = &w->cur;
     const int n = w->count;
+    // The group separation the neighbor pass found, per slot.
+    const float* gsep_x = cs_nb_out(w, CS_NB_GROUP, 0);
+    const float* gsep_y = cs_nb_out(w, CS_NB_GROUP, 1);
     int k = 0;
     for (int s = b; s < e; ++s) {
         // Fetched ahead from every slot: a follower after a slot without one gets its fetch too.
@@ -156,9 +159,8 @@ static int gather(const crowd_world* w, int b, int e, lanes* L) {
             L->lvy[k] = ld->vy;
             L->hx[k] = ld->hx;
             L->hy[k] = ld->hy;
-            // The group separation the neighbor pass found (its per-slot output).
-            L->sepx[k] = cs_nb_out(w, CS_NB_GROUP, 0)[s];
-            L->sepy[k] = cs_nb_out(w, CS_NB_GROUP, 1)[s];
+            L->sepx[k] = gsep_x[s];
+            L->sepy[k] = gsep_y[s];
             L->slot_mode[k] = f->slot_index >= 0;
             L->offx[k] = f->slot.x;
             L->offy[k] = f->slot.y;

@@ -68,6 +68,9 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
     const float* gy = cs_hot_f32(w, CS_HOT_GOAL_Y);
     const uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
     const cs_profiles* profiles = &w->profiles[CS_PROF_GOAL];
+    // The neighbor pass's outputs a queueing agent reads: the cone's, the file's one ahead.
+    const float* cone_out = cs_nb_out(w, CS_NB_CONE, 0);
+    const uint32_t* file_out = (const uint32_t*)(const void*)cs_nb_out(w, CS_NB_FILE, 0);
     // Routed agents read a field entry each, at random in fields of megabytes (agents of several
     // destinations mix in every cell): the block's entries are fetched together first, so their
     // misses overlap.
@@ -113,10 +116,9 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
             l->queue[i] = cone ? QUEUE_CONE : QUEUE_FILE;
             // The cone's output is already over the cone's length: the brake divides it by 1. The
             // file's is the slot of the one ahead, whose offset the positions give.
-            const uint32_t j = ((const uint32_t*)(const void*)cs_nb_out(w, CS_NB_FILE, 0))[s];
+            const uint32_t j = file_out[s];
             const bool ahead = !cone && j != CS_NB_NONE;
-            l->qa[i] =
-                cone ? cs_nb_out(w, CS_NB_CONE, 0)[s] : (ahead ? c->px[j] - c->px[s] : INFINITY);
+            l->qa[i] = cone ? cone_out[s] : (ahead ? c->px[j] - c->px[s] : INFINITY);
             l->qb[i] = cone ? 1.0f : (ahead ? c->py[j] - c->py[s] : 0.0f);
             // A file forms where the goal is in sight: on the way round a corner the one ahead
             // may be across a wall, and the point behind it is not on the way.
