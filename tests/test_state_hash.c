@@ -103,12 +103,13 @@ Test(state_hash, covers_every_record_kind) {
     CHECK_FIELD(q->def.cone_width, q->def.cone_width = up(old), q->def.cone_width = old);
     CHECK_FIELD(q->done, q->done = !old, q->done = old);
 
-    cs_path_rec* p = cs_path_of(s.w, idx(s.path));
-    cr_assert_not_null(p);
-    CHECK_FIELD(p->agent.cursor.index, p->agent.cursor.index = old + 1,
-                p->agent.cursor.index = old);
-    CHECK_FIELD(p->agent.cursor.segment, p->agent.cursor.segment = old + 1,
-                p->agent.cursor.segment = old);
+    // The path cursor is in hot columns (behaviors/path/path_internal.h).
+    const int ps = s.w->slot_of[idx(s.path)];
+    cr_assert_not_null(cs_path_profile_at(s.w, ps));
+    uint32_t* pi = &cs_hot_u32(s.w, CS_HOT_PATH_INDEX)[ps];
+    CHECK_FIELD(*pi, *pi = old + 1, *pi = old);
+    uint32_t* pg = &cs_hot_u32(s.w, CS_HOT_PATH_SEGMENT)[ps];
+    CHECK_FIELD(*pg, *pg = old + 1, *pg = old);
 
     cs_follower* f = cs_follower_of(s.w, idx(s.follower));
     cr_assert_not_null(f);

@@ -23,7 +23,6 @@ enum {
 typedef enum cs_record_kind {
 
     CS_REC_QUEUE,    // cs_queue_rec (behaviors/queue)
-    CS_REC_PATH,     // cs_path_rec (behaviors/path)
     CS_REC_FOLLOWER, // cs_follower (behaviors/follow)
     CS_REC_LEADER,   // cs_leader (behaviors/follow)
     CS_REC_WALL,     // crowd_wall_def (behaviors/walls)
@@ -44,6 +43,20 @@ typedef enum cs_hot_col {
     CS_HOT_QUEUE_PROFILE, // the queue's profile (CS_PROF_QUEUE) + 1; 0: not queueing
     CS_HOT_QUEUE_X,       // the queue's goal point (behaviors/queue): each agent its own
     CS_HOT_QUEUE_Y,
+    // A path follower (behaviors/path): its profile (CS_PROF_PATH) + 1 (0: no path), its cursor
+    // (the target or next point, the tube's segment hint, the state with the direction), the
+    // revision of its path the cursor is synced to and, for a tube, where it last searched the
+    // whole path while lost.
+    CS_HOT_PATH_PROFILE,
+    CS_HOT_PATH_INDEX,
+    CS_HOT_PATH_SEGMENT,
+    CS_HOT_PATH_STATE,
+    CS_HOT_PATH_REVISION,
+    CS_HOT_PATH_LOST,
+    // A routed waypoint leg's memo of its field entry (cs_nav_memo), while the world counts routes.
+    CS_HOT_PATH_MEMO_CELL,
+    CS_HOT_PATH_MEMO_ENTRY,
+    CS_HOT_PATH_MEMO_EPOCH,
     CS_HOT_COUNT
 } cs_hot_col;
 
@@ -51,6 +64,7 @@ typedef enum cs_hot_col {
 typedef enum cs_profile_kind {
     CS_PROF_GOAL,  // cs_goal_profile (behaviors/goal)
     CS_PROF_QUEUE, // cs_queue_profile (behaviors/queue)
+    CS_PROF_PATH,  // cs_path_profile (behaviors/path)
     CS_PROF_COUNT
 } cs_profile_kind;
 

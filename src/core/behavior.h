@@ -116,7 +116,7 @@ typedef struct cs_hot_def {
     uint32_t flag; // agents with any of these flags hold a value other than 0 here (0: none)
 } cs_hot_def;
 
-#define CS_BEHAVIOR_MAX_HOT 8
+#define CS_BEHAVIOR_MAX_HOT 10
 
 typedef struct cs_behavior {
     const char* name;

@@ -66,6 +66,7 @@ typedef union cs_columns {
     void* col[CS_COL_ALL];
 } cs_columns;
 
+_Static_assert(CS_HOT_COUNT <= 32, "hot_used has a bit per hot column");
 _Static_assert(sizeof(cs_columns) == CS_COL_ALL * sizeof(void*), "column view mismatch");
 
 // Column buffers that hold no column: the integration's back buffers. The integration writes the

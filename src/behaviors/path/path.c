@@ -42,25 +42,31 @@ static int choose_segment(const cs_path_entry* e, const crowd_path_follow_def* d
 // of any address is harmless where forming an out-of-range pointer is not.
 CS_FETCH_HELPER void prefetch_geometry(const crowd_world* w, const cs_columns* c, int s) {
     if (!(c->flags[s] & CS_FLAG_PATH)) return;
-    const cs_path_rec* r = cs_path_of(w, c->id[s]);
-    const crowd_path_follow_def* d = &r->def;
+    const crowd_path_follow_def* d = cs_path_profile_at(w, s);
     const cs_path_table* t = cs_paths(w);
     const uint32_t slot = d->path.index1 - 1;
     if (slot >= (uint32_t)t->used) return;
     const cs_path_entry* e = &t->entries[slot];
-    const crowd_path_cursor* cur = &r->agent.cursor;
+    const int index = (int)cs_hot_u32(w, CS_HOT_PATH_INDEX)[s];
     if (d->kind == CROWD_PATH_WAYPOINTS) {
         __builtin_prefetch(
-            (const void*)((uintptr_t)e->points + (uintptr_t)cur->index * sizeof(crowd_vec2)));
+            (const void*)((uintptr_t)e->points + (uintptr_t)index * sizeof(crowd_vec2)));
         // A routed leg's field entry, when the follower's memo will not serve (its waypoint is
         // read here, ahead of its own step, only then).
         const crowd_vec2 pos = {c->px[s], c->py[s]};
-        if (cs_path_routes(d) && w->nav.blocked && cur->index >= 0 && cur->index < e->count &&
-            (r->agent.nav_index != (uint32_t)cur->index ||
-             !cs_nav_memo_serves(&w->nav, &r->agent.nav, pos)))
-            cs_nav_prefetch(&w->nav, e->points[cur->index], (crowd_exits_id){0}, pos);
-    } else if (cur->segment >= 0) {
-        int k0 = cur->direction > 0 ? cur->segment - 1 : cur->segment - (CROWD_PATH_WINDOW - 2);
+        if (cs_path_routes(d) && w->nav.blocked && cs_path_memo_live(w) && index >= 0 &&
+            index < e->count) {
+            const cs_nav_memo m = {cs_hot_u32(w, CS_HOT_PATH_MEMO_CELL)[s],
+                                   cs_hot_u32(w, CS_HOT_PATH_MEMO_ENTRY)[s],
+                                   cs_hot_u32(w, CS_HOT_PATH_MEMO_EPOCH)[s]};
+            if (!cs_nav_memo_serves(&w->nav, &m, pos))
+                cs_nav_prefetch(&w->nav, e->points[index], (crowd_exits_id){0}, pos);
+        }
+    } else {
+        const int segment = (int)cs_hot_u32(w, CS_HOT_PATH_SEGMENT)[s];
+        if (segment < 0) return;
+        const int dir = (int)(cs_hot_u32(w, CS_HOT_PATH_STATE)[s] >> 8) - 1;
+        int k0 = dir > 0 ? segment - 1 : segment - (CROWD_PATH_WINDOW - 2);
         k0 = k0 < 0 ? 0 : k0;
         // The window's first entry in each of the five rows (the window is 32 bytes a row).
         const uintptr_t row = (uintptr_t)CS_PATH_SEG_STRIDE(e->count) * sizeof(float);
@@ -71,23 +77,22 @@ CS_FETCH_HELPER void prefetch_geometry(const crowd_world* w, const cs_columns* c
 
 static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
     const uint32_t flags = c->flags[s];
-    if (!(flags & CS_FLAG_PATH)) return;
-    cs_path_rec* r = cs_path_of(w, c->id[s]);
-    const crowd_path_follow_def* d = &r->def;
-    cs_path_agent* a = &r->agent;
-    const cs_path_entry* e = cs_path_sync(cs_paths(w), d, a);
+    const crowd_path_follow_def* d = cs_path_profile_at(w, s);
+    cs_path_agent a = cs_path_agent_at(w, s);
+    const cs_path_entry* e = cs_path_sync(cs_paths(w), d, &a);
     if (!e) {
+        cs_path_agent_set(w, s, &a);
         c->flags[s] = flags & ~(uint32_t)CS_FLAG_PATH;
         cs_sep_push_refresh(w, c->id[s]);
         return;
     }
     const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
     const float max_speed = c->max_speed[s], max_force = c->max_force[s];
-    crowd_path_cursor cur = a->cursor;
+    crowd_path_cursor cur = a.cursor;
     crowd_vec2 f;
     if (d->kind == CROWD_PATH_WAYPOINTS) {
         f = cs_path_waypoint_inline(e->points, e->count, d, &cur, pos, vel, max_speed, max_force,
-                                    cs_path_routes(d) ? &w->nav : NULL, a);
+                                    cs_path_routes(d) ? &w->nav : NULL, &a);
     } else {
         int k = cur.segment < 0 ? 0 : cur.segment; // a FINISHED one-shot keeps its own
         crowd_vec2 proj = {0.0f, 0.0f};
@@ -95,27 +100,24 @@ static inline void follow_one(crowd_world* w, const cs_columns* c, int s) {
         if (!(d->mode == CROWD_PATH_ONE_SHOT && cur.state == CROWD_PATH_STATE_FINISHED)) {
             const crowd_vec2 predicted = {pos.x + vel.x * d->predict_ahead,
                                           pos.y + vel.y * d->predict_ahead};
-            k = choose_segment(e, d, a, predicted, &proj, &dist);
+            k = choose_segment(e, d, &a, predicted, &proj, &dist);
         }
         f = cs_path_tube_inline(e->points, e->count, proj, dist, d, &cur, k, pos, vel, max_speed,
                                 max_force);
     }
-    a->cursor = cur;
+    a.cursor = cur;
+    cs_path_agent_set(w, s, &a);
     w->force_x[s] += f.x * d->weight;
     w->force_y[s] += f.y * d->weight;
 }
 
-// Contiguous chunks of slots, the look-ahead reads staying inside the chunk (other threads write
-// their followers' cursors and flags). The records are in slot order; their numbers (by agent
-// index) and the paths' geometry are not: the numbers are fetched CS_PREFETCH slots ahead, the
-// geometry half as far.
+// Contiguous chunks of slots: a follower reads its own slot of the columns and writes it back
+// (other threads write theirs). The profiles are few and stay in cache; the paths' geometry is
+// fetched CS_PREFETCH / 2 slots ahead, inside the chunk.
 static uint64_t path_chunk(void* arg, int lo, int hi) {
     crowd_world* w = arg;
     const cs_columns* c = &w->cur;
     for (int s = lo; s < hi; ++s) {
-        // Fetched ahead from every slot, not only from followers: a follower's lookups are then
-        // ahead of it whatever the slots before it hold.
-        cs_prefetch_rec(c, w->rec_of[CS_REC_PATH], CS_FLAG_PATH, s, hi);
         if (s + CS_PREFETCH / 2 < hi) prefetch_geometry(w, c, s + CS_PREFETCH / 2);
         if (c->flags[s] & CS_FLAG_PATH) follow_one(w, c, s);
     }

@@ -4,31 +4,82 @@
 #define CS_PATH_INTERNAL_H
 
 #include <math.h>
+#include <string.h>
 
 #include "core/internal.h"
 #include "steer/steer_math.h"
 
-// A path follower's cursor, the revision of its path the cursor was last synced to (a replaced
-// path is noticed by the agent itself, see cs_path_sync) and, while it is lost, the distance at
-// which it last searched the whole path.
+// A path follower lives in hot columns (behaviors/registry.h), which the path pass reads in slot
+// order: the number + 1 of its profile (CS_HOT_PATH_PROFILE; 0: no path), which holds its def as
+// set (followers of a path mostly share one), and its progress: the cursor, the revision of its
+// path the cursor was last synced to (a replaced path is noticed by the follower itself, see
+// cs_path_sync) and, while a tube follower is lost, the distance at which it last searched the
+// whole path. The profile outlives CS_FLAG_PATH when the path is destroyed: the agent reports
+// DETACHED.
+typedef crowd_path_follow_def cs_path_profile; // path.world 0 (the world's own tag), padding 0
+
+// A follower's progress as the pass works on it: the columns' values, and a routed waypoint
+// leg's memo of its field entry for the waypoint cursor.index (cs_nav_memo, in the hot columns
+// CS_HOT_PATH_MEMO_*, which exist and ride the sort once the world counts routes).
 typedef struct cs_path_agent {
     crowd_path_cursor cursor;
     uint32_t revision;
     float lost_dist;
-    // A routed waypoint leg's last field entry (cs_nav_memo), for the waypoint `nav_index`
-    uint32_t nav_index;
     cs_nav_memo nav;
 } cs_path_agent;
 
-// A path follower's record, from crowd_agent_set_path to crowd_agent_clear_path or removal (it
-// outlives CS_FLAG_PATH when the path is destroyed: the agent reports DETACHED).
-typedef struct cs_path_rec {
-    crowd_path_follow_def def;
-    cs_path_agent agent;
-} cs_path_rec;
+// The cursor's state and direction share a column: state | (direction + 1) << 8.
+static inline uint32_t cs_path_pack_state(const crowd_path_cursor* c) {
+    return (uint32_t)c->state | (uint32_t)(c->direction + 1) << 8;
+}
 
-static inline cs_path_rec* cs_path_of(const crowd_world* w, uint32_t idx) {
-    return cs_record_of(w, CS_REC_PATH, idx);
+// The def of the follower in slot s (with its path handle's world tag), NULL when it has none.
+static inline const cs_path_profile* cs_path_profile_at(const crowd_world* w, int s) {
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_PATH_PROFILE);
+    if (!prof || !prof[s]) return NULL;
+    return cs_profiles_at(&w->profiles[CS_PROF_PATH], prof[s] - 1);
+}
+
+static inline crowd_path_follow_def cs_path_def_of(const crowd_world* w, const cs_path_profile* p) {
+    crowd_path_follow_def d;
+    memcpy(&d, p, sizeof d); // padding too: a def reads back byte for byte as it was stored
+    d.path.world = w->tag;
+    return d;
+}
+
+// Whether the memo columns exist (the world counts routes and some follower routes its legs).
+static inline bool cs_path_memo_live(const crowd_world* w) {
+    return cs_hot_live(w, CS_HOT_PATH_MEMO_EPOCH) != NULL;
+}
+
+static inline cs_path_agent cs_path_agent_at(const crowd_world* w, int s) {
+    const uint32_t st = cs_hot_u32(w, CS_HOT_PATH_STATE)[s];
+    cs_path_agent a = {
+        .cursor = {.state = (crowd_path_state)(st & 0xffu),
+                   .index = (int)cs_hot_u32(w, CS_HOT_PATH_INDEX)[s],
+                   .direction = (int)(st >> 8) - 1,
+                   .segment = (int)cs_hot_u32(w, CS_HOT_PATH_SEGMENT)[s]},
+        .revision = cs_hot_u32(w, CS_HOT_PATH_REVISION)[s],
+        .lost_dist = cs_hot_f32(w, CS_HOT_PATH_LOST)[s],
+    };
+    if (cs_path_memo_live(w))
+        a.nav = (cs_nav_memo){cs_hot_u32(w, CS_HOT_PATH_MEMO_CELL)[s],
+                              cs_hot_u32(w, CS_HOT_PATH_MEMO_ENTRY)[s],
+                              cs_hot_u32(w, CS_HOT_PATH_MEMO_EPOCH)[s]};
+    return a;
+}
+
+static inline void cs_path_agent_set(const crowd_world* w, int s, const cs_path_agent* a) {
+    cs_hot_u32(w, CS_HOT_PATH_STATE)[s] = cs_path_pack_state(&a->cursor);
+    cs_hot_u32(w, CS_HOT_PATH_INDEX)[s] = (uint32_t)a->cursor.index;
+    cs_hot_u32(w, CS_HOT_PATH_SEGMENT)[s] = (uint32_t)a->cursor.segment;
+    cs_hot_u32(w, CS_HOT_PATH_REVISION)[s] = a->revision;
+    cs_hot_f32(w, CS_HOT_PATH_LOST)[s] = a->lost_dist;
+    if (cs_path_memo_live(w)) {
+        cs_hot_u32(w, CS_HOT_PATH_MEMO_CELL)[s] = a->nav.cell;
+        cs_hot_u32(w, CS_HOT_PATH_MEMO_ENTRY)[s] = a->nav.entry;
+        cs_hot_u32(w, CS_HOT_PATH_MEMO_EPOCH)[s] = a->nav.epoch;
+    }
 }
 
 // A path's segment: it runs from point k to point (k + 1) mod count, so the last one closes the
@@ -108,6 +159,17 @@ static inline cs_path_table* cs_paths(const crowd_world* w) {
 // (a fast follower on short segments).
 #define CS_PATH_MAX_SLIDES 8
 
+// ---- storing a follower (path_agent.c)
+// -----------------------------------------------------------
+
+// A follower in slot s takes def (its profile) and progress a; its columns and a profile are
+// reserved (crowd_agent_set_path's reserve_storage, or the snapshot's).
+void cs_path_store(crowd_world* w, int s, const crowd_path_follow_def* def, const cs_path_agent* a);
+// The columns of every follower (allocated; they come into use with the first cs_path_store).
+crowd_status cs_path_reserve_columns(crowd_world* w);
+// The memo columns come into use (may fail: CROWD_ERR_OUT_OF_MEMORY, changing nothing shown).
+crowd_status cs_path_memo_use(crowd_world* w);
+
 // ---- the pass (path.c, CROWD_PHASE_PATH) and the table hooks -----------------------------------
 void cs_pass_path(crowd_world* w);
 void cs_path_on_remove(crowd_world* w, uint32_t idx); // path_agent.c
@@ -124,8 +186,8 @@ static inline bool cs_path_routes(const crowd_path_follow_def* d) {
 // CROWD_ERR_OUT_OF_MEMORY, changing nothing) or stops (leave) using path entry e.
 crowd_status cs_path_route_join(crowd_world* w, cs_path_entry* e);
 void cs_path_route_leave(crowd_world* w, cs_path_entry* e);
-// Table hooks of a split world (core/behavior.h): the path's handle, the uses counted.
-void cs_path_retag(crowd_world* w, uint32_t idx, uint16_t tag);
+// Table hooks of a split world (core/behavior.h): the uses counted. (A follower keeps no handle
+// with its world's tag: cs_path_profile.)
 void cs_path_route_uses(const crowd_world* w, uint32_t idx, void* out);
 void cs_path_route_uses_end(crowd_world* w, const void* in);
 cs_sep_form cs_path_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags);
@@ -221,7 +283,7 @@ static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int coun
                                                  crowd_path_cursor* c, crowd_vec2 pos,
                                                  crowd_vec2 vel, float max_speed, float max_force,
                                                  const cs_nav* nav, cs_path_agent* a) {
-    const int final_pt = cs_path_final_point(count, c->direction);
+    const int final_pt = cs_path_final_point(count, c->direction), was = c->index;
     if (cs_path_dist(pos, pts[c->index]) < d->arrive_radius) {
         switch (d->mode) {
         case CROWD_PATH_LOOP:
@@ -245,7 +307,7 @@ static inline crowd_vec2 cs_path_waypoint_inline(const crowd_vec2* pts, int coun
     crowd_vec2 target = pts[c->index];
     if (nav && nav->blocked) {
         // The memo belongs to one waypoint (and one revision of the path: cs_path_sync drops it).
-        if (a->nav_index != (uint32_t)c->index) a->nav = (cs_nav_memo){0}, a->nav_index = c->index;
+        if (c->index != was) a->nav = (cs_nav_memo){0};
         const cs_nav_aim aim = cs_nav_aim_memo(nav, target, (crowd_exits_id){0}, pos, &a->nav);
         target = cs_nav_steer_point(aim, pos, d->slow_radius + max_speed * max_speed / max_force);
     }

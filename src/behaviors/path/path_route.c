@@ -34,11 +34,19 @@ void cs_path_route_leave(crowd_world* w, cs_path_entry* e) {
     if (--e->nav_users == 0 && cs_nav_counting(w)) release_points(w, e->points, e->count);
 }
 
+// The follower's def with its world's tag, when it has a path.
+static bool def_of(const crowd_world* w, int s, crowd_path_follow_def* out) {
+    const cs_path_profile* p = cs_path_profile_at(w, s);
+    if (p) *out = cs_path_def_of(w, p);
+    return p != NULL;
+}
+
 void cs_path_route_drop(crowd_world* w, uint32_t idx) {
-    const cs_path_rec* r = cs_path_of(w, idx);
+    crowd_path_follow_def d;
     const cs_path_entry* e;
-    if (r && cs_path_routes(&r->def) && cs_path_lookup(w, r->def.path, &e) == CROWD_OK)
-        cs_path_route_leave(w, &cs_paths(w)->entries[r->def.path.index1 - 1]);
+    if (def_of(w, w->slot_of[idx], &d) && cs_path_routes(&d) &&
+        cs_path_lookup(w, d.path, &e) == CROWD_OK)
+        cs_path_route_leave(w, &cs_paths(w)->entries[d.path.index1 - 1]);
 }
 
 crowd_status cs_path_route_count(crowd_world* w, const cs_path_entry* e, const crowd_vec2* pts,
@@ -50,46 +58,46 @@ void cs_path_route_release(crowd_world* w, const cs_path_entry* e) {
     if (e->nav_users > 0 && cs_nav_counting(w)) release_points(w, e->points, e->count);
 }
 
+// Counting starts: the points of every path with routed followers count, and their memos come.
 crowd_status cs_path_count_routes(crowd_world* w) {
     const cs_path_table* t = cs_paths(w);
+    bool any = false;
     for (int i = 0; t && i < t->used; ++i) {
         const cs_path_entry* e = &t->entries[i];
         if (!e->path || e->nav_users == 0) continue;
+        any = true;
         const crowd_status st = count_points(w, e->points, e->count);
         if (st != CROWD_OK) return st;
     }
-    return CROWD_OK;
+    return any ? cs_path_memo_use(w) : CROWD_OK;
 }
 
 bool cs_path_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out) {
-    const cs_path_rec* r = cs_path_of(w, idx);
+    (void)idx;
+    crowd_path_follow_def d;
     const cs_path_entry* e;
-    if (!r || r->def.kind != CROWD_PATH_WAYPOINTS || !(w->cur.flags[slot] & CS_FLAG_PATH) ||
-        cs_path_lookup(w, r->def.path, &e) != CROWD_OK)
+    if (!def_of(w, slot, &d) || d.kind != CROWD_PATH_WAYPOINTS ||
+        !(w->cur.flags[slot] & CS_FLAG_PATH) || cs_path_lookup(w, d.path, &e) != CROWD_OK)
         return false;
-    cs_path_agent a = r->agent;
-    cs_path_sync(cs_paths(w), &r->def, &a);
+    cs_path_agent a = cs_path_agent_at(w, slot);
+    cs_path_sync(cs_paths(w), &d, &a);
     const crowd_vec2 target = e->points[a.cursor.index];
     *out = cs_nav_route_info(&w->nav, target, (crowd_exits_id){0},
                              (crowd_vec2){w->cur.px[slot], w->cur.py[slot]},
-                             r->def.route == CROWD_ROUTE_FIELD);
+                             d.route == CROWD_ROUTE_FIELD);
     return true;
 }
 
 // ---- a world split across processes ------------------------------------------------------------
 
-void cs_path_retag(crowd_world* w, uint32_t idx, uint16_t tag) {
-    cs_path_rec* r = cs_path_of(w, idx);
-    if (r) r->def.path.world = tag;
-}
-
 // What a follower counts: the path it counts its routed legs on (null: none).
 void cs_path_route_uses(const crowd_world* w, uint32_t idx, void* out) {
     crowd_path_id id = {0};
-    const cs_path_rec* p = cs_path_of(w, idx);
+    crowd_path_follow_def d;
     const cs_path_entry* e;
-    if (p && cs_path_routes(&p->def) && cs_path_lookup(w, p->def.path, &e) == CROWD_OK)
-        id = p->def.path;
+    if (def_of(w, w->slot_of[idx], &d) && cs_path_routes(&d) &&
+        cs_path_lookup(w, d.path, &e) == CROWD_OK)
+        id = d.path;
     memcpy(out, &id, sizeof id);
 }
 
@@ -104,6 +112,6 @@ void cs_path_route_uses_end(crowd_world* w, const void* in) {
 
 // Table hook: a follower in CROWD_PATH_FLOW separates without drag (behaviors/separation.h).
 cs_sep_form cs_path_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
-    const cs_path_rec* p = flags & CS_FLAG_PATH ? cs_path_of(w, idx) : NULL;
-    return p && p->def.form == CROWD_PATH_FLOW ? CS_SEP_PUSH : CS_SEP_ANY;
+    const cs_path_profile* p = flags & CS_FLAG_PATH ? cs_path_profile_at(w, w->slot_of[idx]) : NULL;
+    return p && p->form == CROWD_PATH_FLOW ? CS_SEP_PUSH : CS_SEP_ANY;
 }

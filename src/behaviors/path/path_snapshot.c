@@ -1,4 +1,4 @@
-// The path snapshot section: the world's path table and every path follower's record.
+// The path snapshot section: the world's path table and every path follower's def and progress.
 //
 //  'PATH': u32 used (slots ever issued), u32 free_count, u32 free_list[free_count] (bottom of the
 //         LIFO stack first), then per slot in slot order: u16 generation, u16 live (0 / 1),
@@ -23,8 +23,16 @@
 
 enum { FOLLOWER_RECORD_SIZE = 76, FOLLOWER_RECORD_SIZE_V3 = 72 };
 
+// The agents that hold a path def (a follower, or one whose path was destroyed).
+static uint32_t followers(const crowd_world* w) {
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_PATH_PROFILE);
+    uint32_t n = 0;
+    for (int s = 0; prof && s < w->count; ++s) n += prof[s] != 0;
+    return n;
+}
+
 uint64_t cs_snap_path_size(const crowd_world* w) {
-    uint64_t n = 8 + 4 + (uint64_t)FOLLOWER_RECORD_SIZE * (uint64_t)w->pools[CS_REC_PATH].live;
+    uint64_t n = 8 + 4 + (uint64_t)FOLLOWER_RECORD_SIZE * followers(w);
     const cs_path_table* t = cs_paths(w);
     if (!t) return n;
     n += 4 * (uint64_t)t->free_count + 12 * (uint64_t)t->used;
@@ -48,16 +56,16 @@ void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out) {
             cs_snap_put_f32(out, e->points[k].y);
         }
     }
-    cs_snap_put_u32(out, (uint32_t)w->pools[CS_REC_PATH].live);
+    cs_snap_put_u32(out, followers(w));
     for (int i = 0; i < w->index_count; ++i) {
-        const cs_path_rec* r = cs_path_of(w, (uint32_t)i);
-        if (!r) continue;
-        const crowd_path_follow_def* d = &r->def;
-        const cs_path_agent* a = &r->agent;
+        const int s = w->slot_of[i];
+        const cs_path_profile* d = s >= 0 ? cs_path_profile_at(w, s) : NULL;
+        if (!d) continue;
+        const cs_path_agent agent = cs_path_agent_at(w, s), *a = &agent;
         cs_snap_put_u32(out, (uint32_t)i);
         cs_snap_put_u32(out, d->path.index1);
         cs_snap_put_u16(out, d->path.generation);
-        cs_snap_put_u16(out, d->path.world);
+        cs_snap_put_u16(out, w->tag);
         cs_snap_put_u32(out, (uint32_t)d->kind);
         cs_snap_put_u32(out, (uint32_t)d->mode);
         cs_snap_put_f32(out, d->arrive_radius);
@@ -137,17 +145,16 @@ static crowd_status load_table(crowd_world* w, cs_snap_reader* in) {
 }
 
 // The cursor values a step can read without leaving its path's arrays; see cs_path_sync.
-static bool valid_follower(const crowd_world* w, uint32_t idx, const cs_path_rec* r) {
-    const crowd_path_follow_def* d = &r->def;
-    const crowd_path_cursor* c = &r->agent.cursor;
+static bool valid_follower(const crowd_world* w, uint32_t idx, const crowd_path_follow_def* d,
+                           const cs_path_agent* a) {
+    const crowd_path_cursor* c = &a->cursor;
     const cs_path_table* t = cs_paths(w);
     const int used = t ? t->used : 0;
     if (cs_path_check_follow(d) != CROWD_OK || d->path.world != w->tag || d->path.index1 == 0 ||
         d->path.index1 > (uint32_t)used || d->start_index < 0 ||
         d->start_index >= CROWD_PATH_MAX_POINTS || (c->direction != 1 && c->direction != -1) ||
         c->index < 0 || c->index >= CROWD_PATH_MAX_POINTS || c->segment < -1 ||
-        c->segment >= CROWD_PATH_MAX_POINTS || !(r->agent.lost_dist >= 0.0f) ||
-        !isfinite(r->agent.lost_dist))
+        c->segment >= CROWD_PATH_MAX_POINTS || !(a->lost_dist >= 0.0f) || !isfinite(a->lost_dist))
         return false;
     const bool flagged = (w->cur.flags[w->slot_of[idx]] & CS_FLAG_PATH) != 0;
     // The record outlives the flag only when the pass found the path destroyed.
@@ -157,7 +164,7 @@ static bool valid_follower(const crowd_world* w, uint32_t idx, const cs_path_rec
     const cs_path_entry* e = &t->entries[d->path.index1 - 1];
     // A cursor synced to its path's current revision indexes it directly; an older one is
     // clamped by the next sync, and a destroyed path detaches it.
-    if (e->path && e->generation == d->path.generation && e->revision == r->agent.revision)
+    if (e->path && e->generation == d->path.generation && e->revision == a->revision)
         return c->index < e->count && c->segment < e->count;
     return true;
 }
@@ -169,14 +176,15 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
     const size_t record = in->version < 5 ? FOLLOWER_RECORD_SIZE_V3 : FOLLOWER_RECORD_SIZE;
     if (in->bad || in->left != (size_t)count * record || count > (uint32_t)w->index_count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    st = cs_pool_reserve(w, &w->pools[CS_REC_PATH], (int)count);
+    if (count > 0 && cs_path_reserve_columns(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    st = cs_profiles_reserve(w, &w->profiles[CS_PROF_PATH], count);
     if (st != CROWD_OK) return st;
     int64_t last = -1;
     for (uint32_t k = 0; k < count; ++k) {
         const uint32_t idx = cs_snap_get_u32(in);
-        cs_path_rec r;
-        memset(&r, 0, sizeof r);
-        crowd_path_follow_def* d = &r.def;
+        crowd_path_follow_def def, *d = &def;
+        cs_path_agent agent = {0}, *a = &agent;
+        memset(d, 0, sizeof *d);
         d->path.index1 = cs_snap_get_u32(in);
         d->path.generation = cs_snap_get_u16(in);
         d->path.world = cs_snap_get_u16(in);
@@ -194,19 +202,19 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
         d->form = (reverse >> 1) < CROWD_PATH_FORM_COUNT ? (crowd_path_form)(reverse >> 1)
                                                          : CROWD_PATH_FORM_COUNT;
         const uint32_t state = cs_snap_get_u32(in);
-        r.agent.cursor.state =
+        a->cursor.state =
             state <= CROWD_PATH_STATE_DETACHED ? (crowd_path_state)state : CROWD_PATH_STATE_NONE;
-        r.agent.cursor.index = (int32_t)cs_snap_get_u32(in);
-        r.agent.cursor.direction = (int32_t)cs_snap_get_u32(in);
-        r.agent.cursor.segment = (int32_t)cs_snap_get_u32(in);
-        r.agent.revision = cs_snap_get_u32(in);
-        r.agent.lost_dist = cs_snap_get_f32(in);
+        a->cursor.index = (int32_t)cs_snap_get_u32(in);
+        a->cursor.direction = (int32_t)cs_snap_get_u32(in);
+        a->cursor.segment = (int32_t)cs_snap_get_u32(in);
+        a->revision = cs_snap_get_u32(in);
+        a->lost_dist = cs_snap_get_f32(in);
         const uint32_t route = in->version < 5 ? CROWD_ROUTE_FIELD : cs_snap_get_u32(in);
         d->route = route < CROWD_ROUTE_COUNT ? (crowd_route)route : CROWD_ROUTE_COUNT;
         // Ascending indices of live agents (one record each), and 0 / 1 for the flag.
         if (in->bad || (int64_t)idx <= last || idx >= (uint32_t)w->index_count ||
             w->slot_of[idx] < 0 || (reverse >> 1) >= CROWD_PATH_FORM_COUNT ||
-            !valid_follower(w, idx, &r))
+            !valid_follower(w, idx, d, a))
             return CROWD_ERR_SNAPSHOT_CORRUPT;
         last = idx;
         // A routed follower of its live path is one of the path's routed followers, as
@@ -217,12 +225,16 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
             if (st == CROWD_ERR_OUT_OF_MEMORY) return st;
             if (st != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
         }
-        w->rec_of[CS_REC_PATH][idx] = cs_pool_acquire(&w->pools[CS_REC_PATH]);
-        *cs_path_of(w, idx) = r;
+        if (cs_path_routes(d) && cs_nav_counting(w)) {
+            st = cs_path_memo_use(w);
+            if (st != CROWD_OK) return st;
+        }
+        cs_path_store(w, w->slot_of[idx], d, a);
     }
-    // Every agent the pass will visit has its record.
+    // Every agent the pass will visit has its def.
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_PATH_PROFILE);
     for (int s = 0; s < w->count; ++s)
-        if ((w->cur.flags[s] & CS_FLAG_PATH) && cs_rec_num(w, CS_REC_PATH, w->cur.id[s]) < 0)
+        if ((w->cur.flags[s] & CS_FLAG_PATH) && (!prof || !prof[s]))
             return CROWD_ERR_SNAPSHOT_CORRUPT;
     return CROWD_OK;
 }
