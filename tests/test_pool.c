@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "behaviors/follow/follow_internal.h"
 #include "behaviors/goal/goal_internal.h"
 
 // An allocator that can be told to fail, counting live blocks and bytes.
@@ -238,25 +239,25 @@ Test(pool, layout_spans_the_scratch_buffers) {
 }
 
 // Every CS_RECORD_PERIOD ticks the sort phase lays every pool a pass reads every tick out again in
-// slot order (the pool of kind k on ticks that are k modulo the period): here the wall defs'.
+// slot order (the pool of kind k on ticks that are k modulo the period): here the followers'.
 // Records keep their contents and their agents at every tick; after a layout the numbers run
 // 0 .. live - 1 in slot order; the free list still serves later acquisitions and releases (agents
-// given wall defs and removed between steps).
-static void expect_wall_layout(const crowd_world* w, const crowd_wall_def* want, const bool* has,
-                               bool laid_out) {
+// that start following and are removed between steps).
+static void expect_follower_layout(const crowd_world* w, const crowd_follow_def* want,
+                                   const bool* has, bool laid_out) {
     int32_t next = 0;
     for (int s = 0; s < w->count; ++s) {
         const uint32_t idx = w->cur.id[s];
-        const int32_t r = w->rec_of[CS_REC_WALL][idx];
+        const int32_t r = w->rec_of[CS_REC_FOLLOWER][idx];
         cr_assert_eq(r >= 0, has[idx], "agent %u: record present as set", idx);
         if (r < 0) continue;
         if (laid_out) cr_assert_eq(r, next, "slot %d: records in slot order", s);
         ++next;
-        const crowd_wall_def* d = cs_pool_at(&w->pools[CS_REC_WALL], r);
-        cr_assert(d->weight == want[idx].weight && d->look_ahead == want[idx].look_ahead,
-                  "agent %u: wall def contents kept", idx);
+        const cs_follower* f = cs_pool_at(&w->pools[CS_REC_FOLLOWER], r);
+        cr_assert(f->weight == want[idx].weight && f->behind_dist == want[idx].behind_dist,
+                  "agent %u: follower record contents kept", idx);
     }
-    cr_assert_eq(next, w->pools[CS_REC_WALL].live);
+    cr_assert_eq(next, w->pools[CS_REC_FOLLOWER].live);
 }
 
 Test(pool, records_follow_their_agents_into_slot_order) {
@@ -264,7 +265,7 @@ Test(pool, records_follow_their_agents_into_slot_order) {
     counter c;
     crowd_world* w = make_world(&c, N);
     crowd_agent_id ids[N];
-    crowd_wall_def want[N];
+    crowd_follow_def want[N];
     bool has[N] = {false}, alive[N];
     for (int i = 0; i < N; ++i) {
         alive[i] = true;
@@ -272,10 +273,13 @@ Test(pool, records_follow_their_agents_into_slot_order) {
         // Scattered so that slot order differs from index order.
         a.position = (crowd_vec2){(float)((i * 37) % 101) * 1.7f, (float)((i * 53) % 89) * 1.3f};
         cr_assert_eq(crowd_agent_add(w, &a, &ids[i]), CROWD_OK);
-        want[i] = crowd_wall_def_default();
-        if (i % 3 != 0) continue;
-        want[i].weight = 1.5f + (float)i / (float)N; // each its own, none the default
-        cr_assert_eq(crowd_agent_set_walls(w, ids[i], &want[i]), CROWD_OK);
+    }
+    // Agent 0 leads; every third other agent follows it with settings of its own.
+    for (int i = 0; i < N; ++i) {
+        want[i] = crowd_follow_def_default();
+        want[i].weight = 1.5f + (float)i / (float)N;
+        if (i == 0 || i % 3 != 0) continue;
+        cr_assert_eq(crowd_agent_follow(w, ids[i], ids[0], &want[i]), CROWD_OK);
         has[i] = true;
     }
     int layouts = 0;
@@ -283,15 +287,15 @@ Test(pool, records_follow_their_agents_into_slot_order) {
         cr_assert_eq(crowd_world_step(w), CROWD_OK);
         // The step's sort ran at tick crowd_world_tick - 1.
         const bool laid_out =
-            (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == CS_REC_WALL % CS_RECORD_PERIOD;
+            (crowd_world_tick(w) - 1) % CS_RECORD_PERIOD == CS_REC_FOLLOWER % CS_RECORD_PERIOD;
         layouts += laid_out;
-        expect_wall_layout(w, want, has, laid_out);
-        // Between steps: wall defs for some, removals for others, through the free list.
+        expect_follower_layout(w, want, has, laid_out);
+        // Between steps: new followers, removals of others, through the free list.
         for (int i = round; i < N; i += 7) {
-            if (!alive[i]) continue;
+            if (!alive[i] || i == 0) continue;
             if (round % 2 == 0 && !has[i]) {
-                want[i].look_ahead = 2.0f + (float)round / 8.0f; // never the default
-                cr_assert_eq(crowd_agent_set_walls(w, ids[i], &want[i]), CROWD_OK);
+                want[i].behind_dist = 2.0f + (float)round / 8.0f;
+                cr_assert_eq(crowd_agent_follow(w, ids[i], ids[0], &want[i]), CROWD_OK);
                 has[i] = true;
             } else if (round % 2 == 1 && has[i]) {
                 cr_assert_eq(crowd_agent_remove(w, ids[i]), CROWD_OK);
@@ -360,7 +364,7 @@ Test(pool, paged_growth_moves_no_record) {
 // A record kind's per-index record numbers exist from its first reservation on: a world whose
 // agents never had a behavior holds none (and removes, describes and saves its agents all the
 // same); a failed first reservation leaves none and no byte more; the first wall def other than
-// the default brings them, with no record for every other agent.
+// follower brings them, with no record for every other agent.
 Test(pool, record_numbers_exist_from_the_first_reservation) {
     counter c;
     crowd_world* w = make_world(&c, 64);
@@ -386,23 +390,23 @@ Test(pool, record_numbers_exist_from_the_first_reservation) {
     crowd_world_destroy(loaded);
     free(buf);
 
-    crowd_wall_def wd = crowd_wall_def_default();
-    wd.weight = 2.0f;
+    const crowd_follow_def fd = crowd_follow_def_default();
     const size_t bytes = c.bytes;
     const long blocks = c.blocks;
     c.fail_after = 0;
-    cr_assert_eq(crowd_agent_set_walls(w, ids[7], &wd), CROWD_ERR_OUT_OF_MEMORY);
+    cr_assert_eq(crowd_agent_follow(w, ids[7], ids[8], &fd), CROWD_ERR_OUT_OF_MEMORY);
     c.fail_after = -1;
-    cr_assert_null(w->rec_of[CS_REC_WALL]);
+    cr_assert_null(w->rec_of[CS_REC_FOLLOWER]);
     cr_assert_eq(c.bytes, bytes);
     cr_assert_eq(c.blocks, blocks);
 
-    cr_assert_eq(crowd_agent_set_walls(w, ids[7], &wd), CROWD_OK);
-    cr_assert_not_null(w->rec_of[CS_REC_WALL]);
+    cr_assert_eq(crowd_agent_follow(w, ids[7], ids[8], &fd), CROWD_OK);
+    cr_assert_not_null(w->rec_of[CS_REC_FOLLOWER]);
     cr_assert_gt(c.bytes, bytes);
     for (int i = 0; i < 40; ++i)
         if (i != 5)
-            cr_assert_eq(cs_rec_num(w, CS_REC_WALL, ids[i].index1 - 1) >= 0, i == 7, "agent %d", i);
+            cr_assert_eq(cs_rec_num(w, CS_REC_FOLLOWER, ids[i].index1 - 1) >= 0, i == 7, "agent %d",
+                         i);
     cr_assert_eq(crowd_world_step(w), CROWD_OK);
     cr_assert_null(w->rec_of[CS_REC_QUEUE]);
 

@@ -159,7 +159,10 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 // Every agent is kept out of the walls; only a def other than the default has a
                 // record. The obstacles are world geometry (src/walls/), saved in the walls
                 // section.
-                .records = {{CS_REC_WALL, sizeof(crowd_wall_def), 0, false, true}},
+                .hot = {{CS_HOT_WALL_PROFILE, CS_PROF_WALL + 1, 0}},
+                .hot_count = 1,
+                .profile_kind = CS_PROF_WALL,
+                .profile_size = sizeof(crowd_wall_def),
                 .state_bytes = sizeof(cs_walls_world),
                 .passes = {{CROWD_PHASE_WALLS, cs_pass_walls}, {CROWD_PHASE_CLAMP, cs_pass_clamp}},
                 .check_def = cs_walls_check_def,
@@ -168,7 +171,6 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .get_def = cs_walls_get_def,
                 .def_default = cs_walls_def_default,
                 .reserve = cs_walls_world_reserve,
-                .on_remove = cs_walls_on_remove,
                 .hash = cs_walls_hash,
                 .snapshot = &walls_section,
             },

@@ -25,7 +25,6 @@ typedef enum cs_record_kind {
     CS_REC_QUEUE,    // cs_queue_rec (behaviors/queue)
     CS_REC_FOLLOWER, // cs_follower (behaviors/follow)
     CS_REC_LEADER,   // cs_leader (behaviors/follow)
-    CS_REC_WALL,     // crowd_wall_def (behaviors/walls)
     CS_REC_COUNT
 } cs_record_kind;
 
@@ -57,6 +56,7 @@ typedef enum cs_hot_col {
     CS_HOT_PATH_MEMO_CELL,
     CS_HOT_PATH_MEMO_ENTRY,
     CS_HOT_PATH_MEMO_EPOCH,
+    CS_HOT_WALL_PROFILE, // the agent's wall def (CS_PROF_WALL) + 1; 0: the default
     CS_HOT_COUNT
 } cs_hot_col;
 
@@ -65,6 +65,7 @@ typedef enum cs_profile_kind {
     CS_PROF_GOAL,  // cs_goal_profile (behaviors/goal)
     CS_PROF_QUEUE, // cs_queue_profile (behaviors/queue)
     CS_PROF_PATH,  // cs_path_profile (behaviors/path)
+    CS_PROF_WALL,  // crowd_wall_def (behaviors/walls)
     CS_PROF_COUNT
 } cs_profile_kind;
 

@@ -171,8 +171,6 @@ typedef struct cs_behavior {
     // Agent idx may be removed inside a step (an arrival policy), which changes the replicated
     // records on its owner only.
     bool (*removes_in_step)(const crowd_world* w, uint32_t idx);
-    // The handles agent idx's records hold of world objects (an exit set, a path) take `tag`.
-    void (*retag)(crowd_world* w, uint32_t idx, uint16_t tag);
     // What agent idx counts in navigation (crowd/nav.h: destinations, exit sets), as
     // `route_use_bytes` bytes at `out` (all zero: nothing), kept by every process whether it
     // stores the agent or not; and ending those uses on a process that does not store the agent,

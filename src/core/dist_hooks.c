@@ -310,9 +310,6 @@ void cs_dist_set_live(crowd_world* w, const uint8_t* live) {
 
 void cs_dist_set_tag(crowd_world* w, uint16_t tag) {
     w->tag = tag;
-    for (int i = 0; i < w->index_count; ++i)
-        for (int b = 0; b < CS_BEH_COUNT; ++b)
-            if (cs_behaviors[b].retag) cs_behaviors[b].retag(w, (uint32_t)i, tag);
 }
 
 uint16_t cs_dist_tag(const crowd_world* w) {

@@ -82,8 +82,9 @@ crowd_status cs_dist_obstacle_add(crowd_world* w, crowd_obstacle_kind kind,
                                   const crowd_vec2* points, int count, bool covered,
                                   crowd_obstacle_id* out);
 
-// Gives the world another tag (the tag every process of a split world shares), and the handles its
-// agents' records hold (the behaviors' retag hooks: a goal's exit set, a follower's path) with it.
+// Gives the world another tag (the tag every process of a split world shares). The handles of
+// world objects an agent holds (a goal's exit set, a follower's path) are kept without a tag in
+// their profiles and read back with the world's, so they follow.
 void cs_dist_set_tag(crowd_world* w, uint16_t tag);
 uint16_t cs_dist_tag(const crowd_world* w);
 

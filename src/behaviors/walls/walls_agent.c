@@ -1,5 +1,5 @@
-// Wall avoidance per agent: the crowd_wall_def records, their API and table hooks. Only agents
-// whose def differs from crowd_wall_def_default() hold a record.
+// Wall avoidance per agent: the crowd_wall_def profiles, their API and table hooks. Only agents
+// whose def differs from crowd_wall_def_default() hold a profile (crowds mostly share a few).
 #include <math.h>
 #include <string.h>
 
@@ -23,16 +23,17 @@ static bool is_default(const crowd_wall_def* d) {
     return memcmp(d, &z, sizeof z) == 0;
 }
 
-crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
-    if (cs_rec_num(w, CS_REC_WALL, idx) >= 0 || is_default(d)) return CROWD_OK;
-    return cs_pool_reserve(w, &w->pools[CS_REC_WALL], 1);
+// Room for a def other than the default: the column (which changes nothing the world shows) and
+// a profile.
+static crowd_status reserve(crowd_world* w, const crowd_wall_def* d) {
+    if (is_default(d)) return CROWD_OK;
+    if (cs_world_hot_column(w, CS_HOT_WALL_PROFILE) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    return cs_profiles_reserve(w, &w->profiles[CS_PROF_WALL], 1);
 }
 
-void cs_walls_on_remove(crowd_world* w, uint32_t idx) {
-    if (cs_rec_num(w, CS_REC_WALL, idx) < 0) return;
-    int32_t* rec = &w->rec_of[CS_REC_WALL][idx];
-    cs_pool_release(&w->pools[CS_REC_WALL], *rec);
-    *rec = -1;
+crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
+    (void)idx;
+    return reserve(w, d);
 }
 
 void cs_walls_probe_time_update(crowd_world* w) {
@@ -44,13 +45,15 @@ void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d) {
     cs_walls_world* ww = cs_walls_world_of(w);
     if (d->look_ahead > ww->look_ahead_max) ww->look_ahead_max = d->look_ahead;
     cs_walls_probe_time_update(w);
+    const int s = w->slot_of[idx];
+    uint32_t* prof = cs_hot_u32(w, CS_HOT_WALL_PROFILE);
+    if (prof && prof[s]) cs_profiles_release(&w->profiles[CS_PROF_WALL], prof[s] - 1);
     if (is_default(d)) {
-        cs_walls_on_remove(w, idx);
+        if (prof) prof[s] = 0;
         return;
     }
-    int32_t* rec = &w->rec_of[CS_REC_WALL][idx];
-    if (*rec < 0) *rec = cs_pool_acquire(&w->pools[CS_REC_WALL]);
-    *(crowd_wall_def*)cs_pool_at(&w->pools[CS_REC_WALL], *rec) = *d;
+    cs_hot_use(w, CS_HOT_WALL_PROFILE);
+    prof[s] = cs_profiles_intern(&w->profiles[CS_PROF_WALL], d) + 1;
 }
 
 void cs_walls_def_default(crowd_agent_def* def) {
@@ -62,7 +65,7 @@ crowd_status cs_walls_check_def(const crowd_agent_def* def) {
 }
 
 crowd_status cs_walls_add_reserve(crowd_world* w, const crowd_agent_def* def) {
-    return is_default(&def->walls) ? CROWD_OK : cs_pool_reserve(w, &w->pools[CS_REC_WALL], 1);
+    return reserve(w, &def->walls);
 }
 
 void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def) {
@@ -73,17 +76,17 @@ void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def*
 // A wall def is part of an agent's def, like a goal: room for one per agent, so adding up to
 // `agents` agents allocates nothing.
 crowd_status cs_walls_world_reserve(crowd_world* w, int agents) {
-    cs_pool* p = &w->pools[CS_REC_WALL];
-    return agents > p->live ? cs_pool_reserve(w, p, agents - p->live) : CROWD_OK;
+    if (cs_world_hot_column(w, CS_HOT_WALL_PROFILE) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
+    return cs_profiles_reserve_users(w, &w->profiles[CS_PROF_WALL], (uint32_t)agents);
 }
 
 void cs_walls_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
-    const crowd_wall_def* d = cs_wall_def_of(w, idx);
+    const crowd_wall_def* d = cs_wall_def_at(w, w->slot_of[idx]);
     out->walls = d ? *d : crowd_wall_def_default();
 }
 
 uint64_t cs_walls_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
-    const crowd_wall_def* d = cs_wall_def_of(w, idx);
+    const crowd_wall_def* d = cs_wall_def_at(w, w->slot_of[idx]);
     if (!d) return h;
     h = cs_hash_float(h, d->weight);
     return cs_hash_float(h, d->look_ahead);

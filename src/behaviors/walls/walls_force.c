@@ -113,8 +113,9 @@ static void force_range(crowd_world* w, int lo, int hi) {
     // Every agent without a record has the default look-ahead.
     const float rmax = w->radius_max, lmax = fmaxf(cs_walls_world_of(w)->look_ahead_max,
                                                    crowd_wall_def_default().look_ahead);
-    // Without any wall record every agent has the default def: no per-index lookup.
-    const bool records = w->pools[CS_REC_WALL].live > 0;
+    // Without any wall profile every agent has the default def: no lookup.
+    const uint32_t* prof = cs_hot_live(w, CS_HOT_WALL_PROFILE);
+    const cs_profiles* profiles = &w->profiles[CS_PROF_WALL];
     const float band = 2.0f * rmax;
     // The clearance pass bounded each agent's longest probe (wall_probe, for probes of
     // walls.probe_time, which is lmax unless no agent has had a wall def yet): an agent whose bound
@@ -136,15 +137,16 @@ static void force_range(crowd_world* w, int lo, int hi) {
             // An agent at rest has no probe and nothing to steer: the clamp keeps it clear.
             if (!(vx * vx + vy * vy >= 1e-6f)) continue;
             // The longest probe any agent may have (the largest look-ahead and radius ever set)
-            // against the agent's clearance decides whether to look further; the agent's own record
+            // against the agent's clearance decides whether to look further; the agent's own def
             // is read only then.
             const float speed = sqrtf(vx * vx + vy * vy);
             float reach = speed * lmax + band;
             reach += reach * 1e-6f;
             if (w->wall_clear[s] >= reach) continue;
             const uint32_t idx = c.id[s];
-            const crowd_wall_def* rec = records ? cs_wall_def_of(w, idx) : NULL;
-            const crowd_wall_def def = rec ? *rec : crowd_wall_def_default();
+            const crowd_wall_def* own =
+                prof && prof[s] ? cs_profiles_at(profiles, prof[s] - 1) : NULL;
+            const crowd_wall_def def = own ? *own : crowd_wall_def_default();
             if (!(def.weight > 0.0f)) continue;
             const float qx = x + vx * def.look_ahead, qy = y + vy * def.look_ahead;
 

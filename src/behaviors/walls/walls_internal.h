@@ -14,12 +14,14 @@ static inline cs_walls_world* cs_walls_world_of(const crowd_world* w) {
     return w->state[CS_BEH_WALLS];
 }
 
-// The agent's wall def record (kept only for a def other than crowd_wall_def_default()).
-static inline crowd_wall_def* cs_wall_def_of(const crowd_world* w, uint32_t idx) {
-    return cs_record_of(w, CS_REC_WALL, idx);
+// The wall def of the agent in slot s: a parameter profile (CS_PROF_WALL, its number + 1 in the
+// hot column CS_HOT_WALL_PROFILE) for a def other than crowd_wall_def_default(), else NULL.
+static inline const crowd_wall_def* cs_wall_def_at(const crowd_world* w, int s) {
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_WALL_PROFILE);
+    return prof && prof[s] ? cs_profiles_at(&w->profiles[CS_PROF_WALL], prof[s] - 1) : NULL;
 }
 
-// Reserve first: store then cannot fail. A default def is stored as no record.
+// Reserve first: store then cannot fail. A default def is stored as profile 0.
 crowd_status cs_wall_def_check(const crowd_wall_def* d);
 crowd_status cs_wall_def_reserve(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
 void cs_wall_def_store(crowd_world* w, uint32_t idx, const crowd_wall_def* d);
@@ -143,7 +145,6 @@ crowd_status cs_walls_add_reserve(crowd_world* w, const crowd_agent_def* def);
 void cs_walls_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def);
 crowd_status cs_walls_world_reserve(crowd_world* w, int agents);
 void cs_walls_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
-void cs_walls_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_walls_hash(const crowd_world* w, uint32_t idx, uint64_t h);
 
 #endif

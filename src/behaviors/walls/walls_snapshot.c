@@ -14,8 +14,12 @@
 #include "behaviors/walls/walls_internal.h"
 #include "snapshot/snapshot_internal.h"
 
+// Agents with a def other than the default.
 static int wall_records(const crowd_world* w) {
-    return w->pools[CS_REC_WALL].live;
+    const uint32_t* prof = cs_hot_u32(w, CS_HOT_WALL_PROFILE);
+    int n = 0;
+    for (int s = 0; prof && s < w->count; ++s) n += prof[s] != 0;
+    return n;
 }
 
 uint64_t cs_snap_walls_size(const crowd_world* w) {
@@ -45,7 +49,7 @@ void cs_snap_save_walls(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_u32(out, (uint32_t)wall_records(w));
     for (int idx = 0; idx < w->index_count; ++idx) {
         if (w->slot_of[idx] < 0) continue;
-        const crowd_wall_def* d = cs_wall_def_of(w, (uint32_t)idx);
+        const crowd_wall_def* d = cs_wall_def_at(w, w->slot_of[idx]);
         if (!d) continue;
         cs_snap_put_u32(out, (uint32_t)idx);
         cs_snap_put_f32(out, d->weight);
