@@ -9,6 +9,7 @@
 #include "crowd/path.h"
 #include "crowd/queue.h"
 #include "crowd/snapshot.h"
+#include "crowd/speed.h"
 #include "crowd/steer.h"
 #include "crowd/world.h"
 

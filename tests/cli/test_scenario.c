@@ -140,6 +140,18 @@ static const bad_case BAD[] = {
     // agents
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"max_speed\": [2, 1]}}]}", "[2, 1]", 0,
      "crowds[0].agent.max_speed: expected a range [lo, hi] with lo <= hi, got [2, 1]"},
+    {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"max_speed\": {\"kind\": \"normal\", "
+     "\"mean\": 1, \"sd\": 0.1, \"min\": 2, \"max\": 1}}}]}",
+     "{\"kind\": \"normal\"", 0,
+     "crowds[0].agent.max_speed: expected min <= max, got min 2 and max 1"},
+    {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"max_speed\": {\"kind\": \"age\", "
+     "\"group\": \"old\"}}}]}",
+     "\"old\"", 0,
+     "crowds[0].agent.max_speed.group: expected one of \"under_30\", \"30_to_50\", \"over_50\", "
+     "\"limited_mobility\", got \"old\""},
+    {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"max_speed\": {\"kind\": \"uniform\", "
+     "\"min\": 1}}}]}",
+     "{\"kind\": \"uniform\"", 0, "crowds[0].agent.max_speed: missing key \"max\""},
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"radius\": \"big\"}}]}", "\"big\"", 0,
      "crowds[0].agent.radius: expected a number > 0 or a range [lo, hi], got \"big\""},
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"separation_weight\": [0, -1]}}]}", "-1",
@@ -629,6 +641,44 @@ Test(build, agent_parameters_goals_and_headings) {
         cr_assert_float_eq(speed, 0.8f, 1e-5f);
         cr_assert_float_eq(d.heading.x, d.velocity.x / speed, 1e-5f);
         cr_assert_eq(d.goal.mode, CROWD_GOAL_NONE);
+    }
+    built_world_free(&b);
+    scenario_free(&sc);
+}
+
+// A speed distribution gives each agent the library's keyed draw for (world seed, crowd index
+// << 32 | its number in the crowd), whatever else the crowd draws.
+Test(build, speed_distributions_are_keyed_draws) {
+    scenario sc = parse_ok(
+        "{\"world\": {\"seed\": 42}, \"crowds\": [\n"
+        " {\"count\": 3, \"area\": {\"kind\": \"circle\", \"center\": [0, 0], \"radius\": 3}},\n"
+        " {\"count\": 300, \"area\": {\"kind\": \"circle\", \"center\": [0, 0], \"radius\": 30},\n"
+        "  \"agent\": {\"max_speed\": {\"kind\": \"weidmann\"}}},\n"
+        " {\"count\": 40, \"area\": {\"kind\": \"grid\", \"center\": [0, 80]},\n"
+        "  \"agent\": {\"max_speed\": {\"kind\": \"age\", \"group\": \"limited_mobility\"}}}]}");
+    built_world b;
+    build_options o = {.threads = 1, .agents_scale = 1.0};
+    char err[512];
+    cr_assert(scenario_build(&sc, &o, &b, err, sizeof err), "%s", err);
+    const crowd_speed_dist weidmann = crowd_speed_dist_default();
+    const crowd_speed_dist limited = crowd_speed_dist_age(CROWD_AGE_LIMITED_MOBILITY);
+    double sum = 0;
+    for (int k = 0; k < 300; ++k) {
+        float want;
+        cr_assert_eq(crowd_speed_draw(&weidmann, 42, (uint64_t)1 << 32 | (uint64_t)k, &want),
+                     CROWD_OK);
+        const float got = agent_def(&b, 3 + k).max_speed;
+        cr_assert_eq(got, want, "agent %d: %g, the draw %g", k, (double)got, (double)want);
+        sum += got;
+    }
+    cr_assert(fabs(sum / 300 - 1.34) < 0.05, "mean %g", sum / 300);
+    for (int k = 0; k < 40; ++k) {
+        float want;
+        cr_assert_eq(crowd_speed_draw(&limited, 42, (uint64_t)2 << 32 | (uint64_t)k, &want),
+                     CROWD_OK);
+        const float got = agent_def(&b, 303 + k).max_speed;
+        cr_assert_eq(got, want);
+        cr_assert(got >= 0.46f && got <= 0.76f);
     }
     built_world_free(&b);
     scenario_free(&sc);

@@ -128,9 +128,7 @@ static bool write_report(const char* cmd, const char* dir, const ran* runs, int 
     fputs("\n## Out of scope\n\n"
           "- RiMEA tests 2, 3 and 13 (stairs) and 8 (a 3D building): the engine steps agents on "
           "a plane and has no stairs or floors.\n"
-          "- RiMEA test 14 (route choice): not in the suite yet.\n"
-          "- Desired speeds from a distribution in the API and the scenario format (issue 36, "
-          "item 6): the cases draw each agent's max_speed themselves.\n",
+          "- RiMEA test 14 (route choice): not in the suite yet.\n",
           f);
     return cli_close_out(cmd, path, f);
 }

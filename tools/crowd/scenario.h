@@ -38,6 +38,10 @@ typedef struct sc_area {
 typedef struct sc_agent {
     sc_range radius, max_speed, max_force, separation_radius, separation_weight;
     sc_range wall_weight, wall_look_ahead; // crowd_wall_def
+    // max_speed given as a distribution (crowd/speed.h): each agent's is a keyed draw from it
+    // (the world's seed, the crowd's index and the agent's number in it), not from max_speed.
+    bool has_speed_dist;
+    crowd_speed_dist speed_dist;
     bool has_heading;
     crowd_vec2 heading; // unit length
     crowd_vec2 velocity;

@@ -195,6 +195,11 @@ static bool build_followers(built_world* b, const sc_crowd* c, int index,
             const crowd_vec2 p = {leader.position.x + fwd.x * o.x + left.x * o.y,
                                   leader.position.y + fwd.y * o.x + left.y * o.y};
             crowd_agent_def a = make_agent(&f->agent, rng, p, NULL, false);
+            // Followers' keys follow the crowd's own agents' (bit 31 set).
+            if (f->agent.has_speed_dist)
+                crowd_speed_draw(&f->agent.speed_dist, b->sc->seed,
+                                 (uint64_t)index << 32 | 1u << 31 | (uint64_t)(k * f->count + j),
+                                 &a.max_speed);
             if (!f->agent.has_heading && a.velocity.x == 0.0f && a.velocity.y == 0.0f)
                 a.heading = fwd;
             ok = add_agent(b, &a, AGENT_FOLLOWER, &ids[(size_t)k * (size_t)f->count + (size_t)j], c,
@@ -269,6 +274,9 @@ static bool build_crowd(built_world* b, const sc_crowd* c, int index, double sca
             if (c->has_goal && c->goal.exits >= 0)
                 target = exit_target(&sc->exits[c->goal.exits], p);
             a = make_agent(&c->agent, &rng, p, has_target ? &target : NULL, flee);
+            if (c->agent.has_speed_dist)
+                crowd_speed_draw(&c->agent.speed_dist, sc->seed,
+                                 (uint64_t)index << 32 | (uint64_t)k, &a.max_speed);
             if (c->has_goal) {
                 a.goal = (crowd_goal){.mode = c->goal.mode,
                                       .target = c->goal.target,

@@ -126,14 +126,61 @@ static void agent_defaults(sc_agent* a) {
     };
 }
 
+// max_speed as a distribution: {"kind": "weidmann"}, {"kind": "normal", "mean", "sd", "min",
+// "max"}, {"kind": "uniform", "min", "max"} or {"kind": "age", "group"} (crowd/speed.h).
+static bool parse_speed_dist(pctx* c, const cJSON* node, crowd_speed_dist* d) {
+    static const char* const kinds[] = {"weidmann", "normal", "uniform", "age"};
+    static const char* const groups[] = {"under_30", "30_to_50", "over_50", "limited_mobility"};
+    static const char* const weidmann_keys[] = {"kind", NULL};
+    static const char* const normal_keys[] = {"kind", "mean", "sd", "min", "max", NULL};
+    static const char* const uniform_keys[] = {"kind", "min", "max", NULL};
+    static const char* const age_keys[] = {"kind", "group", NULL};
+    static const char* const* const keys[] = {weidmann_keys, normal_keys, uniform_keys, age_keys};
+    static const char* const what[] = {
+        "a weidmann speed distribution", "a normal speed distribution",
+        "a uniform speed distribution", "an age group's speed distribution"};
+    int kind = 0, group = 0;
+    if (!kind_of(c, node, "a speed distribution", kinds, 4, &kind) ||
+        !pc_object(c, node, what[kind], keys[kind]))
+        return false;
+    *d = crowd_speed_dist_default();
+    if (kind == 1 || kind == 2) {
+        d->kind = kind == 1 ? CROWD_SPEED_NORMAL : CROWD_SPEED_UNIFORM;
+        if (!pc_require(c, node, "min") || !pc_require(c, node, "max") ||
+            (kind == 1 && (!pc_require(c, node, "mean") || !pc_require(c, node, "sd"))) ||
+            !pc_float(c, node, "mean", PC_POSITIVE, &d->mean) ||
+            !pc_float(c, node, "sd", PC_NON_NEGATIVE, &d->sd) ||
+            !pc_float(c, node, "min", PC_POSITIVE, &d->lo) ||
+            !pc_float(c, node, "max", PC_POSITIVE, &d->hi))
+            return false;
+        if (d->lo > d->hi)
+            return pc_fail(c, pc_pos(c), "expected min <= max, got min %g and max %g",
+                           (double)d->lo, (double)d->hi);
+    } else if (kind == 3) {
+        if (!pc_require(c, node, "group") || !pc_enum(c, node, "group", groups, 4, &group))
+            return false;
+        *d = crowd_speed_dist_age((crowd_age_group)group);
+    }
+    float probe;
+    const crowd_status st = crowd_speed_draw(d, 0, 0, &probe);
+    return st == CROWD_OK ||
+           pc_fail(c, pc_pos(c), "not a valid speed distribution: %s", crowd_status_string(st));
+}
+
 static bool parse_agent(pctx* c, const cJSON* node, sc_agent* a) {
     static const char* const keys[] = {
         "radius",      "max_speed",       "max_force", "separation_radius", "separation_weight",
         "wall_weight", "wall_look_ahead", "heading",   "velocity",          "random_speed",
         NULL};
     if (!pc_object(c, node, "agent parameters", keys)) return false;
+    const cJSON* speed = cJSON_GetObjectItemCaseSensitive(node, "max_speed");
+    if (cJSON_IsObject(speed)) {
+        a->has_speed_dist = true;
+        WITH_MEMBER(c, node, "max_speed", v, parse_speed_dist(c, v, &a->speed_dist));
+    } else if (!pc_range(c, node, "max_speed", PC_POSITIVE, &a->max_speed)) {
+        return false;
+    }
     if (!pc_range(c, node, "radius", PC_POSITIVE, &a->radius) ||
-        !pc_range(c, node, "max_speed", PC_POSITIVE, &a->max_speed) ||
         !pc_range(c, node, "max_force", PC_POSITIVE, &a->max_force) ||
         !pc_range(c, node, "separation_radius", PC_POSITIVE, &a->separation_radius) ||
         !pc_range(c, node, "separation_weight", PC_NON_NEGATIVE, &a->separation_weight) ||

@@ -12,6 +12,7 @@
 #include "behaviors/separation.h"
 #include "core/dist_hooks.h"
 #include "core/heapsort.h"
+#include "core/keyed.h"
 #include "core/range.h"
 #include "steer/steer_math.h"
 
@@ -241,21 +242,12 @@ crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, 
 
 // ---- arrival phase ------------------------------------------------------------------------------
 
-// splitmix64's finalizer.
-static uint64_t mix64(uint64_t z) {
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 // The random bits of draw `k` of agent (index, generation) at tick `tick`: a function of the
 // world's seed and those keys alone, not a position in a shared stream, so a draw does not depend
 // on which other agents drew before it (nor, in a world split across processes, on where they
 // live). Integer only.
 static uint64_t draw_bits(uint64_t seed, crowd_agent_id id, uint64_t tick, uint32_t k) {
-    uint64_t z = mix64(seed + 0x9e3779b97f4a7c15ull);
-    z = mix64(z ^ ((uint64_t)id.index1 << 32 | (uint64_t)id.generation << 8 | k));
-    return mix64(z ^ tick);
+    return cs_keyed_bits(seed, (uint64_t)id.index1 << 32 | (uint64_t)id.generation << 8 | k, tick);
 }
 
 // A point of [lo, hi] from 24 random bits.
