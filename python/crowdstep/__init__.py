@@ -221,7 +221,11 @@ class World(_World):
         (``velocities``, ``headings``: (n, 2)); None keeps ``crowd_agent_def_default()``.
 
         All or nothing: when any agent would be refused (a bad value, a disc inside an obstacle,
-        ``max_agents``), the exception names the first such agent and no agent is added.
+        ``max_agents``, a stale exit set), the exception names the first such agent and no agent
+        is added. The one refusal only the add itself sees, a goal that would take the navigation
+        fields beyond ``nav_budget`` (CapacityError), removes the agents of the call added before
+        it: the world's state and hash are as before, but the agent indices they took come back
+        later with a new generation (other ids than an untouched world would hand out).
         """
         pos = np.asarray(positions, dtype=np.float32)
         if pos.ndim == 1 and pos.shape == (2,):

@@ -648,8 +648,10 @@ static PyObject* world_add_agents(world_object* self, PyObject* args, PyObject* 
             Py_END_ALLOW_THREADS
         }
         leave(self);
-        if (st != CROWD_OK)
-            raise_at(st, bad >= 0 ? "agent" : "exits of agents", bad);
+        if (st != CROWD_OK && bad >= 0)
+            raise_at(st, "agent", bad);
+        else if (st != CROWD_OK)
+            raise_status(st, "exits");
         else
             result = Py_NewRef((PyObject*)ids);
     }
@@ -1534,7 +1536,9 @@ static PyMethodDef world_methods[] = {
       "close()\n\nFrees the world now (memory numpy views still read is freed "
       "when the last of them goes). Idempotent."),
     M(step, METH_VARARGS | METH_KEYWORDS,
-      "step(ticks=1)\n\nAdvances the world by `ticks` ticks without holding the GIL."),
+      "step(ticks=1)\n\nAdvances the world by `ticks` ticks without holding the GIL. A tick that "
+      "fails (out of memory for a navigation field) changes nothing and raises; the ticks before "
+      "it stand."),
     M(state_hash, METH_NOARGS, "state_hash() -> int\n\nThe engine's 64-bit state hash."),
     M(reserve, METH_VARARGS, "reserve(agents)\n\nSizes the storage for `agents` agents."),
     M(add_agents, METH_VARARGS | METH_KEYWORDS, "Low-level batch add; see World.add_agents."),

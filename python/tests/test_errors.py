@@ -134,3 +134,18 @@ def test_closed_world():
     with pytest.raises(crowdstep.ClosedError):
         w.columns
     w.close()  # idempotent
+
+
+def test_batch_add_beyond_the_navigation_budget():
+    # Room for one field of this small grid: a second destination is refused by the add itself,
+    # after the agents before it were added; they are removed again.
+    with crowdstep.World(threads=1, world_tag=5, nav_budget=6000) as w:
+        w.add_obstacle([[0, 0], [4, 0], [4, 4], [0, 4]])
+        w.add_agents([[10, 10]], goals=[20, 20])
+        w.step()
+        before = snapshot(w)
+        with pytest.raises(crowdstep.CapacityError) as info:
+            w.add_agents([[10, 12], [10, 14], [10, 16]], goals=[[20, 20], [20, 20], [-20, 20]])
+        assert "agent 2" in str(info.value)
+        assert snapshot(w) == before
+        w.step()
