@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages crowdstep needs that are missing. Usage: tools/deps.sh [build|test]
+# Installs the Debian packages crowdstep needs that are missing. Usage: tools/deps.sh [build|python|test]
 set -euo pipefail
 need=(gcc g++ make cmake pkg-config libgomp1 libcjson-dev)
+# The Python package (python/, tools/python.sh): Debian's python3 with its headers and numpy;
+# pytest for its tests and matplotlib for its examples.
+python_need=(python3 python3-dev python3-numpy python3-pytest python3-matplotlib)
+if [ "${1:-build}" = python ]; then
+  need+=("${python_need[@]}")
+fi
 if [ "${1:-build}" = test ]; then
   # chromium and nodejs: the replay page's browser test; bsdutils: `script`, a terminal for the
   # progress bar test; librecast-dev: the DetourCrowd baseline of the benchmarks; clang's OpenMP
@@ -9,7 +15,7 @@ if [ "${1:-build}" = test ]; then
   # the server test's scripted client and the benchmark report; MPICH for the MPI build
   # (-DCROWD_MPI=ON: crowd_dist and its tests under mpiexec).
   need+=(libcriterion-dev libbenchmark-dev clang librecast-dev python3 chromium nodejs bsdutils
-         libomp-dev libclang-rt-dev mpich libmpich-dev)
+         libomp-dev libclang-rt-dev mpich libmpich-dev "${python_need[@]}")
 fi
 missing=()
 for p in "${need[@]}"; do

@@ -11,6 +11,8 @@
 #  6. the MPI build (-DCROWD_MPI=ON): a world split across 1, 2, 3, 4 and 7 ranks (7 more than
 #     this machine's cores) gives the one-process state hash for every scene it supports, with
 #     churn, and the split world's cases (tests/dist/).
+#  7. (after 1) the Python package's pytest suite (python/tests) on the Release build's module:
+#     the API against `crowd run --hash`, errors, column views, worlds and threads, the examples.
 # The suites include the crowd command's tests: the command line (tests/cli) and its HTML replay in
 # headless Chromium (tests/browser).
 set -euo pipefail
@@ -24,16 +26,23 @@ build() { # dir, cmake args...
   cmake --build "$dir" -j"$jobs" >/dev/null
 }
 
+# The Python package is built against Debian's python3 and numpy (tools/deps.sh).
+python=(-DCROWD_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3)
+
 echo "== Release (gcc, native)"
-build build/release -DCMAKE_BUILD_TYPE=Release -DCROWD_BUILD_TESTS=ON -DCROWD_BUILD_BENCH=ON -DCROWD_BUILD_TOOLS=ON
+build build/release -DCMAKE_BUILD_TYPE=Release -DCROWD_BUILD_TESTS=ON -DCROWD_BUILD_BENCH=ON -DCROWD_BUILD_TOOLS=ON "${python[@]}"
 ctest --test-dir build/release --output-on-failure
+
+echo "== Python package (pytest)"
+PYTHONPATH=build/release/python CROWD_BIN=build/release/crowd OMP_WAIT_POLICY=passive \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider python/tests
 
 echo "== ASan + UBSan"
 build build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCROWD_SANITIZE=ON -DCROWD_BUILD_BENCH=OFF
 ASAN_OPTIONS=detect_leaks=1 CROWD_TEST_SCALE=small ctest --test-dir build/asan --output-on-failure
 
 echo "== clang"
-build build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+build build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ "${python[@]}"
 ctest --test-dir build/clang --output-on-failure
 
 echo "== fuzzing (bounded)"

@@ -118,6 +118,37 @@ CROWD_API crowd_status crowd_world_get_agents(const crowd_world* world, crowd_ag
                                               crowd_vec2* positions, crowd_vec2* velocities,
                                               int capacity, int* count);
 
+// Zero-copy access to the agents' current columns, for bindings and analysis (the Python package
+// views them as numpy arrays). Row r of every column is one agent, in the engine's storage order
+// (cell order after a step, not handle order); id[r] is that agent's index (its handle's index1 -
+// 1; crowd_world_columns_handle gives the whole handle). The pointers are the engine's own
+// buffers: they stay valid, and the rows keep their agents, until `epoch` changes. The epoch
+// changes with every step (the step sorts the agents and rotates the column buffers), every add
+// or remove and every growth of the storage (crowd_world_reserve, an add beyond the capacity).
+// Calls that set an agent's state between steps (a position, a velocity) write into the same
+// buffers and leave the epoch alone. Never write through the pointers.
+typedef struct crowd_columns_view {
+    int count;          // rows: the live agents
+    const float* x;     // position x of row r
+    const float* y;     // position y
+    const float* vx;    // velocity x
+    const float* vy;    // velocity y
+    const float* hx;    // heading x (unit length)
+    const float* hy;    // heading y
+    const uint32_t* id; // agent index (handle index1 - 1) of row r
+    uint64_t epoch;     // changes whenever the pointers or the rows' agents may change
+} crowd_columns_view;
+
+// Fills *out with the current columns. NULL world or out: CROWD_ERR_NULL_ARGUMENT.
+CROWD_API crowd_status crowd_world_columns(const crowd_world* world, crowd_columns_view* out);
+// The current epoch of crowd_world_columns alone (0 for NULL), to check a view cheaply.
+CROWD_API uint64_t crowd_world_columns_epoch(const crowd_world* world);
+// The live agent's handle of agent index `index` (a view's id[r]): *out is set to the null handle
+// and CROWD_ERR_STALE_HANDLE returned when no live agent has that index, CROWD_ERR_FOREIGN_HANDLE
+// when the world never issued it.
+CROWD_API crowd_status crowd_world_columns_handle(const crowd_world* world, uint32_t index,
+                                                  crowd_agent_id* out);
+
 // Wall time of each phase of the last step.
 typedef enum crowd_phase {
     CROWD_PHASE_SORT,      // cell keys, counting sort, gather into cell order (agents, records)
@@ -221,6 +252,15 @@ CROWD_API crowd_wall_def crowd_wall_def_default(void);
 // is inside a solid obstacle is refused with CROWD_ERR_INSIDE_OBSTACLE.
 CROWD_API crowd_status crowd_agent_add(crowd_world* world, const crowd_agent_def* def,
                                        crowd_agent_id* out);
+// The checks crowd_agent_add makes before it changes anything: the def's values and ranges, the
+// world's max_agents and the obstacles (CROWD_ERR_INSIDE_OBSTACLE). CROWD_OK says crowd_agent_add
+// with this def would succeed but for memory, the navigation budget (CROWD_ERR_CAPACITY) and a
+// stale or foreign exit set of its goal. `extra` agents counted as already added (>= 0, else
+// CROWD_ERR_BAD_COUNT): a batch of n adds checks def k with k, and the batch fits when the last
+// one does.
+CROWD_API crowd_status crowd_agent_check(const crowd_world* world, const crowd_agent_def* def,
+                                         int extra);
+
 // Removes the agent; its handle (and every copy) is stale from now on. Its storage index is
 // reused with a new generation, 65,536 times at most: then the index is retired, so that no
 // stale handle can ever name another agent.

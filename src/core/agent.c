@@ -97,21 +97,36 @@ static crowd_status add_reserves(crowd_world* w, void* ctx) {
     return st;
 }
 
-crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_agent_id* out) {
-    if (!w || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
-    crowd_status st = check_def(def);
+// The add's checks with `extra` agents counted as added before this one.
+static crowd_status check_add(const crowd_world* w, const crowd_agent_def* def, int64_t extra) {
+    const crowd_status st = check_def(def);
     if (st != CROWD_OK) return st;
     // A new index is needed when none is free; retired indices count against max_agents.
-    const bool new_index = w->free_count == 0;
-    if (w->count >= w->max_agents || (new_index && w->index_count >= w->max_agents))
+    const int64_t fresh = extra >= w->free_count ? extra - w->free_count : -1;
+    if (w->count + extra >= w->max_agents ||
+        (fresh >= 0 && w->index_count + fresh >= w->max_agents))
         return CROWD_ERR_CAPACITY;
+    if (cs_walls_blocked(w, def->position.x, def->position.y, def->radius))
+        return CROWD_ERR_INSIDE_OBSTACLE;
+    return CROWD_OK;
+}
+
+crowd_status crowd_agent_check(const crowd_world* w, const crowd_agent_def* def, int extra) {
+    if (!w || !def) return CROWD_ERR_NULL_ARGUMENT;
+    if (extra < 0) return CROWD_ERR_BAD_COUNT;
+    return check_add(w, def, extra);
+}
+
+crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_agent_id* out) {
+    if (!w || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
+    crowd_status st = check_add(w, def, 0);
+    if (st != CROWD_OK) return st;
+    const bool new_index = w->free_count == 0;
     int64_t want = w->capacity;
     if (new_index && w->index_count >= w->capacity) {
         want = (int64_t)w->capacity * 2;
         if (want > w->max_agents) want = w->max_agents;
     }
-    if (cs_walls_blocked(w, def->position.x, def->position.y, def->radius))
-        return CROWD_ERR_INSIDE_OBSTACLE;
     // user_data first: a growth that fails after it leaves a zero-filled array, which reads as the
     // world did without it.
     if (def->user_data) st = cs_world_user_data(w);
@@ -120,6 +135,7 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
 
     const uint32_t idx = w->free_count > 0 ? cs_free_pop(w) : (uint32_t)w->index_count++;
     const int s = w->count++;
+    w->columns_epoch++;
     w->slot_of[idx] = s;
     cs_records_reset(w, idx);
 

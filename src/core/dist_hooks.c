@@ -176,6 +176,7 @@ void cs_dist_put(crowd_world* w, const unsigned char* in, uint32_t flags_or) {
     const uint32_t idx = cs_dist_packed_index(in), mask = packed_mask(in);
     const uint32_t replicated = cs_dist_replicated();
     const int s = w->count++;
+    w->columns_epoch++;
     w->slot_of[idx] = s;
     in += 8;
     for (int k = 0; k < CS_COL_COUNT; ++k, in += 4) memcpy((uint32_t*)w->cur.col[k] + s, in, 4);
@@ -228,6 +229,7 @@ void cs_dist_drop(crowd_world* w, uint32_t idx) {
             cs_profiles_release(&w->profiles[h->profile - 1], col[s] - 1);
     }
     cs_grid_since_break(w);
+    w->columns_epoch++;
     if (s != last) {
         for (int k = 0; k < CS_COL_ALL; ++k) {
             uint32_t* col = w->cur.col[k];

@@ -120,6 +120,9 @@ struct crowd_world {
     // again); alt's other columns are NULL.
     cs_columns cur, alt;
     void* free_col[CS_FREE_COLS];
+    // Changes whenever cur's pointers or the agent of a slot may change: every step, add, remove
+    // and storage growth (crowd_world_columns).
+    uint64_t columns_epoch;
     // Hot columns some agent has held a value other than 0 in (bit k: cur.hot[k]), which the sort
     // gathers; an allocated column outside it is 0 in every slot, wherever its agents went.
     uint32_t hot_used;

@@ -41,6 +41,34 @@ uint64_t crowd_world_state_hash(const crowd_world* w) {
     return h;
 }
 
+crowd_status crowd_world_columns(const crowd_world* w, crowd_columns_view* out) {
+    if (!w || !out) return CROWD_ERR_NULL_ARGUMENT;
+    const cs_columns* c = &w->cur;
+    *out = (crowd_columns_view){.count = w->count,
+                                .x = c->px,
+                                .y = c->py,
+                                .vx = c->vx,
+                                .vy = c->vy,
+                                .hx = c->hx,
+                                .hy = c->hy,
+                                .id = c->id,
+                                .epoch = w->columns_epoch};
+    return CROWD_OK;
+}
+
+uint64_t crowd_world_columns_epoch(const crowd_world* w) {
+    return w ? w->columns_epoch : 0;
+}
+
+crowd_status crowd_world_columns_handle(const crowd_world* w, uint32_t index, crowd_agent_id* out) {
+    if (!w || !out) return CROWD_ERR_NULL_ARGUMENT;
+    *out = (crowd_agent_id){0};
+    if (index >= (uint32_t)w->index_count) return CROWD_ERR_FOREIGN_HANDLE;
+    if (w->slot_of[index] < 0) return CROWD_ERR_STALE_HANDLE;
+    *out = cs_agent_handle(w, index);
+    return CROWD_OK;
+}
+
 crowd_status crowd_world_get_agents(const crowd_world* w, crowd_agent_id* ids,
                                     crowd_vec2* positions, crowd_vec2* velocities, int capacity,
                                     int* count) {

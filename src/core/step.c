@@ -81,6 +81,7 @@ crowd_status crowd_world_step(crowd_world* w) {
     const double start = omp_get_wtime();
     double t = start;
     w->step_status = CROWD_OK;
+    w->columns_epoch++; // the sort moves every agent, the integration rotates the buffers
     for (int i = 0; i < w->tick_len; ++i) {
         const cs_tick_pass* e = &w->tick_passes[i];
         e->run(w);

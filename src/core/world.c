@@ -174,6 +174,7 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
             }
             ref_set(&refs[i], fresh[i]);
         }
+        w->columns_epoch++;
         for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
         w->capacity = capacity;
         bool had_rec[CS_REC_COUNT], had_hot[CS_HOT_COUNT];

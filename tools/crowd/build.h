@@ -32,6 +32,11 @@ typedef struct build_options {
     // (crowd_nav_def.max_cells, .budget): the fuzz target bounds the work of an input with them.
     int64_t nav_max_cells;
     size_t nav_budget;
+    // The world's allocator hooks (crowd_world_def.alloc, .free, .alloc_user); NULL: the C
+    // library's. The Python module keeps freed column buffers alive while numpy views them.
+    crowd_alloc_fn* alloc;
+    crowd_free_fn* free;
+    void* alloc_user;
 } build_options;
 
 typedef struct built_world {

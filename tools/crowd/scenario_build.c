@@ -348,6 +348,9 @@ bool scenario_build(const scenario* sc, const build_options* opt, built_world* o
     wd.capacity = (int)total;
     wd.threads = opt->threads;
     wd.world_tag = 1;
+    wd.alloc = opt->alloc;
+    wd.free = opt->free;
+    wd.alloc_user = opt->alloc_user;
     crowd_status st = crowd_world_create(&wd, &out->world);
     if (st != CROWD_OK) {
         snprintf(err, errlen, "%s: cannot create the world: %s", sc->file, crowd_status_string(st));
