@@ -65,7 +65,7 @@ CS_FETCH_HELPER void prefetch_geometry(const crowd_world* w, const cs_columns* c
     } else {
         const int segment = (int)cs_hot_u32(w, CS_HOT_PATH_SEGMENT)[s];
         if (segment < 0) return;
-        const int dir = (int)(cs_hot_u32(w, CS_HOT_PATH_STATE)[s] >> 8) - 1;
+        const int dir = cs_path_state_direction(cs_hot_u32(w, CS_HOT_PATH_STATE)[s]);
         int k0 = dir > 0 ? segment - 1 : segment - (CROWD_PATH_WINDOW - 2);
         k0 = k0 < 0 ? 0 : k0;
         // The window's first entry in each of the five rows (the window is 32 bytes a row).

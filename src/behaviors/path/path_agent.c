@@ -69,7 +69,8 @@ static crowd_status reserve_storage(crowd_world* w, const crowd_path_follow_def*
     return st;
 }
 
-// The profile of a def: every byte set (profiles are compared as bytes), the world tag left out.
+// The profile of a def: every byte set (profiles are compared as bytes), the world tag and the
+// start index left out.
 static cs_path_profile profile_of(const crowd_path_follow_def* d) {
     cs_path_profile p;
     memset(&p, 0, sizeof p);
@@ -82,7 +83,6 @@ static cs_path_profile profile_of(const crowd_path_follow_def* d) {
     p.tube_radius = d->tube_radius;
     p.predict_ahead = d->predict_ahead;
     p.weight = d->weight;
-    p.start_index = d->start_index;
     p.reverse = d->reverse;
     p.form = d->form;
     p.route = d->route;
@@ -120,7 +120,8 @@ crowd_status crowd_agent_set_path(crowd_world* w, crowd_agent_id id,
     }
     cs_path_route_drop(w, idx);
     const cs_path_agent a = {.cursor = crowd_path_cursor_start(e->path->count, def),
-                             .revision = e->revision};
+                             .revision = e->revision,
+                             .start = def->start_index};
     cs_path_store(w, s, def, &a);
     w->cur.flags[s] |= CS_FLAG_PATH;
     cs_sep_push_refresh(w, idx);
@@ -162,8 +163,8 @@ crowd_status crowd_agent_get_path(const crowd_world* w, crowd_agent_id id,
         if (cursor) *cursor = (crowd_path_cursor){.state = CROWD_PATH_STATE_NONE, .segment = -1};
         return CROWD_OK;
     }
-    const crowd_path_follow_def d = cs_path_def_of(w, p);
     cs_path_agent a = cs_path_agent_at(w, s);
+    const crowd_path_follow_def d = cs_path_def_of(w, p, a.start);
     if (w->cur.flags[s] & CS_FLAG_PATH) cs_path_sync(cs_paths(w), &d, &a);
     if (def) memcpy(def, &d, sizeof d);
     if (cursor) *cursor = a.cursor;
@@ -174,6 +175,7 @@ uint64_t cs_path_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     const int s = w->slot_of[idx];
     const cs_path_profile* d = cs_path_profile_at(w, s);
     if (!d) return h;
+    const cs_path_agent a = cs_path_agent_at(w, s);
     h = cs_hash_word(h, d->path.index1);
     h = cs_hash_word(h, d->path.generation);
     h = cs_hash_word(h, (uint32_t)d->kind);
@@ -183,10 +185,9 @@ uint64_t cs_path_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     h = cs_hash_float(h, d->tube_radius);
     h = cs_hash_float(h, d->predict_ahead);
     h = cs_hash_float(h, d->weight);
-    h = cs_hash_word(h, (uint32_t)d->start_index);
+    h = cs_hash_word(h, (uint32_t)a.start);
     h = cs_hash_word(h, d->reverse);
     if (d->route != CROWD_ROUTE_FIELD) h = cs_hash_word(h, (uint32_t)d->route); // as before routing
-    const cs_path_agent a = cs_path_agent_at(w, s);
     h = cs_hash_word(h, (uint32_t)a.cursor.state);
     h = cs_hash_word(h, (uint32_t)a.cursor.index);
     h = cs_hash_word(h, (uint32_t)a.cursor.direction);

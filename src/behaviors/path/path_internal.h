@@ -11,12 +11,14 @@
 
 // A path follower lives in hot columns (behaviors/registry.h), which the path pass reads in slot
 // order: the number + 1 of its profile (CS_HOT_PATH_PROFILE; 0: no path), which holds its def as
-// set (followers of a path mostly share one), and its progress: the cursor, the revision of its
+// set but for its start index (followers of a path share one), and its progress: the cursor (its
+// state and direction with the start index in one column), the revision of its
 // path the cursor was last synced to (a replaced path is noticed by the follower itself, see
 // cs_path_sync) and, while a tube follower is lost, the distance at which it last searched the
 // whole path. The profile outlives CS_FLAG_PATH when the path is destroyed: the agent reports
 // DETACHED.
-typedef crowd_path_follow_def cs_path_profile; // path.world 0 (the world's own tag), padding 0
+// path.world and start_index 0 (the world's own tag; the agent's column), padding 0.
+typedef crowd_path_follow_def cs_path_profile;
 
 // A follower's progress as the pass works on it: the columns' values, and a routed waypoint
 // leg's memo of its field entry for the waypoint cursor.index (cs_nav_memo, in the hot columns
@@ -26,11 +28,16 @@ typedef struct cs_path_agent {
     uint32_t revision;
     float lost_dist;
     cs_nav_memo nav;
+    int32_t start; // the def's start_index (below CROWD_PATH_MAX_POINTS, 2^24)
 } cs_path_agent;
 
-// The cursor's state and direction share a column: state | (direction + 1) << 8.
-static inline uint32_t cs_path_pack_state(const crowd_path_cursor* c) {
-    return (uint32_t)c->state | (uint32_t)(c->direction + 1) << 8;
+// The cursor's state and direction and the start index share a column:
+// state | (direction + 1) << 3 | start << 5.
+static inline uint32_t cs_path_pack_state(const crowd_path_cursor* c, int32_t start) {
+    return (uint32_t)c->state | (uint32_t)(c->direction + 1) << 3 | (uint32_t)start << 5;
+}
+static inline int cs_path_state_direction(uint32_t packed) {
+    return (int)(packed >> 3 & 3u) - 1;
 }
 
 // The def of the follower in slot s (with its path handle's world tag), NULL when it has none.
@@ -40,10 +47,13 @@ static inline const cs_path_profile* cs_path_profile_at(const crowd_world* w, in
     return cs_profiles_at(&w->profiles[CS_PROF_PATH], prof[s] - 1);
 }
 
-static inline crowd_path_follow_def cs_path_def_of(const crowd_world* w, const cs_path_profile* p) {
+// The def as set: profile p with the world's tag and the agent's start index.
+static inline crowd_path_follow_def cs_path_def_of(const crowd_world* w, const cs_path_profile* p,
+                                                   int32_t start) {
     crowd_path_follow_def d;
     memcpy(&d, p, sizeof d); // padding too: a def reads back byte for byte as it was stored
     d.path.world = w->tag;
+    d.start_index = start;
     return d;
 }
 
@@ -55,12 +65,13 @@ static inline bool cs_path_memo_live(const crowd_world* w) {
 static inline cs_path_agent cs_path_agent_at(const crowd_world* w, int s) {
     const uint32_t st = cs_hot_u32(w, CS_HOT_PATH_STATE)[s];
     cs_path_agent a = {
-        .cursor = {.state = (crowd_path_state)(st & 0xffu),
+        .cursor = {.state = (crowd_path_state)(st & 7u),
                    .index = (int)cs_hot_u32(w, CS_HOT_PATH_INDEX)[s],
-                   .direction = (int)(st >> 8) - 1,
+                   .direction = cs_path_state_direction(st),
                    .segment = (int)cs_hot_u32(w, CS_HOT_PATH_SEGMENT)[s]},
         .revision = cs_hot_u32(w, CS_HOT_PATH_REVISION)[s],
         .lost_dist = cs_hot_f32(w, CS_HOT_PATH_LOST)[s],
+        .start = (int32_t)(st >> 5),
     };
     if (cs_path_memo_live(w))
         a.nav = (cs_nav_memo){cs_hot_u32(w, CS_HOT_PATH_MEMO_CELL)[s],
@@ -70,7 +81,7 @@ static inline cs_path_agent cs_path_agent_at(const crowd_world* w, int s) {
 }
 
 static inline void cs_path_agent_set(const crowd_world* w, int s, const cs_path_agent* a) {
-    cs_hot_u32(w, CS_HOT_PATH_STATE)[s] = cs_path_pack_state(&a->cursor);
+    cs_hot_u32(w, CS_HOT_PATH_STATE)[s] = cs_path_pack_state(&a->cursor, a->start);
     cs_hot_u32(w, CS_HOT_PATH_INDEX)[s] = (uint32_t)a->cursor.index;
     cs_hot_u32(w, CS_HOT_PATH_SEGMENT)[s] = (uint32_t)a->cursor.segment;
     cs_hot_u32(w, CS_HOT_PATH_REVISION)[s] = a->revision;

@@ -37,7 +37,7 @@ void cs_path_route_leave(crowd_world* w, cs_path_entry* e) {
 // The follower's def with its world's tag, when it has a path.
 static bool def_of(const crowd_world* w, int s, crowd_path_follow_def* out) {
     const cs_path_profile* p = cs_path_profile_at(w, s);
-    if (p) *out = cs_path_def_of(w, p);
+    if (p) *out = cs_path_def_of(w, p, cs_path_agent_at(w, s).start);
     return p != NULL;
 }
 

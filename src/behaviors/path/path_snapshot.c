@@ -73,7 +73,7 @@ void cs_snap_save_path(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_f32(out, d->tube_radius);
         cs_snap_put_f32(out, d->predict_ahead);
         cs_snap_put_f32(out, d->weight);
-        cs_snap_put_u32(out, (uint32_t)d->start_index);
+        cs_snap_put_u32(out, (uint32_t)a->start);
         cs_snap_put_u32(out, (d->reverse ? 1u : 0u) | (uint32_t)d->form << 1);
         cs_snap_put_u32(out, (uint32_t)a->cursor.state);
         cs_snap_put_u32(out, (uint32_t)a->cursor.index);
@@ -229,6 +229,7 @@ crowd_status cs_snap_load_path(crowd_world* w, cs_snap_reader* in) {
             st = cs_path_memo_use(w);
             if (st != CROWD_OK) return st;
         }
+        a->start = d->start_index;
         cs_path_store(w, w->slot_of[idx], d, a);
     }
     // Every agent the pass will visit has its def.
