@@ -1,0 +1,547 @@
+// Repairs of navigation fields after obstacle changes (src/nav/nav_repair.c), against whole
+// builds. Random walled scenes hold a few destinations; walls are added at several places (and
+// removed again), and after each route phase every field in use is checked cell by cell:
+//  - the grid laid in part is the grid a whole lay gives;
+//  - each walkable cell's line to its anchor keeps half the clearance from every wall (the sight
+//    rule of the build) as often as a whole build's lines do (the build's local test lets a few
+//    pass the tip of a wall closer, see check_fields), and a walkable cell anchors at a walkable
+//    cell or a target; a cell by a wall points to a neighbor; a cell inside a solid has no way;
+//  - its distance along the anchors is within 1% + 2 cells of a whole build's (the build itself
+//    stands off a corner by up to about a cell, and a repaired region meets the old one where
+//    other corners may be taken), and never shorter than an 8-neighbour grid Dijkstra over the
+//    walkable cells allows (the staircase is at most 8.3% longer than a straight line, plus a
+//    cell at each end);
+//  - a cell reachable in the whole build is reachable in the repaired field, and the other way.
+// Then: a wall added and removed again leaves ways no longer than before by more than that bound;
+// repaired fields are identical on 1 and 2 threads; a repair really repairs (the stats count it)
+// and falls back to a whole build where a region gets walled off.
+#include <float.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "nav/nav.h"
+#include "walls_helpers.h"
+#include "world_helpers.h"
+
+#define SQRT2_D 1.41421356237309504880
+
+enum { MAX_SEGS = 256, MAX_DESTS = 4 };
+
+typedef struct scene {
+    crowd_world* w;
+    crowd_vec2 dest[MAX_DESTS];
+    int ndest;
+    uint64_t rng;
+} scene;
+
+static crowd_goal arrive_at(crowd_vec2 p) {
+    crowd_goal g = crowd_goal_default();
+    g.mode = CROWD_GOAL_ARRIVE;
+    g.target = p;
+    return g;
+}
+
+// ---- the test's own view of the walls -----------------------------------------------------------
+
+typedef struct segs {
+    double ax[MAX_SEGS], ay[MAX_SEGS], bx[MAX_SEGS], by[MAX_SEGS];
+    int n;
+} segs;
+
+static void segs_of(const crowd_world* w, segs* s) {
+    s->n = 0;
+    const cs_walls* g = &w->walls;
+    for (int32_t oi = 0; oi < g->obs_used; ++oi) {
+        const cs_obstacle* o = &g->obs[oi];
+        if (!o->points) continue;
+        const int n = o->kind == CROWD_OBSTACLE_POLYGON ? o->count : o->count - 1;
+        for (int k = 0; k < n; ++k) {
+            cr_assert_lt(s->n, MAX_SEGS);
+            const crowd_vec2 a = o->points[k], b = o->points[(k + 1) % o->count];
+            s->ax[s->n] = a.x, s->ay[s->n] = a.y, s->bx[s->n] = b.x, s->by[s->n] = b.y, s->n++;
+        }
+    }
+}
+
+static double orient(double ax, double ay, double bx, double by, double cx, double cy) {
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+}
+
+// Distance between segments pq and ab.
+static double seg_seg(double px, double py, double qx, double qy, double ax, double ay, double bx,
+                      double by) {
+    const double d1 = orient(px, py, qx, qy, ax, ay), d2 = orient(px, py, qx, qy, bx, by);
+    const double d3 = orient(ax, ay, bx, by, px, py), d4 = orient(ax, ay, bx, by, qx, qy);
+    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+        return 0.0;
+    double d = ref_seg_dist(ax, ay, px, py, qx, qy);
+    d = fmin(d, ref_seg_dist(bx, by, px, py, qx, qy));
+    d = fmin(d, ref_seg_dist(px, py, ax, ay, bx, by));
+    return fmin(d, ref_seg_dist(qx, qy, ax, ay, bx, by));
+}
+
+static double clearance_of(const segs* s, double px, double py, double qx, double qy) {
+    double d = INFINITY;
+    for (int k = 0; k < s->n; ++k)
+        d = fmin(d, seg_seg(px, py, qx, qy, s->ax[k], s->ay[k], s->bx[k], s->by[k]));
+    return d;
+}
+
+// ---- fields as the test reads them --------------------------------------------------------------
+
+static crowd_vec2 centre(const cs_nav* nav, uint32_t c) {
+    return cs_nav_center(nav, c);
+}
+
+// Each cell's walking distance along its anchors (double), INFINITY without a way.
+static void distances(const cs_nav* nav, cs_nav_key key, const uint32_t* anchor, double* d) {
+    const cs_nav_targets t = cs_nav_targets_of(nav, key);
+    const uint32_t n = (uint32_t)nav->cells;
+    for (uint32_t c = 0; c < n; ++c) d[c] = NAN;
+    uint32_t* stack = malloc(sizeof *stack * n);
+    for (uint32_t c0 = 0; c0 < n; ++c0) {
+        uint32_t sn = 0, x = c0;
+        double base;
+        for (;;) {
+            if (!isnan(d[x])) {
+                base = d[x];
+                break;
+            }
+            const uint32_t a = anchor[x];
+            if (a == CS_NAV_NONE) {
+                d[x] = base = INFINITY;
+                break;
+            }
+            if (a >= CS_NAV_TARGET) {
+                const crowd_vec2 p = centre(nav, x),
+                                 q = cs_nav_target(&t, (int)(a - CS_NAV_TARGET));
+                d[x] = base = hypot((double)p.x - q.x, (double)p.y - q.y);
+                break;
+            }
+            const uint32_t y = a & ~CS_NAV_STAND_IN;
+            if (y == x) {
+                d[x] = base = 0.0;
+                break;
+            }
+            cr_assert_lt(sn, n, "a cycle of anchors");
+            stack[sn++] = x;
+            x = y;
+        }
+        while (sn > 0) {
+            const uint32_t y = stack[--sn];
+            const crowd_vec2 p = centre(nav, y), q = centre(nav, anchor[y] & ~CS_NAV_STAND_IN);
+            base += hypot((double)p.x - q.x, (double)p.y - q.y);
+            d[y] = base;
+        }
+    }
+    free(stack);
+}
+
+// 8-neighbour Dijkstra over the FREE cells of the engine's grid from the FREE cells within a cell
+// of each target (a simple O(n^2)-free bucket-less version: a binary heap).
+typedef struct hent {
+    double d;
+    uint32_t c;
+} hent;
+
+static void grid_d8(const cs_nav* nav, cs_nav_key key, double* d8) {
+    const int32_t gw = nav->gw, gh = nav->gh;
+    const uint32_t n = (uint32_t)nav->cells;
+    const double h = nav->def.cell_size;
+    hent* heap = malloc(sizeof *heap * (size_t)(8 * n + 64));
+    size_t hn = 0;
+    for (uint32_t c = 0; c < n; ++c) d8[c] = INFINITY;
+    const cs_nav_targets t = cs_nav_targets_of(nav, key);
+    for (int k = 0; k < t.count; ++k) {
+        const crowd_vec2 p = cs_nav_target(&t, k);
+        const uint32_t c = cs_nav_cell(nav, p);
+        if (c == CS_NAV_NONE) continue;
+        // The target's own cell and its neighbors, at the straight distance (the build may seed
+        // round a target by a wall).
+        const int32_t ti = (int32_t)(c % (uint32_t)gw), tj = (int32_t)(c / (uint32_t)gw);
+        for (int32_t j = tj - 3; j <= tj + 3; ++j)
+            for (int32_t i = ti - 3; i <= ti + 3; ++i) {
+                if (i < 0 || j < 0 || i >= gw || j >= gh) continue;
+                const uint32_t m = (uint32_t)j * (uint32_t)gw + (uint32_t)i;
+                if (nav->blocked[m] != CS_NAV_FREE) continue;
+                const crowd_vec2 q = centre(nav, m);
+                const double dd = hypot((double)q.x - p.x, (double)q.y - p.y);
+                if (dd < d8[m]) d8[m] = dd, heap[hn++] = (hent){dd, m};
+            }
+    }
+    // Heapify by pushing again (simple sift-up).
+    for (size_t k = 1; k < hn; ++k)
+        for (size_t x = k; x > 0 && heap[(x - 1) / 2].d > heap[x].d; x = (x - 1) / 2) {
+            const hent tmp = heap[x];
+            heap[x] = heap[(x - 1) / 2], heap[(x - 1) / 2] = tmp;
+        }
+    while (hn > 0) {
+        const hent top = heap[0];
+        heap[0] = heap[--hn];
+        for (size_t k = 0;;) {
+            size_t l = 2 * k + 1;
+            if (l >= hn) break;
+            if (l + 1 < hn && heap[l + 1].d < heap[l].d) ++l;
+            if (heap[k].d <= heap[l].d) break;
+            const hent tmp = heap[k];
+            heap[k] = heap[l], heap[l] = tmp, k = l;
+        }
+        if (top.d > d8[top.c]) continue;
+        const int32_t i = (int32_t)(top.c % (uint32_t)gw), j = (int32_t)(top.c / (uint32_t)gw);
+        for (int32_t dj = -1; dj <= 1; ++dj)
+            for (int32_t di = -1; di <= 1; ++di) {
+                const int32_t x = i + di, y = j + dj;
+                if ((di | dj) == 0 || x < 0 || y < 0 || x >= gw || y >= gh) continue;
+                const uint32_t m = (uint32_t)y * (uint32_t)gw + (uint32_t)x;
+                if (nav->blocked[m] != CS_NAV_FREE) continue;
+                if (di && dj &&
+                    (nav->blocked[(uint32_t)j * (uint32_t)gw + (uint32_t)x] != CS_NAV_FREE ||
+                     nav->blocked[(uint32_t)y * (uint32_t)gw + (uint32_t)i] != CS_NAV_FREE))
+                    continue;
+                const double nd = top.d + h * (di && dj ? SQRT2_D : 1.0);
+                if (nd >= d8[m]) continue;
+                d8[m] = nd;
+                size_t k = hn++;
+                heap[k] = (hent){nd, m};
+                while (k > 0 && heap[(k - 1) / 2].d > heap[k].d) {
+                    const hent tmp = heap[k];
+                    heap[k] = heap[(k - 1) / 2], heap[(k - 1) / 2] = tmp, k = (k - 1) / 2;
+                }
+            }
+    }
+    free(heap);
+}
+
+// ---- the checks ---------------------------------------------------------------------------------
+
+typedef struct totals {
+    int64_t cells, checked, resolved, repairs, builds;
+    double worst_rel;         // largest (repaired - whole) / whole
+    int64_t near_r, near_w;   // lines closer than half the clearance: repaired, whole
+    int64_t touch_r, touch_w; // lines touching a wall: repaired, whole
+} totals;
+
+// The grid as a whole lay gives it: blocked and open.
+static void check_grid(crowd_world* w) {
+    cs_nav* nav = &w->nav;
+    uint8_t* whole = malloc(2 * nav->cells);
+    cs_nav tmp = *nav;
+    tmp.blocked = whole;
+    tmp.open = whole + nav->cells;
+    cs_nav_grid_lay(w, &tmp);
+    for (size_t c = 0; c < nav->cells; ++c) {
+        cr_assert_eq(nav->blocked[c], whole[c], "cell %zu: %d laid in part, %d whole", c,
+                     nav->blocked[c], whole[c]);
+        cr_assert_eq(nav->open[c], whole[nav->cells + c], "cell %zu: open differs", c);
+    }
+    free(whole);
+}
+
+// Every field in use of w against a whole build of it; `before` (when not NULL): the distances
+// of each field before a change that was undone, which the field may exceed by the bound only.
+static void check_fields(crowd_world* w, const char* what, totals* tot, double** before) {
+    cs_nav* nav = &w->nav;
+    cr_assert(nav->blocked && !nav->grid_changed, "%s: no grid", what);
+    check_grid(w);
+    segs s;
+    segs_of(w, &s);
+    const uint32_t n = (uint32_t)nav->cells;
+    const double h = nav->def.cell_size, half = 0.5 * nav->def.clearance;
+    uint32_t* whole = malloc(sizeof *whole * n);
+    double* dr = malloc(sizeof *dr * n);
+    double* dw = malloc(sizeof *dw * n);
+    double* d8 = malloc(sizeof *d8 * n);
+    int fi = 0;
+    for (uint32_t i = 0; i < nav->nfields; ++i) {
+        cs_nav_field* f = &nav->fields[i];
+        if (f->users == 0) continue;
+        cr_assert(f->built && f->anchor, "%s: field %u not built", what, i);
+        tot->repairs += f->repaired;
+        tot->resolved += f->repaired ? f->resolved : 0;
+        cs_nav_build(w, nav, f->key, whole, &nav->scratch[0]);
+        distances(nav, f->key, f->anchor, dr);
+        distances(nav, f->key, whole, dw);
+        grid_d8(nav, f->key, d8);
+        const cs_nav_targets t = cs_nav_targets_of(nav, f->key);
+        int64_t near_r = 0, near_w = 0, touch_r = 0, touch_w = 0; // lines too near a wall
+        for (uint32_t c = 0; c < n; ++c) {
+            const uint32_t a = f->anchor[c];
+            const uint8_t st = nav->blocked[c];
+            const crowd_vec2 p = centre(nav, c);
+            tot->cells++;
+            if (st == CS_NAV_SOLID) {
+                cr_assert_eq(a, CS_NAV_NONE, "%s: solid cell %u has anchor %u", what, c, a);
+                continue;
+            }
+            cr_assert_eq(isinf(dr[c]), isinf(dw[c]),
+                         "%s: cell %u (%.2f, %.2f, state %d): way %g repaired, %g whole", what, c,
+                         (double)p.x, (double)p.y, st, dr[c], dw[c]);
+            if (a == CS_NAV_NONE) continue;
+            if (st == CS_NAV_NEAR) {
+                cr_assert_lt(a, CS_NAV_TARGET);
+                const crowd_vec2 q = centre(nav, a & ~CS_NAV_STAND_IN);
+                cr_assert_leq(hypot((double)p.x - q.x, (double)p.y - q.y), h * 1.001,
+                              "%s: near cell %u points to %u, not a neighbor", what, c, a);
+                cr_assert_neq(nav->blocked[a & ~CS_NAV_STAND_IN], CS_NAV_SOLID);
+                continue;
+            }
+            tot->checked++;
+            const uint32_t ac = a & ~CS_NAV_STAND_IN;
+            const crowd_vec2 q =
+                a >= CS_NAV_TARGET ? cs_nav_target(&t, (int)(a - CS_NAV_TARGET)) : centre(nav, ac);
+            if (a < CS_NAV_TARGET)
+                cr_assert_eq(nav->blocked[ac], CS_NAV_FREE,
+                             "%s: cell %u (%.2f, %.2f) anchors at cell %u of state %d", what, c,
+                             (double)p.x, (double)p.y, ac, nav->blocked[ac]);
+            const double cl = clearance_of(&s, p.x, p.y, q.x, q.y);
+            touch_r += !(cl > 0.0);
+            near_r += cl < half * (1.0 - 1e-4);
+            const uint32_t b = whole[c];
+            if (b != CS_NAV_NONE) {
+                const crowd_vec2 qw = b >= CS_NAV_TARGET
+                                          ? cs_nav_target(&t, (int)(b - CS_NAV_TARGET))
+                                          : centre(nav, b & ~CS_NAV_STAND_IN);
+                const double cw = clearance_of(&s, p.x, p.y, qw.x, qw.y);
+                near_w += cw < half * (1.0 - 1e-4);
+                touch_w += !(cw > 0.0);
+            }
+            cr_assert_leq(dr[c], dw[c] * 1.01 + 2.0 * h,
+                          "%s: cell %u (%.2f, %.2f): %.3f repaired, %.3f whole", what, c,
+                          (double)p.x, (double)p.y, dr[c], dw[c]);
+            cr_assert_geq(dr[c], dw[c] * 0.99 - 2.0 * h,
+                          "%s: cell %u (%.2f, %.2f): %.3f repaired, %.3f whole", what, c,
+                          (double)p.x, (double)p.y, dr[c], dw[c]);
+            if (isfinite(d8[c]))
+                cr_assert_geq(dr[c], d8[c] / 1.0824 - 2.0 * h,
+                              "%s: cell %u: %.3f shorter than the grid's %.3f allows", what, c,
+                              dr[c], d8[c]);
+            if (before && before[fi] && isfinite(before[fi][c]))
+                cr_assert_leq(dr[c], before[fi][c] * 1.01 + 2.0 * h,
+                              "%s: cell %u: %.3f after the wall came and went, %.3f before", what,
+                              c, dr[c], before[fi][c]);
+            if (dw[c] > 1.0) {
+                const double rel = (dr[c] - dw[c]) / dw[c];
+                tot->worst_rel = rel > tot->worst_rel ? rel : tot->worst_rel;
+            }
+        }
+        // The build's local sight test (a line whose first cells carry its anchor) lets a few
+        // lines pass the end of a wall closer than half the clearance, some even across its tip:
+        // a whole build has them too, and the repair, which solves cells with the same test, may
+        // not have more than a few more.
+        cr_assert_leq(near_r, near_w + near_w / 10 + 4,
+                      "%s: %lld lines pass closer than half the clearance, a whole build's %lld",
+                      what, (long long)near_r, (long long)near_w);
+        cr_assert_leq(touch_r, touch_w + touch_w / 10 + 2,
+                      "%s: %lld lines touch a wall, a whole build's %lld", what, (long long)touch_r,
+                      (long long)touch_w);
+        tot->near_r += near_r, tot->near_w += near_w;
+        tot->touch_r += touch_r, tot->touch_w += touch_w;
+        ++fi;
+    }
+    free(whole), free(dr), free(dw), free(d8);
+}
+
+// The distances of each field in use, in field order (for check_fields' `before`).
+static int snapshot_distances(crowd_world* w, double** out) {
+    cs_nav* nav = &w->nav;
+    int k = 0;
+    for (uint32_t i = 0; i < nav->nfields; ++i) {
+        cs_nav_field* f = &nav->fields[i];
+        if (f->users == 0) continue;
+        out[k] = malloc(sizeof(double) * nav->cells);
+        distances(nav, f->key, f->anchor, out[k]);
+        ++k;
+    }
+    return k;
+}
+
+// ---- scenes -------------------------------------------------------------------------------------
+
+static crowd_vec2 rpoint(scene* sc, float lo, float hi) {
+    return (crowd_vec2){frand(&sc->rng, lo, hi), frand(&sc->rng, lo, hi)};
+}
+
+// A 40 m square with posts at its corners (so walls added inside keep the grid's box), random
+// walls and blocks, and `ndest` destinations with an agent each.
+static void scene_make(scene* sc, uint64_t seed, int threads, int ndest) {
+    *sc = (scene){.rng = seed};
+    crowd_world_def wd = crowd_world_def_default();
+    wd.threads = threads;
+    cr_assert_eq(crowd_world_create(&wd, &sc->w), CROWD_OK);
+    const float post = 0.4f;
+    for (int k = 0; k < 4; ++k) {
+        const float x = k & 1 ? 40.0f : 0.0f, y = k & 2 ? 40.0f : 0.0f;
+        const crowd_vec2 p[4] = {{x, y}, {x + post, y}, {x + post, y + post}, {x, y + post}};
+        wall_add(sc->w, CROWD_OBSTACLE_POLYGON, p, 4);
+    }
+    for (int k = 0; k < 7; ++k) {
+        const crowd_vec2 a = rpoint(sc, 3.0f, 37.0f);
+        const float ang = frand(&sc->rng, 0.0f, 6.2831853f), len = frand(&sc->rng, 3.0f, 12.0f);
+        crowd_vec2 p[2] = {a, {a.x + len * cosf(ang), a.y + len * sinf(ang)}};
+        p[1].x = fminf(fmaxf(p[1].x, 2.0f), 38.0f), p[1].y = fminf(fmaxf(p[1].y, 2.0f), 38.0f);
+        wall_add(sc->w, CROWD_OBSTACLE_WALL, p, 2);
+    }
+    for (int k = 0; k < 2; ++k) {
+        const crowd_vec2 c = rpoint(sc, 6.0f, 34.0f);
+        const float hx = frand(&sc->rng, 0.8f, 3.0f), hy = frand(&sc->rng, 0.8f, 3.0f);
+        const crowd_vec2 p[4] = {
+            {c.x - hx, c.y - hy}, {c.x + hx, c.y - hy}, {c.x + hx, c.y + hy}, {c.x - hx, c.y + hy}};
+        wall_add(sc->w, CROWD_OBSTACLE_POLYGON, p, 4);
+    }
+    sc->ndest = ndest;
+    for (int d = 0; d < ndest; ++d) {
+        sc->dest[d] = rpoint(sc, 2.0f, 38.0f);
+        crowd_agent_def a = crowd_agent_def_default();
+        a.goal = arrive_at(sc->dest[d]);
+        crowd_agent_id id;
+        crowd_status st;
+        int tries = 0;
+        do { // somewhere no wall covers
+            a.position = rpoint(sc, 2.0f, 38.0f);
+            st = crowd_agent_add(sc->w, &a, &id);
+        } while (st != CROWD_OK && ++tries < 100);
+        cr_assert_eq(st, CROWD_OK);
+    }
+    cr_assert_eq(crowd_world_nav_update(sc->w), CROWD_OK);
+}
+
+// A random wall of 2 to 9 m inside the square.
+static crowd_obstacle_id random_wall(scene* sc) {
+    const crowd_vec2 a = rpoint(sc, 4.0f, 36.0f);
+    const float ang = frand(&sc->rng, 0.0f, 6.2831853f), len = frand(&sc->rng, 2.0f, 9.0f);
+    crowd_vec2 p[2] = {a, {a.x + len * cosf(ang), a.y + len * sinf(ang)}};
+    p[1].x = fminf(fmaxf(p[1].x, 3.0f), 37.0f), p[1].y = fminf(fmaxf(p[1].y, 3.0f), 37.0f);
+    return wall_add(sc->w, CROWD_OBSTACLE_WALL, p, 2);
+}
+
+static void update(crowd_world* w) {
+    cr_assert_eq(crowd_world_nav_update(w), CROWD_OK);
+}
+
+Test(nav_repair, random_scenes_repair_within_the_bound_of_a_whole_build) {
+    totals tot = {0};
+    int64_t updates = 0;
+    for (uint64_t seed = 1; seed <= 10; ++seed) {
+        scene sc;
+        scene_make(&sc, seed * 7919, 1, 3);
+        char what[96];
+        for (int round = 0; round < 4; ++round) {
+            double* before[MAX_DESTS] = {NULL};
+            snapshot_distances(sc.w, before);
+            const crowd_obstacle_id id = random_wall(&sc);
+            update(sc.w);
+            snprintf(what, sizeof what, "seed %llu round %d, wall added", (unsigned long long)seed,
+                     round);
+            check_fields(sc.w, what, &tot, NULL);
+            if (round % 2 == 0) { // two changes in one route phase
+                const crowd_obstacle_id id2 = random_wall(&sc);
+                cr_assert_eq(crowd_obstacle_remove(sc.w, id2), CROWD_OK);
+            }
+            cr_assert_eq(crowd_obstacle_remove(sc.w, id), CROWD_OK);
+            update(sc.w);
+            snprintf(what, sizeof what, "seed %llu round %d, wall removed",
+                     (unsigned long long)seed, round);
+            check_fields(sc.w, what, &tot, before);
+            for (int k = 0; k < MAX_DESTS; ++k) free(before[k]);
+            random_wall(&sc); // one that stays
+            update(sc.w);
+            snprintf(what, sizeof what, "seed %llu round %d, wall kept", (unsigned long long)seed,
+                     round);
+            check_fields(sc.w, what, &tot, NULL);
+            updates += 3;
+        }
+        crowd_world_destroy(sc.w);
+    }
+    printf("repairs: %lld fields repaired over %lld updates, %lld cells solved again of %lld "
+           "(%.2f%%), worst distance against a whole build %+.2f%%, lines within half the "
+           "clearance %lld (whole builds %lld), touching a wall %lld (%lld)\n",
+           (long long)tot.repairs, (long long)updates, (long long)tot.resolved,
+           (long long)tot.cells, 100.0 * (double)tot.resolved / (double)tot.cells,
+           100.0 * tot.worst_rel, (long long)tot.near_r, (long long)tot.near_w,
+           (long long)tot.touch_r, (long long)tot.touch_w);
+    cr_assert_gt(tot.repairs, updates, "the fields were built whole, not repaired");
+}
+
+// The anchors of every field in use, in field order, one after the other.
+static uint32_t* all_anchors(const crowd_world* w, size_t* count) {
+    const cs_nav* nav = &w->nav;
+    size_t n = 0;
+    for (uint32_t i = 0; i < nav->nfields; ++i) n += nav->fields[i].users > 0 ? nav->cells : 0;
+    uint32_t* out = malloc(sizeof *out * (n ? n : 1));
+    size_t at = 0;
+    for (uint32_t i = 0; i < nav->nfields; ++i) {
+        if (nav->fields[i].users == 0) continue;
+        memcpy(out + at, nav->fields[i].anchor, sizeof *out * nav->cells);
+        at += nav->cells;
+    }
+    *count = n;
+    return out;
+}
+
+Test(nav_repair, repaired_fields_are_identical_on_1_and_2_threads) {
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+        scene a, b;
+        scene_make(&a, seed * 104729, 1, 4);
+        scene_make(&b, seed * 104729, 2, 4);
+        for (int round = 0; round < 4; ++round) {
+            const crowd_obstacle_id ia = random_wall(&a), ib = random_wall(&b);
+            if (round % 2) {
+                cr_assert_eq(crowd_obstacle_remove(a.w, ia), CROWD_OK);
+                cr_assert_eq(crowd_obstacle_remove(b.w, ib), CROWD_OK);
+            }
+            update(a.w);
+            update(b.w);
+            size_t na, nb;
+            uint32_t* fa = all_anchors(a.w, &na);
+            uint32_t* fb = all_anchors(b.w, &nb);
+            cr_assert_eq(na, nb);
+            cr_assert(memcmp(fa, fb, sizeof *fa * na) == 0, "seed %llu round %d: the fields differ",
+                      (unsigned long long)seed, round);
+            free(fa), free(fb);
+        }
+        cr_assert_gt(a.w->nav.repairs, 0u, "seed %llu: nothing was repaired",
+                     (unsigned long long)seed);
+        crowd_world_destroy(a.w);
+        crowd_world_destroy(b.w);
+    }
+}
+
+// A room whose door a wall closes: its cells are walled off from the goal outside, which a repair
+// does not vouch for; the field is built whole (with a stand-in inside) and matches a build.
+Test(nav_repair, a_door_closed_builds_the_field_whole) {
+    crowd_world* w = world_with(1);
+    const crowd_vec2 room[6] = {{10, 14}, {10, 10}, {20, 10}, {20, 20}, {10, 20}, {10, 16}};
+    wall_add(w, CROWD_OBSTACLE_WALL, room, 6); // a door from (10, 14) to (10, 16)
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position = (crowd_vec2){15, 15};
+    a.goal = arrive_at((crowd_vec2){2, 15});
+    crowd_agent_id id;
+    cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    update(w);
+    const uint64_t builds = w->nav.builds;
+    const crowd_vec2 door[2] = {{10, 13.5f}, {10, 16.5f}};
+    const crowd_obstacle_id d = wall_add(w, CROWD_OBSTACLE_WALL, door, 2);
+    update(w);
+    cr_assert_eq(w->nav.builds, builds + 1, "the field was not built whole");
+    totals tot = {0};
+    check_fields(w, "door closed", &tot, NULL);
+    crowd_route_info r;
+    cr_assert_eq(crowd_agent_get_route(w, id, &r), CROWD_OK);
+    cr_assert_eq(r.state, CROWD_ROUTE_STATE_UNREACHABLE);
+    // Open again: the stand-in goes, again by a whole build.
+    cr_assert_eq(crowd_obstacle_remove(w, d), CROWD_OK);
+    update(w);
+    cr_assert_eq(w->nav.builds, builds + 2);
+    check_fields(w, "door opened", &tot, NULL);
+    cr_assert_eq(crowd_agent_get_route(w, id, &r), CROWD_OK);
+    cr_assert_eq(r.state, CROWD_ROUTE_STATE_ROUTED);
+    // A wall inside the room, away from everything: a repair.
+    const crowd_vec2 inner[2] = {{13, 18}, {17, 18}};
+    wall_add(w, CROWD_OBSTACLE_WALL, inner, 2);
+    update(w);
+    cr_assert_eq(w->nav.builds, builds + 2, "the inner wall was not repaired");
+    cr_assert_eq(w->nav.repairs, 1u);
+    check_fields(w, "inner wall", &tot, NULL);
+    crowd_world_destroy(w);
+}
