@@ -21,12 +21,13 @@
 
 #include "core/internal.h"
 #include "nav/nav.h"
+#include "scenes.h"
 #include "walls_helpers.h"
 #include "world_helpers.h"
 
 #define SQRT2_D 1.41421356237309504880
 
-enum { MAX_SEGS = 256, MAX_DESTS = 4 };
+enum { MAX_SEGS = 2048, MAX_DESTS = 4 };
 
 typedef struct scene {
     crowd_world* w;
@@ -543,5 +544,59 @@ Test(nav_repair, a_door_closed_builds_the_field_whole) {
     cr_assert_eq(w->nav.builds, builds + 2, "the inner wall was not repaired");
     cr_assert_eq(w->nav.repairs, 1u);
     check_fields(w, "inner wall", &tot, NULL);
+    crowd_world_destroy(w);
+}
+
+// The benchmark's case at a smaller scale (bench/bench_nav.cc, BM_NavRepair): a town of solid
+// blocks on a 20 m street grid, destinations on its crossings, and a 10 m wall that closes a
+// street by the middle, added and removed again; each repair is checked, and so is each later
+// one (the repairs start from repaired fields).
+Test(nav_repair, a_street_closed_and_opened_in_a_town) {
+    crowd_world* w = world_with(2);
+    const int blocks = 8;
+    const float pitch = 20.0f, origin = -(float)blocks * pitch * 0.5f;
+    const float half = scene_town_block() * 0.5f;
+    for (int i = 0; i < blocks; ++i)
+        for (int j = 0; j < blocks; ++j) {
+            const float cx = origin + ((float)i + 0.5f) * pitch,
+                        cy = origin + ((float)j + 0.5f) * pitch;
+            const crowd_vec2 p[4] = {{cx - half, cy - half},
+                                     {cx + half, cy - half},
+                                     {cx + half, cy + half},
+                                     {cx - half, cy + half}};
+            wall_add(w, CROWD_OBSTACLE_POLYGON, p, 4);
+        }
+    const int dests[4][2] = {{1, 1}, {7, 2}, {2, 6}, {6, 7}};
+    for (int d = 0; d < 4; ++d) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){origin + (float)d * pitch, origin};
+        a.goal = arrive_at(
+            (crowd_vec2){origin + (float)dests[d][0] * pitch, origin + (float)dests[d][1] * pitch});
+        crowd_agent_id id;
+        cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    }
+    update(w);
+    const float street = -pitch * 0.5f;
+    const crowd_vec2 wall[2] = {{street - 5.0f, 0.0f}, {street + 5.0f, 0.0f}};
+    totals tot = {0};
+    const uint64_t builds = w->nav.builds;
+    for (int round = 0; round < 3; ++round) {
+        double* before[MAX_DESTS] = {NULL};
+        snapshot_distances(w, before);
+        const crowd_obstacle_id id = wall_add(w, CROWD_OBSTACLE_WALL, wall, 2);
+        update(w);
+        check_fields(w, "street closed", &tot, NULL);
+        cr_assert_gt(w->nav.last_repair_cells, 0);
+        cr_assert_eq(crowd_obstacle_remove(w, id), CROWD_OK);
+        update(w);
+        check_fields(w, "street opened", &tot, before);
+        for (int k = 0; k < MAX_DESTS; ++k) free(before[k]);
+    }
+    cr_assert_eq(w->nav.builds, builds, "a field was built whole");
+    printf("town: %lld cells solved again over %lld field repairs (%.2f%% of the grid each), worst "
+           "%+.2f%% against a whole build\n",
+           (long long)tot.resolved, (long long)tot.repairs,
+           100.0 * (double)tot.resolved / (double)tot.repairs / (double)w->nav.cells,
+           100.0 * tot.worst_rel);
     crowd_world_destroy(w);
 }

@@ -39,6 +39,20 @@ enum { CS_NAV_FREE = 0, CS_NAV_NEAR = 1, CS_NAV_SOLID = 2 }; // NEAR: within the
 typedef uint64_t cs_nav_key;
 #define CS_NAV_KEY_EXITS ((uint64_t)1 << 63)
 
+// A rectangle of grid cells, i0..i1 by j0..j1 (inclusive).
+typedef struct cs_nav_rect {
+    int32_t i0, j0, i1, j1;
+} cs_nav_rect;
+
+// Tiles of the repair's boxes (cs_nav_field.tiles): CS_NAV_TILE cells a side.
+#define CS_NAV_TILE_SHIFT 5
+#define CS_NAV_TILE (1 << CS_NAV_TILE_SHIFT)
+
+static inline size_t cs_nav_tile_count(int32_t gw, int32_t gh) {
+    return (size_t)((gw + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT) *
+           (size_t)((gh + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT);
+}
+
 typedef struct cs_nav_field {
     cs_nav_key key;
     int32_t users; // goals, paths and holds that route here
@@ -49,7 +63,15 @@ typedef struct cs_nav_field {
     // anchor came from a repair, not from a whole build: it need not be what a build gives, so a
     // snapshot saves it (see the snapshot's 'NAVF' section)
     bool repaired;
-    int64_t resolved;  // cells the last repair of this field solved again
+    int64_t resolved; // cells the last repair of this field solved again
+    bool stand_ins;   // the field has stand-ins (a walled-off region): it is never repaired
+    // Per tile of CS_NAV_TILE x CS_NAV_TILE cells, a box of cells that holds the tile and every
+    // anchor of its cells (so every cell's line to its anchor): where it misses the changed
+    // cells, no cell of the tile is hit directly (nav_repair.c). Valid when tiles_ok: kept by
+    // the repairs (grown over the anchors they change), computed by the first repair after a
+    // whole build.
+    cs_nav_rect* tiles;
+    bool tiles_ok;
     uint32_t* anchor;  // one per grid cell; NULL until the route phase needs it
     uint64_t last_use; // the clock when it last went out of use (least recently used goes first)
     uint32_t* next;    // while the grid is laid again: its storage of the new size
@@ -73,11 +95,6 @@ typedef struct cs_nav_scratch {
     // whole build leaves them otherwise), so that a repair resets only the cells it touched
     bool ready;
 } cs_nav_scratch;
-
-// A rectangle of grid cells, i0..i1 by j0..j1 (inclusive).
-typedef struct cs_nav_rect {
-    int32_t i0, j0, i1, j1;
-} cs_nav_rect;
 
 // Obstacle changes since the grid was laid, for the repair: each one's bounding box. More than
 // CS_NAV_MAX_CHANGES between two route phases lay the grid again whole.
@@ -255,18 +272,19 @@ static inline crowd_vec2 cs_nav_target(const cs_nav_targets* t, int k) {
 cs_nav_targets cs_nav_targets_of(const cs_nav* nav, cs_nav_key key);
 
 crowd_status cs_nav_scratch_reserve(struct crowd_world* w, cs_nav* nav, int threads);
-void cs_nav_build(const struct crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
+// Builds the field of key whole into `anchor`; true when it has stand-ins.
+bool cs_nav_build(const struct crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
                   cs_nav_scratch* s);
 
 // ---- repairing a field (nav_repair.c) ----------------------------------------------------------
 
-// Repairs field `anchor` of destination key, valid for the grid before the cells of nav->dirty
-// were laid again, for the grid as it is now: the cells whose way passed the changed cells are
-// solved again from those round them. False when the repair cannot vouch for the result (a
-// walled-off region, a target by the change, most of the grid to solve again): the caller then
-// builds the field whole. `resolved`: the cells it solved again.
-bool cs_nav_repair(const struct crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
-                   cs_nav_scratch* s, int64_t* resolved);
+// Repairs field f (its anchors valid for the grid before the cells of nav->dirty were laid again,
+// f->tiles its boxes when f->tiles_ok) for the grid as it is now: the cells whose way passed the
+// changed cells are solved again from those round them (f->resolved counts them). False when the
+// repair cannot vouch for the result (a walled-off region, a target by the change, most of the
+// grid to solve again): the caller then builds the field whole.
+bool cs_nav_repair(const struct crowd_world* w, const cs_nav* nav, cs_nav_field* f,
+                   cs_nav_scratch* s);
 
 // ---- reading a field (nav_query.c and inline) --------------------------------------------------
 

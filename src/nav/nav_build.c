@@ -721,7 +721,7 @@ void cs_nav_search_init(build* b, const crowd_world* w, const cs_nav* nav, cs_na
                                 (float)((double)cs_nav_target(&t, k).y - b->oy)};
 }
 
-void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
+bool cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
                   cs_nav_scratch* s) {
     build local;
     build* b = &local;
@@ -739,4 +739,5 @@ void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint3
     if (walled_off) search(b, false);
     near_cells(b);
     if (walled_off) mark_stand_ins(b);
+    return walled_off;
 }

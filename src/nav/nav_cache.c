@@ -43,7 +43,15 @@ static size_t anchor_bytes(size_t cells) {
     return cells * sizeof(uint32_t);
 }
 
+// A field's tile boxes (see cs_nav_field.tiles), of the grid as it is.
+static void drop_tiles(crowd_world* w, cs_nav* nav, cs_nav_field* f) {
+    cs_free(w, f->tiles, cs_nav_tile_count(nav->gw, nav->gh) * sizeof *f->tiles);
+    f->tiles = NULL;
+    f->tiles_ok = false;
+}
+
 static void drop_anchor(crowd_world* w, cs_nav* nav, cs_nav_field* f) {
+    drop_tiles(w, nav, f);
     if (!f->anchor) return;
     cs_free(w, f->anchor, anchor_bytes(nav->cells));
     nav->field_bytes -= anchor_bytes(nav->cells);
@@ -351,6 +359,7 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         nav->open = blocked + cells;
         nav->cells = cells;
     }
+    for (uint32_t i = 0; i < nav->nfields; ++i) drop_tiles(w, nav, &nav->fields[i]);
     nav->gx0 = box.gx0, nav->gy0 = box.gy0, nav->gw = box.gw, nav->gh = box.gh;
     for (uint32_t i = 0; i < nav->nfields; ++i) nav->fields[i].built = false;
     cs_nav_grid_lay(w, nav);
@@ -460,9 +469,11 @@ static void build_team(void* arg, int t, int nt) {
         cs_nav_field* f = &j->nav->fields[j->todo[k]];
         cs_nav_scratch* s = &j->nav->scratch[t];
         f->resolved = 0;
-        const bool repaired =
-            f->stale && cs_nav_repair(j->w, j->nav, f->key, f->anchor, s, &f->resolved);
-        if (!repaired) cs_nav_build(j->w, j->nav, f->key, f->anchor, s);
+        const bool repaired = f->stale && f->tiles && cs_nav_repair(j->w, j->nav, f, s);
+        if (!repaired) {
+            f->stand_ins = cs_nav_build(j->w, j->nav, f->key, f->anchor, s);
+            f->tiles_ok = false;
+        }
         f->repaired = repaired;
         f->stale = false;
         f->built = true;
@@ -511,6 +522,10 @@ crowd_status cs_nav_update(crowd_world* w) {
         cs_nav_field* f = &nav->fields[i];
         if (f->users == 0 || f->built) continue;
         if (!f->anchor) st = give_anchor(w, nav, f);
+        if (f->stale && !f->tiles) { // without them the field is built whole
+            f->tiles = cs_alloc(w, cs_nav_tile_count(nav->gw, nav->gh) * sizeof *f->tiles);
+            f->tiles_ok = false;
+        }
         todo[n++] = i;
     }
     // The world's own team (another size would make the runtime build a new one), of which only

@@ -1,14 +1,22 @@
 // Repairing a field after obstacles changed: only the cells whose way the change can touch are
 // solved again, by the build's own search (nav_build.c), from the cells round them.
 //
-// The grid was laid again only in the rectangles of nav->dirty (cs_nav_grid_lay_part, grown by a
-// cell), and only there did walls come or go: a cell's straight line to its anchor that stays out
-// of them keeps the sight rule (it passes the same cells and the same walls as before). So a
-// cell's way is still valid when neither its own line nor any line further along its anchors
-// meets a dirty rectangle. The others (the "hit" cells) are found by one pass over the field: a
-// cell is hit when it lies in a rectangle, when its line meets one, or when its anchor (a corner)
-// is hit, which a memo on the corners decides once per corner (most lines end far from the
-// rectangles' rows, which an index comparison rules out without the line's geometry).
+// The grid was laid again only in the rectangles of nav->dirty (cs_nav_grid_lay_part; each holds
+// the cells whose state changed and the changed obstacle's box with half the clearance round it,
+// grown by a cell for the open flags), and only there did walls come or go: a cell's straight
+// line to its anchor that stays out of them keeps the sight rule (it passes the same cells and the
+// same walls as before). So a cell's way is still valid when neither its own line nor any line
+// further along its anchors meets a dirty rectangle. The others are the "hit" cells: a cell is hit
+// when it lies in a rectangle, when its line meets one, or when its anchor (a corner) is hit,
+// which a memo on the corners decides once per corner.
+//
+// The hit cells are found without a pass over the whole field: each field keeps, per tile of
+// 32 x 32 cells, a box that holds the tile's cells and their anchors (cs_nav_field.tiles). Only
+// tiles whose box meets a dirty rectangle can hold cells hit by their own line; a cell hit through
+// its anchor lies in a tile whose box holds that anchor, a hit cell itself; so the tiles to read
+// are those, then those whose box meets the hit cells found, until no more are found (find_hits).
+// The first repair after a whole build reads every tile and computes the boxes; a repair grows
+// them over the anchors it gives.
 //
 // The hit cells are reset and solved again by the search, with every other cell settled at its
 // anchor's distance (computed along the anchors when first read, cs_nav_search_g): the settled
@@ -46,6 +54,7 @@ typedef struct repair {
     float tu[CROWD_EXITS_MAX_POINTS], tv[CROWD_EXITS_MAX_POINTS]; // targets in cell units
     uint32_t* hits; // the hit cells (in the heap's array, unused until the search)
     uint32_t nhits, most;
+    uint32_t scanned; // tiles scanned
 } repair;
 
 // Whether the segment from (x0, y0) to (x1, y1), in cell units (cell (i, j) spans [i, i + 1) x
@@ -71,34 +80,34 @@ static bool meets(const cs_nav_rect* q, float x0, float y0, float x1, float y1) 
     return true;
 }
 
-// Whether cell (i, j) lies in a dirty rectangle or its line to anchor a meets one.
-static bool direct(const repair* r, int32_t i, int32_t j, uint32_t a) {
-    const int32_t gw = r->b->gw;
-    float au = 0.0f, av = 0.0f;
-    bool placed = false;
+// The point of anchor a (not CS_NAV_NONE) in cell units.
+static inline void anchor_at(const repair* r, uint32_t a, float* u, float* v) {
+    if (a >= CS_NAV_TARGET) {
+        *u = r->tu[a - CS_NAV_TARGET], *v = r->tv[a - CS_NAV_TARGET];
+    } else {
+        const uint32_t x = a & ~CS_NAV_STAND_IN, gw = (uint32_t)r->b->gw;
+        *u = (float)(x % gw) + 0.5f, *v = (float)(x / gw) + 0.5f;
+    }
+}
+
+// Whether cell (i, j) lies in a dirty rectangle or its line to anchor a, at (au, av), meets one.
+static inline bool direct_at(const repair* r, int32_t i, int32_t j, uint32_t a, float au,
+                             float av) {
     for (int k = 0; k < r->nd; ++k) {
         const cs_nav_rect* q = &r->d[k];
         if (i >= q->i0 && i <= q->i1 && j >= q->j0 && j <= q->j1) return true;
         if (a == CS_NAV_NONE) continue;
         // Both ends below the rectangle's rows, or both above: no meeting.
-        if (a >= CS_NAV_TARGET) {
-            const float v = r->tv[a - CS_NAV_TARGET];
-            if ((j < q->j0 && v < (float)q->j0) || (j > q->j1 && v > (float)q->j1 + 1.0f)) continue;
-        } else if ((j < q->j0 && a < r->lo[k]) || (j > q->j1 && a >= r->hi[k])) {
-            continue;
-        }
-        if (!placed) {
-            placed = true;
-            if (a >= CS_NAV_TARGET) {
-                au = r->tu[a - CS_NAV_TARGET], av = r->tv[a - CS_NAV_TARGET];
-            } else {
-                const uint32_t x = a & ~CS_NAV_STAND_IN;
-                au = (float)(x % (uint32_t)gw) + 0.5f, av = (float)(x / (uint32_t)gw) + 0.5f;
-            }
-        }
+        if ((j < q->j0 && av < (float)q->j0) || (j > q->j1 && av > (float)q->j1 + 1.0f)) continue;
         if (meets(q, (float)i + 0.5f, (float)j + 0.5f, au, av)) return true;
     }
     return false;
+}
+
+static bool direct(const repair* r, int32_t i, int32_t j, uint32_t a) {
+    float au = 0.0f, av = 0.0f;
+    if (a != CS_NAV_NONE) anchor_at(r, a, &au, &av);
+    return direct_at(r, i, j, a, au, av);
 }
 
 static void memo(repair* r, uint32_t x, bool hit) {
@@ -143,27 +152,100 @@ static bool chain_hit(repair* r, uint32_t a) {
     return hit;
 }
 
-// The pass over the field: the hit cells into r->hits. False when the repair gives up (a
-// stand-in, or too many cells hit).
-static bool find_hits(repair* r) {
+static bool overlap(const cs_nav_rect* a, const cs_nav_rect* b) {
+    return a->i0 <= b->i1 && b->i0 <= a->i1 && a->j0 <= b->j1 && b->j0 <= a->j1;
+}
+
+static void grow_to(cs_nav_rect* q, int32_t i, int32_t j) {
+    q->i0 = i < q->i0 ? i : q->i0, q->j0 = j < q->j0 ? j : q->j0;
+    q->i1 = i > q->i1 ? i : q->i1, q->j1 = j > q->j1 ? j : q->j1;
+}
+
+// The cell of a point in cell units, clamped to a range every grid fits (a target may lie far
+// outside the grid).
+static int32_t cell_of(float u) {
+    const float f = floorf(u);
+    return f < -1073741824.0f ? -1073741824 : f > 1073741824.0f ? 1073741824 : (int32_t)f;
+}
+
+// Grows tile box q over the cell of anchor a (not CS_NAV_NONE).
+static void grow_anchor(const repair* r, cs_nav_rect* q, uint32_t a) {
+    float u, v;
+    anchor_at(r, a, &u, &v);
+    grow_to(q, cell_of(u), cell_of(v));
+}
+
+// The cells of tile t.
+static cs_nav_rect tile_cells(const cs_nav_search* b, uint32_t t, uint32_t ntx) {
+    const int32_t i0 = (int32_t)(t % ntx) << CS_NAV_TILE_SHIFT;
+    const int32_t j0 = (int32_t)(t / ntx) << CS_NAV_TILE_SHIFT;
+    const int32_t i1 = i0 + CS_NAV_TILE - 1 < b->gw ? i0 + CS_NAV_TILE - 1 : b->gw - 1;
+    const int32_t j1 = j0 + CS_NAV_TILE - 1 < b->gh ? j0 + CS_NAV_TILE - 1 : b->gh - 1;
+    return (cs_nav_rect){i0, j0, i1, j1};
+}
+
+// The hit cells of tile t into r->hits, its box from its anchors as they are, and the box of the
+// hit cells into *hb. False when the repair gives up (a stand-in, or too many cells hit).
+static bool scan_tile(repair* r, cs_nav_rect* tiles, uint32_t t, uint32_t ntx, cs_nav_rect* hb) {
     cs_nav_search* b = r->b;
     const uint32_t* anchor = b->anchor;
+    const cs_nav_rect cells = tile_cells(b, t, ntx);
+    cs_nav_rect box = cells;
     uint32_t last = CS_NAV_NONE;
     bool last_hit = false;
-    uint32_t c = 0;
-    for (int32_t j = 0; j < b->gh; ++j)
-        for (int32_t i = 0; i < b->gw; ++i, ++c) {
+    float au = 0.0f, av = 0.0f;
+    for (int32_t j = cells.j0; j <= cells.j1; ++j) {
+        uint32_t c = (uint32_t)j * (uint32_t)b->gw + (uint32_t)cells.i0;
+        for (int32_t i = cells.i0; i <= cells.i1; ++i, ++c) {
             const uint32_t a = anchor[c];
-            if (a < CS_NAV_TARGET && (a & CS_NAV_STAND_IN)) return false;
-            bool hit = direct(r, i, j, a);
-            if (!hit && a < CS_NAV_TARGET) {
-                if (a != last) last = a, last_hit = chain_hit(r, a);
-                hit = last_hit;
+            if (a != last) { // anchors come in runs: each run's anchor is placed once
+                last = a;
+                last_hit = false;
+                if (a != CS_NAV_NONE) {
+                    if (a < CS_NAV_TARGET && (a & CS_NAV_STAND_IN)) return false;
+                    anchor_at(r, a, &au, &av);
+                    grow_to(&box, cell_of(au), cell_of(av));
+                    if (a < CS_NAV_TARGET) last_hit = chain_hit(r, a);
+                }
             }
-            if (!hit) continue;
+            if (!last_hit && !direct_at(r, i, j, a, au, av)) continue;
             if (r->nhits == r->most) return false;
             r->hits[r->nhits++] = c;
+            grow_to(hb, i, j);
         }
+    }
+    tiles[t] = box;
+    return true;
+}
+
+// The hit cells into r->hits, tile by tile: first the tiles whose box meets a dirty rectangle
+// (every tile when the boxes are not known yet), then, while hit cells are found, the tiles whose
+// box meets theirs (a cell whose anchor is a hit cell is hit: its tile's box holds that anchor).
+// Every hit cell is found so: along its anchors, the first corner whose own line meets a dirty
+// rectangle lies in a tile of the first kind, and each cell before it in a tile whose box holds
+// the next. The tile queue and its marks lie in the heap's array past the hits.
+static bool find_hits(repair* r, cs_nav_field* f) {
+    cs_nav_search* b = r->b;
+    const uint32_t ntx = (uint32_t)(b->gw + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT;
+    const uint32_t nt = (uint32_t)cs_nav_tile_count(b->gw, b->gh);
+    uint32_t* queue = (uint32_t*)b->heap + (uint32_t)b->gw * (uint32_t)b->gh;
+    uint8_t* queued = (uint8_t*)(queue + nt);
+    uint32_t qn = 0;
+    for (uint32_t t = 0; t < nt; ++t) {
+        bool meets_dirty = !f->tiles_ok;
+        for (int k = 0; k < r->nd && !meets_dirty; ++k)
+            meets_dirty = overlap(&f->tiles[t], &r->d[k]);
+        queued[t] = meets_dirty;
+        if (meets_dirty) queue[qn++] = t;
+    }
+    for (uint32_t qh = 0; qh < qn; ++qh) {
+        cs_nav_rect hb = {INT32_MAX, INT32_MAX, INT32_MIN, INT32_MIN};
+        if (!scan_tile(r, f->tiles, queue[qh], ntx, &hb)) return false;
+        if (hb.i0 > hb.i1) continue;
+        for (uint32_t t = 0; t < nt; ++t)
+            if (!queued[t] && overlap(&f->tiles[t], &hb)) queued[t] = 1, queue[qn++] = t;
+    }
+    r->scanned = qn;
     return true;
 }
 
@@ -265,11 +347,12 @@ static void near_rings(repair* r) {
     }
 }
 
-bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
-                   cs_nav_scratch* s, int64_t* resolved) {
+bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_field* f, cs_nav_scratch* s) {
+    if (f->stand_ins) return false;
     cs_nav_search search;
     cs_nav_search* b = &search;
-    cs_nav_search_init(b, w, nav, key, anchor, s);
+    uint32_t* anchor = f->anchor;
+    cs_nav_search_init(b, w, nav, f->key, anchor, s);
     b->lazy = true;
     b->reopen = nav->dirty_shrinks;
     const size_t n = nav->cells;
@@ -288,12 +371,16 @@ bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint
         r.hi[k] = (uint32_t)(r.d[k].j1 + 1) * (uint32_t)b->gw;
     }
     for (int t = 0; t < b->tn; ++t) r.tu[t] = b->tp[t].x / b->h, r.tv[t] = b->tp[t].y / b->h;
-    *resolved = 0;
+    f->resolved = 0;
     if (seeds_touched(&r)) return false;
-    const bool found = find_hits(&r);
+    const bool found = find_hits(&r, f);
     for (uint32_t k = 0; k < b->nlist; ++k) b->closed[b->list[k]] = 1; // the memo's marks
     b->nlist = 0;
-    if (!found) return false;
+    if (!found) { // the boxes are no longer all known
+        f->tiles_ok = false;
+        return false;
+    }
+    f->tiles_ok = true;
     // Reset the hit cells: the search solves them again.
     for (uint32_t k = 0; k < r.nhits; ++k) {
         const uint32_t c = r.hits[k];
@@ -327,11 +414,18 @@ bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint
         return false;
     }
     near_rings(&r);
-    // Back to the clean state for the next repair.
+    // Back to the clean state for the next repair; the tiles' boxes grown over the anchors the
+    // repair gave (every cell whose anchor it changed is in the list).
+    const uint32_t ntx = (uint32_t)(b->gw + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT;
     for (uint32_t k = 0; k < b->nlist; ++k) {
-        b->g[b->list[k]] = FLT_MAX;
-        b->closed[b->list[k]] = 1;
+        const uint32_t c = b->list[k];
+        b->g[c] = FLT_MAX;
+        b->closed[c] = 1;
+        if (anchor[c] == CS_NAV_NONE) continue;
+        const uint32_t i = c % (uint32_t)b->gw, j = c / (uint32_t)b->gw;
+        grow_anchor(&r, &f->tiles[(j >> CS_NAV_TILE_SHIFT) * ntx + (i >> CS_NAV_TILE_SHIFT)],
+                    anchor[c]);
     }
-    *resolved = r.nhits;
+    f->resolved = r.nhits;
     return true;
 }
