@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "fuzz/snapshot_downgrade.h"
 #include "nav/nav.h"
 #include "scenes.h"
 #include "walls_helpers.h"
@@ -221,6 +222,7 @@ typedef struct totals {
     double worst_rel;         // largest (repaired - whole) / whole
     int64_t near_r, near_w;   // lines closer than half the clearance: repaired, whole
     int64_t touch_r, touch_w; // lines touching a wall: repaired, whole
+    int64_t stand_in_cells;   // cells of repaired fields headed for a stand-in
 } totals;
 
 // The grid as a whole lay gives it: blocked and open.
@@ -266,6 +268,7 @@ static void check_fields(crowd_world* w, const char* what, totals* tot, double**
         grid_d8(nav, f->key, d8);
         const cs_nav_targets t = cs_nav_targets_of(nav, f->key);
         int64_t near_r = 0, near_w = 0, touch_r = 0, touch_w = 0; // lines too near a wall
+        int64_t stand_in_cells = 0;
         for (uint32_t c = 0; c < n; ++c) {
             const uint32_t a = f->anchor[c];
             const uint8_t st = nav->blocked[c];
@@ -279,6 +282,13 @@ static void check_fields(crowd_world* w, const char* what, totals* tot, double**
                          "%s: cell %u (%.2f, %.2f, state %d): way %g repaired, %g whole", what, c,
                          (double)p.x, (double)p.y, st, dr[c], dw[c]);
             if (a == CS_NAV_NONE) continue;
+            if (a < CS_NAV_TARGET) { // marked a stand-in exactly when its anchor is one
+                const uint32_t x = a & ~CS_NAV_STAND_IN;
+                cr_assert_eq(
+                    a & CS_NAV_STAND_IN ? 1 : 0, f->anchor[x] == (x | CS_NAV_STAND_IN) ? 1 : 0,
+                    "%s: cell %u: anchor %x, the anchor's own %x", what, c, a, f->anchor[x]);
+                stand_in_cells += (a & CS_NAV_STAND_IN) != 0;
+            }
             if (st == CS_NAV_NEAR) {
                 cr_assert_lt(a, CS_NAV_TARGET);
                 const crowd_vec2 q = centre(nav, a & ~CS_NAV_STAND_IN);
@@ -337,6 +347,7 @@ static void check_fields(crowd_world* w, const char* what, totals* tot, double**
                       "%s: %lld lines touch a wall, a whole build's %lld", what, (long long)touch_r,
                       (long long)touch_w);
         tot->near_r += near_r, tot->near_w += near_w;
+        tot->stand_in_cells += f->repaired ? stand_in_cells : 0;
         tot->touch_r += touch_r, tot->touch_w += touch_w;
         ++fi;
     }
@@ -370,6 +381,12 @@ static void scene_make(scene* sc, uint64_t seed, int threads, int ndest) {
     crowd_world_def wd = crowd_world_def_default();
     wd.threads = threads;
     cr_assert_eq(crowd_world_create(&wd, &sc->w), CROWD_OK);
+    if (seed % 2 == 0) {
+        // A closed frame round everything: the open ground outside is walled off from every
+        // destination (a stand-in region in every field).
+        const crowd_vec2 frame[5] = {{1, 1}, {39, 1}, {39, 39}, {1, 39}, {1, 1}};
+        wall_add(sc->w, CROWD_OBSTACLE_WALL, frame, 5);
+    }
     const float post = 0.4f;
     for (int k = 0; k < 4; ++k) {
         const float x = k & 1 ? 40.0f : 0.0f, y = k & 2 ? 40.0f : 0.0f;
@@ -407,13 +424,18 @@ static void scene_make(scene* sc, uint64_t seed, int threads, int ndest) {
     cr_assert_eq(crowd_world_nav_update(sc->w), CROWD_OK);
 }
 
-// A random wall of 2 to 9 m inside the square.
+// A random wall of 2 to 9 m inside the square (where no agent stands in its way).
 static crowd_obstacle_id random_wall(scene* sc) {
-    const crowd_vec2 a = rpoint(sc, 4.0f, 36.0f);
-    const float ang = frand(&sc->rng, 0.0f, 6.2831853f), len = frand(&sc->rng, 2.0f, 9.0f);
-    crowd_vec2 p[2] = {a, {a.x + len * cosf(ang), a.y + len * sinf(ang)}};
-    p[1].x = fminf(fmaxf(p[1].x, 3.0f), 37.0f), p[1].y = fminf(fmaxf(p[1].y, 3.0f), 37.0f);
-    return wall_add(sc->w, CROWD_OBSTACLE_WALL, p, 2);
+    for (int tries = 0; tries < 200; ++tries) {
+        const crowd_vec2 a = rpoint(sc, 4.0f, 36.0f);
+        const float ang = frand(&sc->rng, 0.0f, 6.2831853f), len = frand(&sc->rng, 2.0f, 9.0f);
+        crowd_vec2 p[2] = {a, {a.x + len * cosf(ang), a.y + len * sinf(ang)}};
+        p[1].x = fminf(fmaxf(p[1].x, 3.0f), 37.0f), p[1].y = fminf(fmaxf(p[1].y, 3.0f), 37.0f);
+        crowd_obstacle_id id;
+        if (crowd_obstacle_add(sc->w, CROWD_OBSTACLE_WALL, p, 2, &id) == CROWD_OK) return id;
+    }
+    cr_assert_fail("no room for a wall");
+    return (crowd_obstacle_id){0};
 }
 
 static void update(crowd_world* w) {
@@ -462,6 +484,7 @@ Test(nav_repair, random_scenes_repair_within_the_bound_of_a_whole_build) {
            100.0 * tot.worst_rel, (long long)tot.near_r, (long long)tot.near_w,
            (long long)tot.touch_r, (long long)tot.touch_w);
     cr_assert_gt(tot.repairs, updates, "the fields were built whole, not repaired");
+    cr_assert_gt(tot.stand_in_cells, 0, "no field with stand-ins was repaired");
 }
 
 // The anchors of every field in use, in field order, one after the other.
@@ -599,4 +622,203 @@ Test(nav_repair, a_street_closed_and_opened_in_a_town) {
            100.0 * (double)tot.resolved / (double)tot.repairs / (double)w->nav.cells,
            100.0 * tot.worst_rel);
     crowd_world_destroy(w);
+}
+
+// ---- snapshots of repaired fields
+// -----------------------------------------------------------------
+
+typedef struct blob {
+    uint8_t* p;
+    size_t n;
+} blob;
+
+static blob save_world(const crowd_world* w) {
+    blob b = {NULL, crowd_world_save_size(w)};
+    b.p = malloc(b.n);
+    size_t n = 0;
+    cr_assert_eq(crowd_world_save(w, b.p, b.n, &n), CROWD_OK);
+    cr_assert_eq(n, b.n);
+    return b;
+}
+
+static crowd_world* load_world(const blob* b) {
+    crowd_world* w = NULL;
+    cr_assert_eq(crowd_world_load(b->p, b->n, NULL, &w), CROWD_OK);
+    return w;
+}
+
+static uint64_t rd_le(const uint8_t* p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+// The payload offset and length of section `id`.
+static size_t section_in(const blob* b, const char id[4], size_t* len) {
+    const uint32_t sections = (uint32_t)rd_le(b->p + 12, 4);
+    for (uint32_t k = 0; k < sections; ++k)
+        if (memcmp(b->p + 24 + 24 * (size_t)k, id, 4) == 0) {
+            *len = (size_t)rd_le(b->p + 24 + 24 * (size_t)k + 16, 8);
+            return (size_t)rd_le(b->p + 24 + 24 * (size_t)k + 8, 8);
+        }
+    cr_assert_fail("no section %.4s", id);
+    return 0;
+}
+
+static void same_bytes(const blob* a, const blob* b, const char* what) {
+    cr_assert(a->n == b->n && memcmp(a->p, b->p, a->n) == 0, "%s: the snapshots differ", what);
+}
+
+static void step_both(crowd_world* a, crowd_world* b, int ticks, const char* what) {
+    for (int t = 0; t < ticks; ++t) {
+        cr_assert_eq(crowd_world_step(a), CROWD_OK);
+        cr_assert_eq(crowd_world_step(b), CROWD_OK);
+        cr_assert_eq(crowd_world_state_hash(a), crowd_world_state_hash(b), "%s: tick %d", what, t);
+    }
+}
+
+// A scene with a crowd heading for its destinations, stepped a little.
+static void crowd_scene(scene* sc, uint64_t seed) {
+    scene_make(sc, seed, 2, 3);
+    for (int i = 0; i < 30; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.goal = arrive_at(sc->dest[i % sc->ndest]);
+        crowd_agent_id id;
+        for (int tries = 0; tries < 100; ++tries) {
+            a.position = rpoint(sc, 2.0f, 38.0f);
+            if (crowd_agent_add(sc->w, &a, &id) == CROWD_OK) break;
+        }
+    }
+    for (int t = 0; t < 10; ++t) cr_assert_eq(crowd_world_step(sc->w), CROWD_OK);
+}
+
+// Saved after repairs (the repaired fields in 'NAVF'), and saved with a repair pending (the grid
+// before the change, the change and every field): the loaded world saves the same bytes and
+// continues bit-identically, through further changes.
+Test(nav_repair, snapshots_continue_bit_identically_after_a_repair) {
+    int saved_fields = 0;
+    for (uint64_t seed = 3; seed <= 6; ++seed) {
+        scene sc;
+        crowd_scene(&sc, seed * 31337);
+        for (int phase = 0; phase < 2; ++phase) {
+            const crowd_obstacle_id id = random_wall(&sc);
+            if (phase == 0) { // repaired in the step, then saved
+                for (int t = 0; t < 3; ++t) cr_assert_eq(crowd_world_step(sc.w), CROWD_OK);
+            }
+            // phase 1: saved with the repair pending
+            blob b = save_world(sc.w);
+            size_t len;
+            section_in(&b, "NAVF", &len);
+            saved_fields += len > 4;
+            crowd_world* l = load_world(&b);
+            blob again = save_world(l);
+            same_bytes(&b, &again, phase ? "pending, loaded" : "repaired, loaded");
+            free(again.p);
+            step_both(sc.w, l, 40, phase ? "repair pending" : "repaired");
+            // A change after the load, to both: repaired alike.
+            crowd_obstacle_id lid;
+            crowd_obstacle_id oid = random_wall(&sc);
+            crowd_obstacle_kind kind;
+            crowd_vec2 pts[2];
+            int count;
+            cr_assert_eq(crowd_obstacle_get_points(sc.w, oid, &kind, pts, 2, &count), CROWD_OK);
+            cr_assert_eq(crowd_obstacle_add(l, kind, pts, count, &lid), CROWD_OK);
+            cr_assert_eq(crowd_obstacle_remove(sc.w, id), CROWD_OK);
+            cr_assert_eq(crowd_obstacle_remove(l, id), CROWD_OK);
+            step_both(sc.w, l, 40, "changed after the load");
+            blob x = save_world(sc.w), y = save_world(l);
+            same_bytes(&x, &y, "after the change");
+            free(x.p), free(y.p), free(b.p);
+            crowd_world_destroy(l);
+        }
+        crowd_world_destroy(sc.w);
+    }
+    cr_assert_geq(saved_fields, 4, "too few snapshots held fields");
+}
+
+// A version 5 snapshot (no 'NAVF') of a world without repaired fields loads and continues as the
+// world does; a world with repaired fields has no version 5 form.
+Test(nav_repair, version_5_snapshots_load_without_fields) {
+    scene sc;
+    crowd_scene(&sc, 4242);
+    blob b = save_world(sc.w);
+    uint8_t* old;
+    size_t n;
+    cr_assert(snapshot_downgrade(b.p, b.n, 5, &old, &n));
+    blob v5 = {old, n};
+    cr_assert_eq(rd_le(v5.p + 8, 4), 5);
+    crowd_world* l = load_world(&v5);
+    step_both(sc.w, l, 30, "version 5");
+    crowd_world_destroy(l);
+    free(b.p), free(v5.p);
+    random_wall(&sc);
+    cr_assert_eq(crowd_world_step(sc.w), CROWD_OK);
+    b = save_world(sc.w);
+    size_t len;
+    section_in(&b, "NAVF", &len);
+    cr_assert_gt(len, 4, "no field was repaired");
+    cr_assert_not(snapshot_downgrade(b.p, b.n, 5, &old, &n));
+    free(b.p);
+    crowd_world_destroy(sc.w);
+}
+
+// Damaged 'NAVF' content is refused, creating nothing.
+static void reseal_blob(blob* b) {
+    for (int i = 0; i < 8; ++i) b->p[16 + i] = (uint8_t)((uint64_t)b->n >> (8 * i));
+    const uint64_t crc = cs_crc64(b->p, b->n - 8);
+    for (int i = 0; i < 8; ++i) b->p[b->n - 8 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+static void put_le(uint8_t* p, int n, uint64_t v) {
+    for (int i = 0; i < n; ++i) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+Test(nav_repair, damaged_field_content_is_refused) {
+    scene sc;
+    crowd_scene(&sc, 777);
+    random_wall(&sc);
+    cr_assert_eq(crowd_world_step(sc.w), CROWD_OK);
+    blob b = save_world(sc.w);
+    size_t len;
+    const size_t at = section_in(&b, "NAVF", &len);
+    cr_assert_gt(len, 4);
+    // form, gx0, gy0, gw, gh, grid runs count, first run length, first run value
+    const size_t edits[][2] = {
+        {0, 2},  // form 2
+        {4, 1},  // gx0 moved: not the obstacles' box
+        {12, 0}, // gw 0
+        {20, 0}, // no grid runs
+        {24, 0}, // a run of length 0
+        {28, 3}, // a cell state beyond SOLID
+        {20, 1}, // one run for the whole grid: the lengths no longer add up
+    };
+    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; ++k) {
+        blob c = {malloc(b.n), b.n};
+        memcpy(c.p, b.p, b.n);
+        put_le(c.p + at + edits[k][0], 4, edits[k][1]);
+        cr_assert_neq(memcmp(c.p, b.p, b.n), 0, "edit %zu changed nothing", k);
+        reseal_blob(&c);
+        crowd_world* w = NULL;
+        const crowd_status st = crowd_world_load(c.p, c.n, NULL, &w);
+        cr_assert_neq(st, CROWD_OK, "edit %zu was loaded", k);
+        cr_assert_null(w);
+        free(c.p);
+    }
+    // The fields' part: the last run of the last field names a cell beyond the grid.
+    {
+        blob c = {malloc(b.n), b.n};
+        memcpy(c.p, b.p, b.n);
+        put_le(c.p + at + len - 4, 4, 0x3fffffffu);
+        reseal_blob(&c);
+        crowd_world* w = NULL;
+        cr_assert_eq(crowd_world_load(c.p, c.n, NULL, &w), CROWD_ERR_SNAPSHOT_CORRUPT);
+        free(c.p);
+    }
+    // Cut anywhere in the section: refused.
+    for (size_t cut = at; cut < at + len; cut += len / 7 + 1) {
+        crowd_world* w = NULL;
+        cr_assert_neq(crowd_world_load(b.p, cut, NULL, &w), CROWD_OK);
+    }
+    free(b.p);
+    crowd_world_destroy(sc.w);
 }

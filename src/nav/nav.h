@@ -33,6 +33,11 @@
 // A cell's state in the grid.
 enum { CS_NAV_FREE = 0, CS_NAV_NEAR = 1, CS_NAV_SOLID = 2 }; // NEAR: within the clearance
 
+// The grid that covers every obstacle of the world with the margin, in cells.
+typedef struct cs_nav_box {
+    int32_t gx0, gy0, gw, gh;
+} cs_nav_box;
+
 // A destination: a point quantized to the grid's cell size (its key cell's centre is the point
 // the field is built for; an agent anchored at the target steers at its own goal point), or an
 // exit set (by handle index and generation).
@@ -64,7 +69,7 @@ typedef struct cs_nav_field {
     // snapshot saves it (see the snapshot's 'NAVF' section)
     bool repaired;
     int64_t resolved; // cells the last repair of this field solved again
-    bool stand_ins;   // the field has stand-ins (a walled-off region): it is never repaired
+    bool stand_ins;   // the field has stand-ins (a walled-off region): see nav_repair.c
     // Per tile of CS_NAV_TILE x CS_NAV_TILE cells, a box of cells that holds the tile and every
     // anchor of its cells (so every cell's line to its anchor): where it misses the changed
     // cells, no cell of the tile is hit directly (nav_repair.c). Valid when tiles_ok: kept by
@@ -164,6 +169,11 @@ typedef struct cs_nav {
     double* poly_xs;
     size_t poly_xs_cap;
 
+    // A loaded snapshot's 'NAVF' payload (snapshot_nav.c) between its section's load and the
+    // checks of the loaded world, which install it.
+    uint8_t* restore;
+    size_t restore_bytes;
+
     uint64_t builds;
     uint64_t repairs;          // fields repaired rather than built whole
     int64_t last_repair_cells; // cells the last update's repairs solved again, over all fields
@@ -208,6 +218,13 @@ void cs_nav_ref(struct crowd_world* w, cs_nav_key key, int delta);
 crowd_status cs_nav_update(struct crowd_world* w);
 void cs_pass_route(struct crowd_world* w);
 
+// Whether the next route phase repairs (lays the grid again only where the changes reach and
+// repairs the fields built, nav_repair.c) rather than laying the grid whole and building every
+// field: obstacles changed, a grid is laid, the changes are known and keep the grid's box.
+bool cs_nav_repairs_next(const struct crowd_world* w);
+// The grid box the obstacles and exit sets need now (*empty: none).
+cs_nav_box cs_nav_grid_box_now(const struct crowd_world* w, bool* empty);
+
 // Obstacle o (in storage, its points still there on a removal) was added or is being removed.
 struct cs_obstacle;
 void cs_nav_obstacles_changed(struct crowd_world* w, const struct cs_obstacle* o, bool added);
@@ -221,14 +238,11 @@ void cs_nav_stop_counting(struct crowd_world* w);
 
 // ---- the grid (nav_grid.c) ---------------------------------------------------------------------
 
-// The grid that covers every obstacle of the world with the margin, in cells.
-typedef struct cs_nav_box {
-    int32_t gx0, gy0, gw, gh;
-} cs_nav_box;
-
 cs_nav_box cs_nav_grid_box(const cs_nav* nav, float x0, float y0, float x1, float y1);
 // Marks each cell of nav->blocked FREE, NEAR or SOLID from the world's obstacles, and nav->open.
 void cs_nav_grid_lay(const struct crowd_world* w, cs_nav* nav);
+// nav->open from nav->blocked.
+void cs_nav_grid_open(cs_nav* nav);
 
 // The cells a change of an obstacle with box (x0, y0, x1, y1) may lay otherwise (clipped to the
 // grid; empty, i0 > i1, when none), and the cells of the window cs_nav_grid_lay_part lays to

@@ -140,8 +140,10 @@ static inline crowd_vec2 center(const build* b, uint32_t c) {
                         ((float)(c / (uint32_t)b->gw) + 0.5f) * b->h};
 }
 
+// An anchor's point and distance. A repair (nav_repair.c) meets anchors marked as stand-ins
+// (CS_NAV_STAND_IN), which the build marks only once its search is done.
 static inline crowd_vec2 anchor_point(const build* b, uint32_t a) {
-    return a >= CS_NAV_TARGET ? b->tp[a - CS_NAV_TARGET] : center(b, a);
+    return a >= CS_NAV_TARGET ? b->tp[a - CS_NAV_TARGET] : center(b, a & ~CS_NAV_STAND_IN);
 }
 
 static inline float dist(crowd_vec2 p, crowd_vec2 q) {
@@ -292,7 +294,7 @@ static inline void offer(build* b, uint32_t c, float g, uint32_t a) {
 }
 
 static inline float anchor_g(const build* b, uint32_t a) {
-    return a >= CS_NAV_TARGET ? 0.0f : b->g[a];
+    return a >= CS_NAV_TARGET ? 0.0f : b->g[a & ~CS_NAV_STAND_IN];
 }
 
 // Cell c's walking distance along its anchors as they are now, from the end of its way (g read

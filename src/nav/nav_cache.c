@@ -85,6 +85,7 @@ void cs_nav_free(crowd_world* w, cs_nav* nav) {
     cs_free(w, nav->exits, (size_t)nav->exits_cap * sizeof *nav->exits);
     cs_free(w, nav->blocked, 2 * nav->cells);
     cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
+    cs_free(w, nav->restore, nav->restore_bytes);
     free_scratch(w, nav);
 }
 
@@ -184,6 +185,10 @@ void cs_nav_ref(crowd_world* w, cs_nav_key key, int delta) {
     if (before > 0 && f->users == 0) {
         nav->in_use--;
         f->last_use = ++nav->clock;
+        // A repaired field is kept only while in use: a snapshot saves the repaired fields in use
+        // (a whole build is what a loaded world would make of the others), so a destination used
+        // again is built whole in both.
+        if (f->repaired) drop_anchor(w, nav, f);
     }
 }
 
@@ -271,9 +276,6 @@ static void drop_grid(crowd_world* w, cs_nav* nav) {
     nav->pending_x1 = nav->pending_y1 = -INFINITY;
 }
 
-// Lays the grid again for the obstacles as they are: a new box (the exact union of the obstacles'
-// boxes), new storage when its size changes, and every field to be built again (the ones nobody
-// uses are dropped). On failure nothing changed.
 // The box the grid must cover: every obstacle's and every exit point (an agent must never head
 // for an exit it can only see from outside the grid: outside, it heads straight for the
 // nearest), and the most points of a polygon.
@@ -296,6 +298,37 @@ static void grid_extent(const crowd_world* w, const cs_nav* nav, float* bx0, flo
     *bx0 = x0, *by0 = y0, *bx1 = x1, *by1 = y1, *most_points = most;
 }
 
+// Room for the scan lines' crossings of a polygon of `most` points (see fill_polygons in
+// nav_grid.c), before anything is laid.
+static crowd_status reserve_poly(crowd_world* w, cs_nav* nav, int32_t most) {
+    if (most <= 256 || (size_t)most <= nav->poly_xs_cap) return CROWD_OK;
+    double* xs = cs_alloc(w, (size_t)most * sizeof *xs);
+    if (!xs) return CROWD_ERR_OUT_OF_MEMORY;
+    cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
+    nav->poly_xs = xs;
+    nav->poly_xs_cap = (size_t)most;
+    return CROWD_OK;
+}
+
+cs_nav_box cs_nav_grid_box_now(const crowd_world* w, bool* empty) {
+    float x0, y0, x1, y1;
+    int32_t most;
+    grid_extent(w, &w->nav, &x0, &y0, &x1, &y1, &most);
+    *empty = !(x0 <= x1 && y0 <= y1);
+    return *empty ? (cs_nav_box){0, 0, 0, 0} : cs_nav_grid_box(&w->nav, x0, y0, x1, y1);
+}
+
+bool cs_nav_repairs_next(const crowd_world* w) {
+    const cs_nav* nav = &w->nav;
+    if (!nav->grid_changed || !nav->blocked || nav->suspended || nav->changes_lost ||
+        nav->nchanges == 0)
+        return false;
+    bool empty;
+    const cs_nav_box box = cs_nav_grid_box_now(w, &empty);
+    return !empty && box.gx0 == nav->gx0 && box.gy0 == nav->gy0 && box.gw == nav->gw &&
+           box.gh == nav->gh;
+}
+
 // Lays the grid again for the obstacles as they are: a new box (the exact union of the obstacles'
 // boxes), new storage when its size changes, and every field to be built again (the ones nobody
 // uses are dropped). On failure nothing changed.
@@ -316,13 +349,8 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         return CROWD_OK;
     }
     nav->suspended = false;
-    if (most > 256 && (size_t)most > nav->poly_xs_cap) {
-        double* xs = cs_alloc(w, (size_t)most * sizeof *xs);
-        if (!xs) return CROWD_ERR_OUT_OF_MEMORY;
-        cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
-        nav->poly_xs = xs;
-        nav->poly_xs_cap = (size_t)most;
-    }
+    const crowd_status pst = reserve_poly(w, nav, most);
+    if (pst != CROWD_OK) return pst;
     for (uint32_t i = 0; i < nav->nfields; ++i)
         if (nav->fields[i].users == 0) drop_anchor(w, nav, &nav->fields[i]);
     if (cells != nav->cells) {
@@ -373,15 +401,12 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
 // laid again, grown by one, are the dirty rectangles the repair works from.
 static crowd_status relay_part(crowd_world* w, cs_nav* nav, bool* done) {
     *done = false;
-    if (!nav->blocked || nav->suspended || nav->changes_lost || nav->nchanges == 0) return CROWD_OK;
+    if (!cs_nav_repairs_next(w)) return CROWD_OK;
     float x0, y0, x1, y1;
     int32_t most;
     grid_extent(w, nav, &x0, &y0, &x1, &y1, &most);
-    if (!(x0 <= x1 && y0 <= y1)) return CROWD_OK;
-    const cs_nav_box box = cs_nav_grid_box(nav, x0, y0, x1, y1);
-    if (box.gx0 != nav->gx0 || box.gy0 != nav->gy0 || box.gw != nav->gw || box.gh != nav->gh ||
-        (most > 256 && (size_t)most > nav->poly_xs_cap))
-        return CROWD_OK;
+    const crowd_status pst = reserve_poly(w, nav, most);
+    if (pst != CROWD_OK) return pst;
     cs_nav_rect reach[CS_NAV_MAX_CHANGES];
     size_t room = 0;
     for (int k = 0; k < nav->nchanges; ++k) {

@@ -120,7 +120,11 @@ void cs_nav_grid_lay(const crowd_world* w, cs_nav* nav) {
     }
     if (most > 0) fill_polygons(w, nav, most);
     open_pinches(w, nav);
-    // Open cells: FREE, and so are their eight neighbors (the outside counts as FREE).
+    cs_nav_grid_open(nav);
+}
+
+// Open cells: FREE, and so are their eight neighbors (the outside counts as FREE).
+void cs_nav_grid_open(cs_nav* nav) {
     for (int32_t j = 0; j < nav->gh; ++j)
         for (int32_t i = 0; i < nav->gw; ++i) {
             bool open = true;

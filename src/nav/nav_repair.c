@@ -27,11 +27,14 @@
 // seen, and pass it on. The NEAR cells hit point again to their best neighbor, ring by ring as in
 // the build.
 //
-// What the repair does not vouch for goes back to a whole build (cs_nav_repair returns false):
-// a field with stand-ins (walled-off regions), a target whose seeding cells a change touches, a
-// hit cell the search does not reach (a region walled off by the change), and a change that hits
-// a quarter of the grid or more (a build is then as fast). A repaired field depends on the field
-// before and the change, not on threads: each is repaired by one thread, in a fixed order.
+// What the repair does not vouch for goes back to a whole build (cs_nav_repair returns false): a
+// field with stand-ins (walled-off regions) when an obstacle went or a cell became FREE (regions
+// may join), a target whose seeding cells a change touches, a hit cell the search does not reach
+// (a region walled off by the change, or a stand-in's own cell hit), and a change that hits a
+// quarter of the grid or more (a build is then as fast). Where walls only came, a field with
+// stand-ins is repaired like any other: the anchors its cells pass on carry the stand-in mark. A
+// repaired field depends on the field before and the change, not on threads: each is repaired by
+// one thread, in a fixed order.
 #include <float.h>
 #include <string.h>
 
@@ -202,10 +205,9 @@ static bool scan_tile(repair* r, cs_nav_rect* tiles, uint32_t t, uint32_t ntx, c
                 last = a;
                 last_hit = false;
                 if (a != CS_NAV_NONE) {
-                    if (a < CS_NAV_TARGET && (a & CS_NAV_STAND_IN)) return false;
                     anchor_at(r, a, &au, &av);
                     grow_to(&box, cell_of(au), cell_of(av));
-                    if (a < CS_NAV_TARGET) last_hit = chain_hit(r, a);
+                    if (a < CS_NAV_TARGET) last_hit = chain_hit(r, a & ~CS_NAV_STAND_IN);
                 }
             }
             if (!last_hit && !direct_at(r, i, j, a, au, av)) continue;
@@ -348,7 +350,9 @@ static void near_rings(repair* r) {
 }
 
 bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_field* f, cs_nav_scratch* s) {
-    if (f->stand_ins) return false;
+    // Walled-off regions may join when obstacles go: whole build. (When walls come, a region cut
+    // off leaves hit cells the search does not reach, found below.)
+    if (f->stand_ins && nav->dirty_shrinks) return false;
     cs_nav_search search;
     cs_nav_search* b = &search;
     uint32_t* anchor = f->anchor;
@@ -414,6 +418,13 @@ bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_field* f, cs_
         return false;
     }
     near_rings(&r);
+    // A cell that took a stand-in itself as its corner (a step to it) marks it, as the build's
+    // last pass does (the anchors passed on from neighbors carry the mark already).
+    for (uint32_t k = 0; k < b->nlist; ++k) {
+        const uint32_t c = b->list[k], a = anchor[c];
+        if (a < CS_NAV_TARGET && anchor[a & ~CS_NAV_STAND_IN] == (a | CS_NAV_STAND_IN))
+            anchor[c] = a | CS_NAV_STAND_IN;
+    }
     // Back to the clean state for the next repair; the tiles' boxes grown over the anchors the
     // repair gave (every cell whose anchor it changed is in the list).
     const uint32_t ntx = (uint32_t)(b->gw + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT;
