@@ -40,12 +40,20 @@
 // says CROWD_ROUTE_STATE_UNREACHABLE.
 //
 // Change: adding or removing an obstacle marks the grid changed; the next step (or
-// crowd_world_nav_update) lays the grid again and rebuilds every field in use from it, so an agent
-// whose way a new wall closes turns round on that step.
+// crowd_world_nav_update) lays the grid again where the change reaches and repairs every field in
+// use: only the cells whose way the change touches are solved again (a way that a new wall closes,
+// or that a removed one shortens), so an agent whose way a new wall closes turns round on that
+// step. A change that moves the grid's box (an obstacle beyond it, or the outermost one removed),
+// more than 16 changes between two steps, a region walled off or joined, or a change by a
+// destination lay the grid whole and build the fields concerned whole instead. A repaired field
+// need not be exactly what a whole build gives (each cell's way is within about 1% of it); it is
+// deterministic all the same (the same changes give the same field on any thread count or rank),
+// and a snapshot saves the repaired fields, so a loaded world continues bit-identically.
+// crowd_nav_stats counts the repairs.
 //
-// Determinism: a field depends only on the obstacles, the nav def and its destination, never on
-// the thread count or on which agents use it, so routed worlds stay bit-identical across thread
-// counts, builds and ranks.
+// Determinism: a field depends only on the obstacles (and, repaired, on the field before and the
+// changes), the nav def and its destination, never on the thread count or on which agents use it,
+// so routed worlds stay bit-identical across thread counts, builds and ranks.
 #ifndef CROWD_NAV_H
 #define CROWD_NAV_H
 
@@ -124,7 +132,7 @@ typedef struct crowd_nav_stats {
     int fields_in_use;         // of which goals or paths use
     size_t field_bytes;        // memory the fields take
     uint64_t builds;           // fields built since the world was created
-    double last_build_ms;      // wall time of the last update that built anything (grid and fields)
+    double last_build_ms;      // wall time of the last update that built or repaired anything
     double last_grid_ms;       // of which laying the grid
     bool suspended;            // no grid: too many cells or fields for the limits (crowd_nav_def)
     uint64_t repairs;          // fields repaired after obstacle changes rather than built whole

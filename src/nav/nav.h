@@ -6,7 +6,9 @@
 // is world-level state that several behaviors read (goals, waypoint paths). Behaviors count
 // their use of a destination with cs_nav_ref when they set it and read their agents' aims with
 // cs_nav_aim_memo in their passes (through a memo in each agent's record); the route phase
-// (cs_pass_route) builds what is missing first.
+// (cs_pass_route) builds what is missing first. After obstacle changes that keep the grid's box it
+// lays the grid again only where they reach and repairs the fields built (nav_repair.c) rather
+// than building them whole.
 //
 // A field is one uint32_t per grid cell, the cell's anchor: below the cell count a cell index
 // (the corner the cell steers at; a cell that anchors to itself is a stand-in for an unreachable
@@ -224,6 +226,16 @@ void cs_pass_route(struct crowd_world* w);
 bool cs_nav_repairs_next(const struct crowd_world* w);
 // The grid box the obstacles and exit sets need now (*empty: none).
 cs_nav_box cs_nav_grid_box_now(const struct crowd_world* w, bool* empty);
+
+// The record of obstacle changes since the grid was laid, to take changes back as if they never
+// were (the split world's add that failed on another rank, src/dist/dist.c).
+typedef struct cs_nav_changes_mark {
+    int nchanges;
+    bool lost, changed;
+} cs_nav_changes_mark;
+
+cs_nav_changes_mark cs_nav_changes_now(const struct crowd_world* w);
+void cs_nav_changes_restore(struct crowd_world* w, cs_nav_changes_mark m);
 
 // Obstacle o (in storage, its points still there on a removal) was added or is being removed.
 struct cs_obstacle;

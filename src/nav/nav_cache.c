@@ -233,6 +233,16 @@ void cs_nav_obstacles_changed(crowd_world* w, const struct cs_obstacle* o, bool 
     nav->pending_y1 = fmaxf(nav->pending_y1, o->y1);
 }
 
+cs_nav_changes_mark cs_nav_changes_now(const crowd_world* w) {
+    return (cs_nav_changes_mark){w->nav.nchanges, w->nav.changes_lost, w->nav.grid_changed};
+}
+
+void cs_nav_changes_restore(crowd_world* w, cs_nav_changes_mark m) {
+    w->nav.nchanges = m.nchanges;
+    w->nav.changes_lost = m.lost;
+    w->nav.grid_changed = m.changed;
+}
+
 static void forget_changes(cs_nav* nav) {
     nav->nchanges = 0;
     nav->changes_lost = false;
