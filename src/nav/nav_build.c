@@ -233,7 +233,9 @@ static bool walk_sees(const build* b, int32_t i0, int32_t j0, uint32_t a, float 
 // units (its point / cell size - 0.5: a cell centre's are its integer coordinates): the one or two
 // cells the line enters first carry it, or else (where two anchors' regions meet, so those cells
 // carry another) the whole line is clear (walk_sees).
-static inline bool sees(const build* b, int32_t i, int32_t j, uint32_t a, float au, float av) {
+// Inlined into the search's loop (as the one call it was before the repair called it too).
+static inline __attribute__((always_inline)) bool sees(const build* b, int32_t i, int32_t j,
+                                                       uint32_t a, float au, float av) {
     const float u = au - (float)i, v = av - (float)j;
     const float fu = fabsf(u), fv = fabsf(v);
     if (fu <= 0.5f && fv <= 0.5f) return true; // the anchor is in this very cell
@@ -326,7 +328,8 @@ static float fresh_g(const build* b, uint32_t c) {
 // The best way of cell c from its settled neighbors, other than through anchor `refused`: each
 // settled neighbor's anchor (nearest first, each tested) and, when none of those is seen and
 // shorter, the step from the neighbor nearest the destination (*t FLT_MAX: none).
-static void best_way(build* b, uint32_t c, uint32_t refused, float* t_out, uint32_t* a_out) {
+static inline __attribute__((always_inline)) void best_way(build* b, uint32_t c, uint32_t refused,
+                                                           float* t_out, uint32_t* a_out) {
     const float h = b->h, diag = b->h * 1.41421356f;
     const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
     const crowd_vec2 pc = center(b, c);
@@ -403,8 +406,8 @@ static void reopen_offer(build* b, uint32_t m, float t, uint32_t a) {
 // Settled cell c = (i, j) with anchor a at pa offers a to each neighbor not settled, at the
 // straight line's distance, as a candidate (TENTATIVE) whose sight is tested when the neighbor
 // comes out of the heap. With `reopen` (a repair), settled neighbors are offered it too.
-static inline void expand(build* b, uint32_t c, int32_t i, int32_t j, uint32_t a, crowd_vec2 pa,
-                          bool reopen) {
+static inline __attribute__((always_inline)) void expand(build* b, uint32_t c, int32_t i, int32_t j,
+                                                         uint32_t a, crowd_vec2 pa, bool reopen) {
     const float ga = anchor_g(b, a);
     const uint32_t steps = steps_from(b, i, j);
     // The distances through the anchor for all eight neighbors at once (a vector of eight
@@ -437,7 +440,9 @@ static inline void expand(build* b, uint32_t c, int32_t i, int32_t j, uint32_t a
 // tested only when the neighbor is popped with it: by then the cells between it and the anchor,
 // all nearer the anchor, are settled, so the local test of sees() mostly decides. A candidate
 // refused goes back with the neighbor's best way from its settled neighbors (fall_back).
-static void search(build* b, bool reopen) {
+// Inlined where it is called, so that the build's search (reopen false) has no trace of the
+// repair's branch.
+static inline __attribute__((always_inline)) void search(build* b, bool reopen) {
     while (b->hn > 0) {
         const uint64_t e = heap_pop(b);
         const uint32_t c = (uint32_t)e;
@@ -455,11 +460,20 @@ static void search(build* b, bool reopen) {
     }
 }
 
+// The search as the build runs it, and as a repair that lets shorter ways spread runs it.
+static void search_plain(build* b) {
+    search(b, false);
+}
+
+static void search_reopen(build* b) {
+    search(b, true);
+}
+
 void cs_nav_search_run(build* b) {
     if (b->reopen)
-        search(b, true);
+        search_reopen(b);
     else
-        search(b, false);
+        search_plain(b);
 }
 
 void cs_nav_search_expand(build* b, uint32_t c) {
@@ -736,9 +750,9 @@ bool cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint3
     }
     memset(b->closed, 0, n);
     for (int k = 0; k < b->tn; ++k) seed_target(b, k);
-    search(b, false);
+    search_plain(b);
     const bool walled_off = stand_ins(b);
-    if (walled_off) search(b, false);
+    if (walled_off) search_plain(b);
     near_cells(b);
     if (walled_off) mark_stand_ins(b);
     return walled_off;
