@@ -47,6 +47,8 @@
 #define MEMO_HIT 32
 // A NEAR cell queued for the next ring.
 #define QUEUED 2
+// A settled cell that has offered its anchor to the hit cells round it (while they are seeded).
+#define EXPANDED 128
 
 typedef struct repair {
     cs_nav_search* b;
@@ -392,20 +394,26 @@ bool cs_nav_repair(const crowd_world* w, const cs_nav* nav, cs_nav_field* f, cs_
         anchor[c] = CS_NAV_NONE;
         b->closed[c] = 0;
     }
-    // The settled FREE cells round them offer their anchors. (A cell offers once per hit
-    // neighbor: the later offers change nothing.)
-    for (uint32_t k = 0; k < r.nhits; ++k) {
-        const uint32_t c = b->list[k];
-        if (b->blocked[c] != CS_NAV_FREE) continue;
-        const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
-        for (int32_t dj = -1; dj <= 1; ++dj)
-            for (int32_t di = -1; di <= 1; ++di) {
-                const int32_t x = i + di, y = j + dj;
-                if ((di | dj) == 0 || !inside(b, x, y)) continue;
-                const uint32_t m = (uint32_t)y * (uint32_t)b->gw + (uint32_t)x;
-                if (b->blocked[m] == CS_NAV_FREE && b->closed[m] == 1) cs_nav_search_expand(b, m);
-            }
-    }
+    // The settled FREE cells round them offer their anchors, each once (marked EXPANDED until
+    // all have).
+    for (int pass = 0; pass < 2; ++pass)
+        for (uint32_t k = 0; k < r.nhits; ++k) {
+            const uint32_t c = b->list[k];
+            if (b->blocked[c] != CS_NAV_FREE) continue;
+            const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
+            for (int32_t dj = -1; dj <= 1; ++dj)
+                for (int32_t di = -1; di <= 1; ++di) {
+                    const int32_t x = i + di, y = j + dj;
+                    if ((di | dj) == 0 || !inside(b, x, y)) continue;
+                    const uint32_t m = (uint32_t)y * (uint32_t)b->gw + (uint32_t)x;
+                    if (pass == 1) {
+                        b->closed[m] &= (uint8_t)~EXPANDED;
+                    } else if (b->blocked[m] == CS_NAV_FREE && b->closed[m] == 1) {
+                        cs_nav_search_expand(b, m);
+                        b->closed[m] |= EXPANDED;
+                    }
+                }
+        }
     cs_nav_search_run(b);
     bool ok = true;
     for (uint32_t k = 0; k < r.nhits && ok; ++k) {
