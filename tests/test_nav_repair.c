@@ -814,6 +814,24 @@ Test(nav_repair, damaged_field_content_is_refused) {
         cr_assert_eq(crowd_world_load(c.p, c.n, NULL, &w), CROWD_ERR_SNAPSHOT_CORRUPT);
         free(c.p);
     }
+    // The first two runs of the first field made to anchor at each other: a loop of anchors.
+    {
+        blob c = {malloc(b.n), b.n};
+        memcpy(c.p, b.p, b.n);
+        size_t q = at + 4 + 16;
+        q += 4 + 8 * rd_le(c.p + q, 4);  // the grid's runs
+        q += 4 + 20 * rd_le(c.p + q, 4); // the changes
+        q += 4 + 8 + 4;                  // the field count, the first key and flags
+        cr_assert_geq(rd_le(c.p + q, 4), 3, "the first field has too few runs");
+        const uint32_t l1 = (uint32_t)rd_le(c.p + q + 4, 4);
+        cr_assert_neq(rd_le(c.p + q + 4 + 16 + 4, 4), 0, "the third run would repeat the second");
+        put_le(c.p + q + 4 + 4, 4, l1); // cells [0, l1) anchor at cell l1
+        put_le(c.p + q + 4 + 12, 4, 0); // and the next run's at cell 0
+        reseal_blob(&c);
+        crowd_world* w = NULL;
+        cr_assert_eq(crowd_world_load(c.p, c.n, NULL, &w), CROWD_ERR_SNAPSHOT_CORRUPT);
+        free(c.p);
+    }
     // Cut anywhere in the section: refused.
     for (size_t cut = at; cut < at + len; cut += len / 7 + 1) {
         crowd_world* w = NULL;

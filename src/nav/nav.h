@@ -175,6 +175,8 @@ typedef struct cs_nav {
     // checks of the loaded world, which install it.
     uint8_t* restore;
     size_t restore_bytes;
+    uint8_t* restore_check; // the install's scratch (snapshot_nav.c)
+    size_t restore_check_bytes;
 
     uint64_t builds;
     uint64_t repairs;          // fields repaired rather than built whole

@@ -86,6 +86,7 @@ void cs_nav_free(crowd_world* w, cs_nav* nav) {
     cs_free(w, nav->blocked, 2 * nav->cells);
     cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
     cs_free(w, nav->restore, nav->restore_bytes);
+    cs_free(w, nav->restore_check, nav->restore_check_bytes);
     free_scratch(w, nav);
 }
 

@@ -23,7 +23,8 @@
 //
 // The load keeps the payload; once every section is loaded (the obstacles come with the walls'
 // section), cs_snap_install_navf checks it against the world (the grid's box, a destination in
-// use per field, each anchor a cell, a target of its destination or none) and installs the grid
+// use per field, each anchor a cell, a target of its destination or none, no loop of anchors)
+// and installs the grid
 // and the fields as the saved world held them, pending changes included, so the loaded world's
 // next route phase does what the saved world's would have done.
 #include <string.h>
@@ -161,6 +162,29 @@ static bool get_runs(cs_snap_reader* in, uint64_t cells, uint32_t most, uint32_t
     return at == cells;
 }
 
+// Whether following the anchors from every cell ends (at a target, a cell anchored to itself, or
+// no anchor): a loop would send a reader round it for ever. `color` (cleared) and `stack` hold a
+// byte and an entry per cell.
+static bool acyclic(const uint32_t* anchor, uint64_t cells, uint8_t* color, uint32_t* stack) {
+    memset(color, 0, cells);
+    for (uint64_t c0 = 0; c0 < cells; ++c0) {
+        uint64_t n = 0;
+        uint32_t x = (uint32_t)c0;
+        bool ends = false;
+        while (color[x] == 0) { // 1: on the way being followed, 2: its way ends
+            color[x] = 1;
+            stack[n++] = x;
+            const uint32_t a = anchor[x];
+            ends = a >= CS_NAV_TARGET || (a & ~CS_NAV_STAND_IN) == x;
+            if (ends) break;
+            x = a & ~CS_NAV_STAND_IN;
+        }
+        if (!ends && color[x] == 1) return false; // back on the way it came: a loop
+        while (n > 0) color[stack[--n]] = 2;
+    }
+    return true;
+}
+
 typedef struct navf_head {
     int32_t gx0, gy0, gw, gh;
     uint64_t cells;
@@ -223,6 +247,12 @@ static crowd_status walk(cs_snap_reader* in, crowd_world* w, bool install) {
     if (in->bad || fields < 1 || fields > in->left / 16) return CROWD_ERR_SNAPSHOT_CORRUPT;
     if (install && (double)fields * 4.0 * (double)h.cells > (double)nav->def.budget)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
+    // Room to check each field's anchors for loops (freed at the end, or with the world).
+    if (install) {
+        nav->restore_check = cs_alloc(w, (size_t)h.cells * (1 + sizeof(uint32_t)));
+        if (!nav->restore_check) return CROWD_ERR_OUT_OF_MEMORY;
+        nav->restore_check_bytes = (size_t)h.cells * (1 + sizeof(uint32_t));
+    }
     cs_nav_key prev = 0;
     for (uint32_t k = 0; k < fields; ++k) {
         const cs_nav_key key = cs_snap_get_u64(in);
@@ -254,6 +284,9 @@ static crowd_status walk(cs_snap_reader* in, crowd_world* w, bool install) {
                                           (!(a & CS_NAV_STAND_IN) || (flags & FLAG_STAND_INS)));
             if (!ok) return CROWD_ERR_SNAPSHOT_CORRUPT;
         }
+        uint32_t* stack = (uint32_t*)nav->restore_check;
+        if (!acyclic(f->anchor, h.cells, (uint8_t*)(stack + h.cells), stack))
+            return CROWD_ERR_SNAPSHOT_CORRUPT;
         f->built = true;
         f->repaired = flags & FLAG_REPAIRED;
         f->stand_ins = flags & FLAG_STAND_INS;
@@ -288,7 +321,8 @@ crowd_status cs_snap_install_navf(crowd_world* w) {
     const crowd_status st = walk(&in, w, true);
     // On failure the world is destroyed, which frees what the install took.
     cs_free(w, nav->restore, nav->restore_bytes);
-    nav->restore = NULL;
-    nav->restore_bytes = 0;
+    cs_free(w, nav->restore_check, nav->restore_check_bytes);
+    nav->restore = nav->restore_check = NULL;
+    nav->restore_bytes = nav->restore_check_bytes = 0;
     return st;
 }
