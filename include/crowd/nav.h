@@ -43,9 +43,10 @@
 // crowd_world_nav_update) lays the grid again where the change reaches and repairs every field in
 // use: only the cells whose way the change touches are solved again (a way that a new wall closes,
 // or that a removed one shortens), so an agent whose way a new wall closes turns round on that
-// step. A change that moves the grid's box (an obstacle beyond it, or the outermost one removed),
-// more than 16 changes between two steps, a region walled off or joined, or a change by a
-// destination lay the grid whole and build the fields concerned whole instead. A repaired field
+// step. A change that moves the grid's box (an obstacle beyond it, or the outermost one removed)
+// or more than 16 changes between two steps lay the grid whole and build every field whole; a
+// field where a region gets walled off or joined, or whose destination the change comes close to,
+// is built whole (the others are still repaired). A repaired field
 // need not be exactly what a whole build gives (each cell's way is within about 1% of it); it is
 // deterministic all the same (the same changes give the same field on any thread count or rank),
 // and a snapshot saves the repaired fields, so a loaded world continues bit-identically.
