@@ -14,7 +14,9 @@
 //    the grid (timed apart: the update after an obstacle's add and remove with no destination in
 //    use lays the grid and builds nothing), bytes/cell the fields' memory over their cells.
 //  - BM_NavRepair: the 500 m town with 16 destinations in use; each iteration adds one 10 m wall
-//    across a street, times the update after it (repair_ms) and removes the wall.
+//    across a street, times the update after it (repair_ms: the grid laid again where the wall
+//    reaches and every field repaired, src/nav/nav_repair.c), then removes the wall and updates
+//    again (remove_ms, untimed).
 //  - BM_NavTownRouted: a town crowd at density 0.25 routed to 16 destinations (goals, or waypoint
 //    paths through them) against the same crowd on looping waypoint paths along the streets
 //    without routing (CROWD_ROUTE_STRAIGHT), as BM_TownPair measures walls against open ground:
@@ -27,6 +29,7 @@
 // BM_NavMillion's) follow --crowd_sizes: a case larger than the largest size of the run is
 // skipped (tools/bench.sh --quick runs 10k agents only).
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
@@ -47,6 +50,14 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// The CPU time of the whole process so far (every thread), in ms.
+double process_cpu_ms() {
+    rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-3;
 }
 
 using bench::quantile;
@@ -121,18 +132,21 @@ crowd_goal seek(crowd_vec2 target) {
     return g;
 }
 
-// Lays the grid again (no field in use) `times` times and returns the median grid time.
+// Lays the whole grid again (no field in use) `times` times and returns the median grid time.
 double grid_ms(crowd_world* w, const Town& t, int times) {
     std::vector<double> ms;
     const crowd_vec2 sq[4] = {{0.0f, 0.0f}, {1.0f, 0.0f}, {1.0f, 1.0f}, {0.0f, 1.0f}};
     for (int k = 0; k < times; ++k) {
         crowd_obstacle_id id;
-        // A square inside a block, added and removed: the grid is laid as it was.
-        const crowd_vec2 at = t.block(t.blocks / 2, t.blocks / 2);
+        // A square outside the town, added and removed with an update after each: the grid's box
+        // grows and shrinks again, so both updates lay it whole (a change that keeps the box is
+        // laid again only where it reaches); the second lays the town's grid as it was.
+        const crowd_vec2 at = t.crossing(0, 0);
         crowd_vec2 p[4];
-        for (int i = 0; i < 4; ++i) p[i] = {at.x + sq[i].x, at.y + sq[i].y};
+        for (int i = 0; i < 4; ++i) p[i] = {at.x - 30.0f + sq[i].x, at.y + sq[i].y};
         if (crowd_obstacle_add(w, CROWD_OBSTACLE_POLYGON, p, 4, &id) != CROWD_OK ||
-            crowd_obstacle_remove(w, id) != CROWD_OK || crowd_world_nav_update(w) != CROWD_OK)
+            crowd_world_nav_update(w) != CROWD_OK || crowd_obstacle_remove(w, id) != CROWD_OK ||
+            crowd_world_nav_update(w) != CROWD_OK)
             return -1.0;
         ms.push_back(crowd_world_nav_stats(w).last_grid_ms);
     }
@@ -223,7 +237,8 @@ void BM_NavRepair(benchmark::State& state) {
     const crowd_vec2 mid = town.block(town.blocks / 2, town.blocks / 2); // (0, 0)
     const float street = mid.x - kPitch * 0.5f;
     const crowd_vec2 wall[2] = {{street - 5.0f, mid.y}, {street + 5.0f, mid.y}};
-    std::vector<double> repair;
+    std::vector<double> repair, grid, cells, removal, cpu;
+    const uint64_t repairs0 = crowd_world_nav_stats(w).repairs;
     for (auto _ : state) {
         crowd_obstacle_id id;
         if (crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, wall, 2, &id) != CROWD_OK) {
@@ -231,21 +246,44 @@ void BM_NavRepair(benchmark::State& state) {
             break;
         }
         const auto t0 = Clock::now();
-        const crowd_status st = crowd_world_nav_update(w);
+        const double c0 = process_cpu_ms();
+        crowd_status st = crowd_world_nav_update(w);
         repair.push_back(ms_since(t0));
+        cpu.push_back(process_cpu_ms() - c0);
         state.SetIterationTime(repair.back() * 1e-3);
-        // The next iteration's update repairs after this removal and the next add together: the
-        // same work (the grid laid again, every field in use built again).
-        if (st != CROWD_OK || crowd_obstacle_remove(w, id) != CROWD_OK) {
+        const crowd_nav_stats s = crowd_world_nav_stats(w);
+        grid.push_back(s.last_grid_ms);
+        cells.push_back((double)s.last_repair_cells);
+        // The removal's repair, untimed by the benchmark (reported as remove_ms), so that each
+        // timed update repairs after the one wall added.
+        if (st == CROWD_OK && crowd_obstacle_remove(w, id) == CROWD_OK) {
+            const auto t1 = Clock::now();
+            st = crowd_world_nav_update(w);
+            removal.push_back(ms_since(t1));
+        }
+        if (st != CROWD_OK) {
             state.SkipWithError("the update failed");
             break;
         }
     }
     const crowd_nav_stats s = crowd_world_nav_stats(w);
+    const int fields = std::max(s.fields_in_use, 1);
     state.counters["repair_ms"] = quantile(repair, 0.5);
-    state.counters["grid_ms"] = s.last_grid_ms;
+    state.counters["remove_ms"] = quantile(removal, 0.5);
+    // CPU time of the repair over every thread (with OMP_WAIT_POLICY=passive, idle workers take
+    // none): what the wall time is at most times the threads on a machine with nothing else on.
+    state.counters["cpu_ms"] = quantile(cpu, 0.5);
+    state.counters["grid_ms"] = quantile(grid, 0.5);
     state.counters["fields_in_use"] = s.fields_in_use;
-    state.counters["ms/field"] = quantile(repair, 0.5) / std::max(s.fields_in_use, 1);
+    state.counters["ms/field"] = quantile(repair, 0.5) / fields;
+    // Cells each field solved again on adding the wall, and that as a share of the grid.
+    state.counters["cells/field"] = quantile(cells, 0.5) / fields;
+    state.counters["grid_frac"] =
+        quantile(cells, 0.5) / fields / ((double)s.grid_w * (double)s.grid_h);
+    // 1 when every field was repaired at each update (2 per iteration: the add and the removal),
+    // not built whole.
+    state.counters["repaired/field"] =
+        (double)(s.repairs - repairs0) / (2.0 * (double)state.iterations() * fields);
     crowd_world_destroy(w);
 }
 

@@ -92,7 +92,7 @@ static void wr(uint8_t* p, int bytes, uint64_t v) {
 }
 
 // Section table entries of the current format, in file order.
-enum { S_WRLD, S_INDX, S_EXIT, S_AGNT, S_QUEU, S_PATH, S_FLLW, S_WALL, S_COUNT };
+enum { S_WRLD, S_INDX, S_EXIT, S_AGNT, S_NAVF, S_QUEU, S_PATH, S_FLLW, S_WALL, S_COUNT };
 
 // Offset of section k's payload, read from the section table.
 static size_t section(const bytes* b, int k) {

@@ -17,10 +17,10 @@
 // through walkable cells and keeps half the clearance from every wall), and otherwise takes the
 // neighbor itself as its anchor (a "corner"); so ways are straight lines between corners, not the
 // 45-degree staircases of a grid search. Corners are cell centres, so a way may stand off a
-// corner by up to about a cell more than the exact shortest way. An agent reads its cell's anchor and steers at it: at its goal when the goal is in
-// sight, else at the next corner, past which its next cell names the next anchor. Cells next to
-// a wall (blocked, but an agent pushed by the crowd may stand there) point back to the nearest
-// walkable cell on their side of the wall.
+// corner by up to about a cell more than the exact shortest way. An agent reads its cell's anchor
+// and steers at it: at its goal when the goal is in sight, else at the next corner, past which its
+// next cell names the next anchor. Cells next to a wall (blocked, but an agent pushed by the crowd
+// may stand there) point back to the nearest walkable cell on their side of the wall.
 //
 // Sharing and memory: fields are cached by destination. Goals and paths count their use of each
 // destination when they are set; a step first builds the fields in use that are missing (after
@@ -40,12 +40,21 @@
 // says CROWD_ROUTE_STATE_UNREACHABLE.
 //
 // Change: adding or removing an obstacle marks the grid changed; the next step (or
-// crowd_world_nav_update) lays the grid again and rebuilds every field in use from it, so an agent
-// whose way a new wall closes turns round on that step.
+// crowd_world_nav_update) lays the grid again where the change reaches and repairs every field in
+// use: only the cells whose way the change touches are solved again (a way that a new wall closes,
+// or that a removed one shortens), so an agent whose way a new wall closes turns round on that
+// step. A change that moves the grid's box (an obstacle beyond it, or the outermost one removed)
+// or more than 16 changes between two steps lay the grid whole and build every field whole; a
+// field where a region gets walled off or joined, or whose destination the change comes close to,
+// is built whole (the others are still repaired). A repaired field
+// need not be exactly what a whole build gives (each cell's way is within about 1% of it); it is
+// deterministic all the same (the same changes give the same field on any thread count or rank),
+// and a snapshot saves the repaired fields, so a loaded world continues bit-identically.
+// crowd_nav_stats counts the repairs.
 //
-// Determinism: a field depends only on the obstacles, the nav def and its destination, never on
-// the thread count or on which agents use it, so routed worlds stay bit-identical across thread
-// counts, builds and ranks.
+// Determinism: a field depends only on the obstacles (and, repaired, on the field before and the
+// changes), the nav def and its destination, never on the thread count or on which agents use it,
+// so routed worlds stay bit-identical across thread counts, builds and ranks.
 #ifndef CROWD_NAV_H
 #define CROWD_NAV_H
 
@@ -116,17 +125,19 @@ CROWD_API crowd_status crowd_nav_route_from(const crowd_world* world, const crow
 CROWD_API crowd_status crowd_world_nav_update(crowd_world* world);
 
 typedef struct crowd_nav_stats {
-    int grid_w, grid_h;     // cells of the grid (0 without obstacles)
-    crowd_vec2 grid_origin; // its lower left corner
-    float cell_size;        // its cell edge
-    int64_t blocked_cells;  // cells not walked through
-    int fields;             // fields cached (built or waiting for a build)
-    int fields_in_use;      // of which goals or paths use
-    size_t field_bytes;     // memory the fields take
-    uint64_t builds;        // fields built since the world was created
-    double last_build_ms;   // wall time of the last update that built anything (grid and fields)
-    double last_grid_ms;    // of which laying the grid
-    bool suspended;         // no grid: too many cells or fields for the limits (crowd_nav_def)
+    int grid_w, grid_h;        // cells of the grid (0 without obstacles)
+    crowd_vec2 grid_origin;    // its lower left corner
+    float cell_size;           // its cell edge
+    int64_t blocked_cells;     // cells not walked through
+    int fields;                // fields cached (built or waiting for a build)
+    int fields_in_use;         // of which goals or paths use
+    size_t field_bytes;        // memory the fields take
+    uint64_t builds;           // fields built since the world was created
+    double last_build_ms;      // wall time of the last update that built or repaired anything
+    double last_grid_ms;       // of which laying the grid
+    bool suspended;            // no grid: too many cells or fields for the limits (crowd_nav_def)
+    uint64_t repairs;          // fields repaired after obstacle changes rather than built whole
+    int64_t last_repair_cells; // cells the last update's repairs solved again, over all fields
 } crowd_nav_stats;
 
 CROWD_API crowd_nav_stats crowd_world_nav_stats(const crowd_world* world);

@@ -631,12 +631,17 @@ crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
     cs_dist_obstacle_covers(d->w, kind, points, count, &covered);
     int any = covered;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d->comm);
+    const cs_nav_changes_mark mark = cs_nav_changes_now(d->w);
     const crowd_status st = cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out);
     // Only running out of memory can differ between ranks; where the add succeeded it is taken
-    // back (its obstacle slot then moves on to its next generation there).
+    // back (its obstacle slot then moves on to its next generation there), and navigation forgets
+    // both changes: the next route phase repairs (or not) as on the ranks where it failed.
     int code = (int)st;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
-    if (code != CROWD_OK && st == CROWD_OK) crowd_obstacle_remove(d->w, *out);
+    if (code != CROWD_OK && st == CROWD_OK) {
+        crowd_obstacle_remove(d->w, *out);
+        cs_nav_changes_restore(d->w, mark);
+    }
     return (crowd_status)code;
 }
 

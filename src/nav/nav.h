@@ -6,7 +6,9 @@
 // is world-level state that several behaviors read (goals, waypoint paths). Behaviors count
 // their use of a destination with cs_nav_ref when they set it and read their agents' aims with
 // cs_nav_aim_memo in their passes (through a memo in each agent's record); the route phase
-// (cs_pass_route) builds what is missing first.
+// (cs_pass_route) builds what is missing first. After obstacle changes that keep the grid's box it
+// lays the grid again only where they reach and repairs the fields built (nav_repair.c) rather
+// than building them whole.
 //
 // A field is one uint32_t per grid cell, the cell's anchor: below the cell count a cell index
 // (the corner the cell steers at; a cell that anchors to itself is a stand-in for an unreachable
@@ -33,16 +35,50 @@
 // A cell's state in the grid.
 enum { CS_NAV_FREE = 0, CS_NAV_NEAR = 1, CS_NAV_SOLID = 2 }; // NEAR: within the clearance
 
+// The grid that covers every obstacle of the world with the margin, in cells.
+typedef struct cs_nav_box {
+    int32_t gx0, gy0, gw, gh;
+} cs_nav_box;
+
 // A destination: a point quantized to the grid's cell size (its key cell's centre is the point
 // the field is built for; an agent anchored at the target steers at its own goal point), or an
 // exit set (by handle index and generation).
 typedef uint64_t cs_nav_key;
 #define CS_NAV_KEY_EXITS ((uint64_t)1 << 63)
 
+// A rectangle of grid cells, i0..i1 by j0..j1 (inclusive).
+typedef struct cs_nav_rect {
+    int32_t i0, j0, i1, j1;
+} cs_nav_rect;
+
+// Tiles of the repair's boxes (cs_nav_field.tiles): CS_NAV_TILE cells a side.
+#define CS_NAV_TILE_SHIFT 5
+#define CS_NAV_TILE (1 << CS_NAV_TILE_SHIFT)
+
+static inline size_t cs_nav_tile_count(int32_t gw, int32_t gh) {
+    return (size_t)((gw + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT) *
+           (size_t)((gh + CS_NAV_TILE - 1) >> CS_NAV_TILE_SHIFT);
+}
+
 typedef struct cs_nav_field {
     cs_nav_key key;
-    int32_t users;     // goals, paths and holds that route here
-    bool built;        // anchor is this field for the current grid
+    int32_t users; // goals, paths and holds that route here
+    bool built;    // anchor is this field for the current grid
+    // anchor is this field for the grid before the last obstacle changes: the route phase repairs
+    // it (nav_repair.c) rather than building it whole
+    bool stale;
+    // anchor came from a repair, not from a whole build: it need not be what a build gives, so a
+    // snapshot saves it (see the snapshot's 'NAVF' section)
+    bool repaired;
+    int64_t resolved; // cells the last repair of this field solved again
+    bool stand_ins;   // the field has stand-ins (a walled-off region): see nav_repair.c
+    // Per tile of CS_NAV_TILE x CS_NAV_TILE cells, a box of cells that holds the tile and every
+    // anchor of its cells (so every cell's line to its anchor): where it misses the changed
+    // cells, no cell of the tile is hit directly (nav_repair.c). Valid when tiles_ok: kept by
+    // the repairs (grown over the anchors they change), computed by the first repair after a
+    // whole build.
+    cs_nav_rect* tiles;
+    bool tiles_ok;
     uint32_t* anchor;  // one per grid cell; NULL until the route phase needs it
     uint64_t last_use; // the clock when it last went out of use (least recently used goes first)
     uint32_t* next;    // while the grid is laid again: its storage of the new size
@@ -56,12 +92,24 @@ typedef struct cs_nav_exits {
     uint16_t generation;
 } cs_nav_exits;
 
-// What one thread needs to build a field (nav_build.c).
+// What one thread needs to build or repair a field (nav_build.c, nav_repair.c).
 typedef struct cs_nav_scratch {
     float* g;        // walking distance from each cell to the destination
     uint64_t* heap;  // a 4-ary heap of (g, cell index) keys, stale ones among them
     uint8_t* closed; // 1 once the cell's distance is final
+    uint32_t* list;  // a repair's cells: those it solves again and those whose g it read
+    // g is FLT_MAX and closed 1 everywhere: the state a repair starts from and leaves behind (a
+    // whole build leaves them otherwise), so that a repair resets only the cells it touched
+    bool ready;
 } cs_nav_scratch;
+
+// Obstacle changes since the grid was laid, for the repair: each one's bounding box. More than
+// CS_NAV_MAX_CHANGES between two route phases lay the grid again whole.
+#define CS_NAV_MAX_CHANGES 16
+typedef struct cs_nav_change {
+    float x0, y0, x1, y1;
+    bool added;
+} cs_nav_change;
 
 typedef struct cs_nav {
     crowd_nav_def def;
@@ -77,6 +125,19 @@ typedef struct cs_nav {
     // in the same allocation.
     uint8_t* open;
     bool grid_changed; // obstacles changed since the grid was laid
+    // What changed since: the obstacles' boxes (changes), or more than fits or something the
+    // repair does not follow (an exit set outside the grid): changes_lost
+    cs_nav_change changes[CS_NAV_MAX_CHANGES];
+    int nchanges;
+    bool changes_lost;
+    // Per change of the last route phase, the cells where a field's way may have changed
+    // (nav_repair.c): those whose state changed and the changed obstacle's box with half the
+    // clearance round it, grown by a cell (whose open flag may have changed); and whether a way
+    // may have become shorter (an obstacle removed or a cell become FREE): the repair then lets
+    // better ways spread
+    cs_nav_rect dirty[CS_NAV_MAX_CHANGES];
+    int ndirty;
+    bool dirty_shrinks;
     // The grid the obstacles need exceeds max_cells, or its fields in use the budget: no grid,
     // and everybody heads straight (crowd_nav_stats.suspended)
     bool suspended;
@@ -110,7 +171,16 @@ typedef struct cs_nav {
     double* poly_xs;
     size_t poly_xs_cap;
 
+    // A loaded snapshot's 'NAVF' payload (snapshot_nav.c) between its section's load and the
+    // checks of the loaded world, which install it.
+    uint8_t* restore;
+    size_t restore_bytes;
+    uint8_t* restore_check; // the install's scratch (snapshot_nav.c)
+    size_t restore_check_bytes;
+
     uint64_t builds;
+    uint64_t repairs;          // fields repaired rather than built whole
+    int64_t last_repair_cells; // cells the last update's repairs solved again, over all fields
     double last_build_ms, last_grid_ms;
 } cs_nav;
 
@@ -152,9 +222,26 @@ void cs_nav_ref(struct crowd_world* w, cs_nav_key key, int delta);
 crowd_status cs_nav_update(struct crowd_world* w);
 void cs_pass_route(struct crowd_world* w);
 
-// An obstacle was added (`added`, in storage) or removed (NULL).
+// Whether the next route phase repairs (lays the grid again only where the changes reach and
+// repairs the fields built, nav_repair.c) rather than laying the grid whole and building every
+// field: obstacles changed, a grid is laid, the changes are known and keep the grid's box.
+bool cs_nav_repairs_next(const struct crowd_world* w);
+// The grid box the obstacles and exit sets need now (*empty: none).
+cs_nav_box cs_nav_grid_box_now(const struct crowd_world* w, bool* empty);
+
+// The record of obstacle changes since the grid was laid, to take changes back as if they never
+// were (the split world's add that failed on another rank, src/dist/dist.c).
+typedef struct cs_nav_changes_mark {
+    int nchanges;
+    bool lost, changed;
+} cs_nav_changes_mark;
+
+cs_nav_changes_mark cs_nav_changes_now(const struct crowd_world* w);
+void cs_nav_changes_restore(struct crowd_world* w, cs_nav_changes_mark m);
+
+// Obstacle o (in storage, its points still there on a removal) was added or is being removed.
 struct cs_obstacle;
-void cs_nav_obstacles_changed(struct crowd_world* w, const struct cs_obstacle* added);
+void cs_nav_obstacles_changed(struct crowd_world* w, const struct cs_obstacle* o, bool added);
 
 // Uses of destinations are counted only while the world has obstacles: the first obstacle starts
 // the count (asking every behavior's count_routes; on failure nothing is counted) and the removal
@@ -165,14 +252,22 @@ void cs_nav_stop_counting(struct crowd_world* w);
 
 // ---- the grid (nav_grid.c) ---------------------------------------------------------------------
 
-// The grid that covers every obstacle of the world with the margin, in cells.
-typedef struct cs_nav_box {
-    int32_t gx0, gy0, gw, gh;
-} cs_nav_box;
-
 cs_nav_box cs_nav_grid_box(const cs_nav* nav, float x0, float y0, float x1, float y1);
 // Marks each cell of nav->blocked FREE, NEAR or SOLID from the world's obstacles, and nav->open.
 void cs_nav_grid_lay(const struct crowd_world* w, cs_nav* nav);
+// nav->open from nav->blocked.
+void cs_nav_grid_open(cs_nav* nav);
+
+// The cells a change of an obstacle with box (x0, y0, x1, y1) may lay otherwise (clipped to the
+// grid; empty, i0 > i1, when none), and the cells of the window cs_nav_grid_lay_part lays to
+// decide them.
+cs_nav_rect cs_nav_grid_reach(const cs_nav* nav, float x0, float y0, float x1, float y1);
+size_t cs_nav_grid_window_cells(const cs_nav* nav, cs_nav_rect r);
+// Lays the cells of r again (and nav->open one cell round it), exactly as cs_nav_grid_lay would:
+// `tmp` holds 2 * cs_nav_grid_window_cells(nav, r) bytes. Grows *box over the cells whose state
+// changed and counts those that became FREE.
+void cs_nav_grid_lay_part(const struct crowd_world* w, cs_nav* nav, cs_nav_rect r, uint8_t* tmp,
+                          cs_nav_rect* box, int64_t* freed);
 
 static inline crowd_vec2 cs_nav_center(const cs_nav* nav, uint32_t c) {
     const int32_t i = (int32_t)(c % (uint32_t)nav->gw), j = (int32_t)(c / (uint32_t)nav->gw);
@@ -205,8 +300,19 @@ static inline crowd_vec2 cs_nav_target(const cs_nav_targets* t, int k) {
 cs_nav_targets cs_nav_targets_of(const cs_nav* nav, cs_nav_key key);
 
 crowd_status cs_nav_scratch_reserve(struct crowd_world* w, cs_nav* nav, int threads);
-void cs_nav_build(const struct crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
+// Builds the field of key whole into `anchor`; true when it has stand-ins.
+bool cs_nav_build(const struct crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
                   cs_nav_scratch* s);
+
+// ---- repairing a field (nav_repair.c) ----------------------------------------------------------
+
+// Repairs field f (its anchors valid for the grid before the cells of nav->dirty were laid again,
+// f->tiles its boxes when f->tiles_ok) for the grid as it is now: the cells whose way passed the
+// changed cells are solved again from those round them (f->resolved counts them). False when the
+// repair cannot vouch for the result (a walled-off region, a target by the change, most of the
+// grid to solve again): the caller then builds the field whole.
+bool cs_nav_repair(const struct crowd_world* w, const cs_nav* nav, cs_nav_field* f,
+                   cs_nav_scratch* s);
 
 // ---- reading a field (nav_query.c and inline) --------------------------------------------------
 

@@ -35,6 +35,7 @@
 
 #include "core/internal.h"
 #include "nav/nav.h"
+#include "nav/nav_search.h"
 #include "walls/walls_math.h"
 
 // A cell's state in `closed`: 0 not settled, 1 settled, TENTATIVE while its distance is a sight
@@ -42,22 +43,12 @@
 // mark cells in the passes after the search.
 #define TENTATIVE 4
 #define KEPT 8
+// A repair's settled cell that took a shorter way (reopen_offer) and waits in the heap: further
+// offers to it are decided as for a settled cell, never as a TENTATIVE candidate, since cells
+// anchored at it may be settled (a candidate through them would make a loop).
+#define REOPENED 64
 
-typedef struct build {
-    const cs_nav* nav;
-    const cs_walls* walls;
-    const uint8_t* blocked;
-    uint32_t* anchor;
-    float* g;
-    uint64_t* heap;
-    uint8_t* closed;
-    uint32_t hn, cap; // entries in the heap, room for them
-    int32_t gw, gh;
-    float h;
-    double ox, oy;                         // the grid's lower left corner (world coordinates)
-    crowd_vec2 tp[CROWD_EXITS_MAX_POINTS]; // targets, in grid coordinates (metres from ox, oy)
-    int tn;
-} build;
+typedef cs_nav_search build;
 
 // Heap entries carry their key: the distance's bits (a non-negative float orders as its bits do)
 // above the cell index, so that comparing two entries reads neither g nor anything else, and the
@@ -149,8 +140,10 @@ static inline crowd_vec2 center(const build* b, uint32_t c) {
                         ((float)(c / (uint32_t)b->gw) + 0.5f) * b->h};
 }
 
+// An anchor's point and distance. A repair (nav_repair.c) meets anchors marked as stand-ins
+// (CS_NAV_STAND_IN), which the build marks only once its search is done.
 static inline crowd_vec2 anchor_point(const build* b, uint32_t a) {
-    return a >= CS_NAV_TARGET ? b->tp[a - CS_NAV_TARGET] : center(b, a);
+    return a >= CS_NAV_TARGET ? b->tp[a - CS_NAV_TARGET] : center(b, a & ~CS_NAV_STAND_IN);
 }
 
 static inline float dist(crowd_vec2 p, crowd_vec2 q) {
@@ -240,7 +233,9 @@ static bool walk_sees(const build* b, int32_t i0, int32_t j0, uint32_t a, float 
 // units (its point / cell size - 0.5: a cell centre's are its integer coordinates): the one or two
 // cells the line enters first carry it, or else (where two anchors' regions meet, so those cells
 // carry another) the whole line is clear (walk_sees).
-static inline bool sees(const build* b, int32_t i, int32_t j, uint32_t a, float au, float av) {
+// Inlined into the search's loop (as the one call it was before the repair called it too).
+static inline __attribute__((always_inline)) bool sees(const build* b, int32_t i, int32_t j,
+                                                       uint32_t a, float au, float av) {
     const float u = au - (float)i, v = av - (float)j;
     const float fu = fabsf(u), fv = fabsf(v);
     if (fu <= 0.5f && fv <= 0.5f) return true; // the anchor is in this very cell
@@ -301,17 +296,42 @@ static inline void offer(build* b, uint32_t c, float g, uint32_t a) {
 }
 
 static inline float anchor_g(const build* b, uint32_t a) {
-    return a >= CS_NAV_TARGET ? 0.0f : b->g[a];
+    return a >= CS_NAV_TARGET ? 0.0f : b->g[a & ~CS_NAV_STAND_IN];
 }
 
-// Cell c was popped with a sight candidate its test refuses: its best way from its settled
-// neighbors instead, put back into the heap (with a larger key). The candidates are each settled
-// neighbor's anchor (other than the refused one, nearest first, each tested) and, when none of
-// those is seen and shorter, the step from the neighbor nearest the destination.
-static void fall_back(build* b, uint32_t c) {
+// Cell c's walking distance along its anchors as they are now, from the end of its way (g read
+// nowhere on the way): a repair's kept g may be too long (see reopen_offer).
+static float fresh_g(const build* b, uint32_t c) {
+    uint32_t stack[1024];
+    int n = 0;
+    uint32_t x = c;
+    float gx;
+    for (;;) {
+        const uint32_t a = b->anchor[x];
+        if (a == CS_NAV_NONE) return FLT_MAX;
+        if (a >= CS_NAV_TARGET || (a & ~CS_NAV_STAND_IN) == x) {
+            gx = a >= CS_NAV_TARGET ? dist(center(b, x), b->tp[a - CS_NAV_TARGET]) : 0.0f;
+            break;
+        }
+        if (n == (int)(sizeof stack / sizeof stack[0])) return b->g[c]; // as kept
+        stack[n++] = x;
+        x = a & ~CS_NAV_STAND_IN;
+    }
+    while (n > 0) {
+        const uint32_t y = stack[--n];
+        const uint32_t a = b->anchor[y] & ~CS_NAV_STAND_IN;
+        gx = b->blocked[y] == CS_NAV_FREE ? gx + dist(center(b, y), center(b, a)) : gx + b->h;
+    }
+    return gx;
+}
+
+// The best way of cell c from its settled neighbors, other than through anchor `refused`: each
+// settled neighbor's anchor (nearest first, each tested) and, when none of those is seen and
+// shorter, the step from the neighbor nearest the destination (*t FLT_MAX: none).
+static inline __attribute__((always_inline)) void best_way(build* b, uint32_t c, uint32_t refused,
+                                                           float* t_out, uint32_t* a_out) {
     const float h = b->h, diag = b->h * 1.41421356f;
     const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
-    const uint32_t refused = b->anchor[c];
     const crowd_vec2 pc = center(b, c);
     float fg = FLT_MAX, ct[8];
     uint32_t fa = CS_NAV_NONE, ca[8];
@@ -321,7 +341,8 @@ static void fall_back(build* b, uint32_t c) {
         if (!(steps >> step_bit[s] & 1)) continue;
         const uint32_t m = (uint32_t)((int32_t)c + step_dj[s] * b->gw + step_di[s]);
         if (b->closed[m] != 1) continue;
-        const float f = b->g[m] + (step_di[s] && step_dj[s] ? diag : h);
+        const float gm = b->lazy ? cs_nav_search_g(b, m) : b->g[m];
+        const float f = gm + (step_di[s] && step_dj[s] ? diag : h);
         if (f < fg || (f == fg && m < fa)) fg = f, fa = m;
         const uint32_t a = b->anchor[m];
         if (a == refused) continue;
@@ -335,19 +356,83 @@ static void fall_back(build* b, uint32_t c) {
             ct[k] = ct[k - 1], ca[k] = ca[k - 1];
         ct[k] = t, ca[k] = a;
     }
-    b->closed[c] = 0;
-    b->g[c] = FLT_MAX;
     // A corner is taken only where it is shorter beyond rounding: along a straight run of cells
     // the neighbor's anchor and the step to the neighbor tie.
     const float most = fg + fg * 0x1p-20f;
     for (int k = 0; k < n && ct[k] <= most; ++k) {
         const crowd_vec2 pa = anchor_point(b, ca[k]);
         if (sees(b, i, j, ca[k], pa.x / b->h - 0.5f, pa.y / b->h - 0.5f)) {
-            offer(b, c, ct[k], ca[k]);
+            *t_out = ct[k], *a_out = ca[k];
             return;
         }
     }
-    offer(b, c, fg, fa);
+    *t_out = fg, *a_out = fa;
+}
+
+// Cell c was popped with a sight candidate its test refuses: its best way from its settled
+// neighbors instead (best_way), put back into the heap (with a larger key).
+static void fall_back(build* b, uint32_t c) {
+    float t;
+    uint32_t a;
+    best_way(b, c, b->anchor[c], &t, &a);
+    b->closed[c] = 0;
+    b->g[c] = FLT_MAX;
+    offer(b, c, t, a);
+}
+
+// A repair's settled cell m is offered a way of distance t through anchor a (see
+// cs_nav_search): where it does not see a, its best way from its settled neighbors is the offer
+// (one of them has just become shorter). It takes the offer, to be settled again, when it is
+// shorter beyond rounding; the cells anchored at m are then as much nearer without a change.
+static void reopen_offer(build* b, uint32_t m, float t, uint32_t a) {
+    const float gm = cs_nav_search_g(b, m);
+    if (!(t < gm - gm * 0x1p-20f)) return;
+    const int32_t i = (int32_t)(m % (uint32_t)b->gw), j = (int32_t)(m / (uint32_t)b->gw);
+    const crowd_vec2 pa = anchor_point(b, a);
+    if (!sees(b, i, j, a, pa.x / b->h - 0.5f, pa.y / b->h - 0.5f)) {
+        best_way(b, m, a, &t, &a);
+        if (!(t < gm - gm * 0x1p-20f)) return;
+    }
+    // The g kept for a settled cell is too long where a corner on its way took a shorter one
+    // since it was read: the way as it is now decides.
+    const float now = b->closed[m] == 1 ? fresh_g(b, m) : gm;
+    if (!(t < now - now * 0x1p-20f)) return;
+    b->g[m] = t;
+    b->anchor[m] = a;
+    b->closed[m] = REOPENED; // a way seen: settled as it comes out, without a test
+    heap_update(b, m);
+}
+
+// Settled cell c = (i, j) with anchor a at pa offers a to each neighbor not settled, at the
+// straight line's distance, as a candidate (TENTATIVE) whose sight is tested when the neighbor
+// comes out of the heap. With `reopen` (a repair), settled neighbors are offered it too.
+static inline __attribute__((always_inline)) void expand(build* b, uint32_t c, int32_t i, int32_t j,
+                                                         uint32_t a, crowd_vec2 pa, bool reopen) {
+    const float ga = anchor_g(b, a);
+    const uint32_t steps = steps_from(b, i, j);
+    // The distances through the anchor for all eight neighbors at once (a vector of eight
+    // lanes; each lane as center() and dist() compute it), then the offers one by one.
+    float through[8];
+    for (int k = 0; k < 8; ++k) {
+        const float x = ((float)(i + step_di[k]) + 0.5f) * b->h;
+        const float y = ((float)(j + step_dj[k]) + 0.5f) * b->h;
+        const float dx = x - pa.x, dy = y - pa.y;
+        through[k] = ga + sqrtf(dx * dx + dy * dy);
+    }
+    for (int k = 0; k < 8; ++k) {
+        if (!(steps >> step_bit[k] & 1)) continue;
+        const uint32_t m = (uint32_t)((int32_t)c + step_dj[k] * b->gw + step_di[k]);
+        if (b->closed[m] & (3 | REOPENED)) {
+            if (reopen && (b->closed[m] == 1 || b->closed[m] == REOPENED))
+                reopen_offer(b, m, through[k], a);
+            continue;
+        }
+        if (!(through[k] < b->g[m])) continue;
+        b->g[m] = through[k];
+        b->anchor[m] = a;
+        b->closed[m] = TENTATIVE;
+        heap_update(b, m);
+    }
 }
 
 // The search over FREE cells from whatever the heap holds. A settled cell offers each neighbor
@@ -355,7 +440,9 @@ static void fall_back(build* b, uint32_t c) {
 // tested only when the neighbor is popped with it: by then the cells between it and the anchor,
 // all nearer the anchor, are settled, so the local test of sees() mostly decides. A candidate
 // refused goes back with the neighbor's best way from its settled neighbors (fall_back).
-static void search(build* b) {
+// Inlined where it is called, so that the build's search (reopen false) has no trace of the
+// repair's branch.
+static inline __attribute__((always_inline)) void search(build* b, bool reopen) {
     while (b->hn > 0) {
         const uint64_t e = heap_pop(b);
         const uint32_t c = (uint32_t)e;
@@ -369,27 +456,71 @@ static void search(build* b) {
             continue;
         }
         b->closed[c] = 1;
-        const float ga = anchor_g(b, a);
-        const uint32_t steps = steps_from(b, i, j);
-        // The distances through the anchor for all eight neighbors at once (a vector of eight
-        // lanes; each lane as center() and dist() compute it), then the offers one by one.
-        float through[8];
-        for (int k = 0; k < 8; ++k) {
-            const float x = ((float)(i + step_di[k]) + 0.5f) * b->h;
-            const float y = ((float)(j + step_dj[k]) + 0.5f) * b->h;
-            const float dx = x - pa.x, dy = y - pa.y;
-            through[k] = ga + sqrtf(dx * dx + dy * dy);
-        }
-        for (int k = 0; k < 8; ++k) {
-            if (!(steps >> step_bit[k] & 1)) continue;
-            const uint32_t m = (uint32_t)((int32_t)c + step_dj[k] * b->gw + step_di[k]);
-            if (b->closed[m] & 3 || !(through[k] < b->g[m])) continue;
-            b->g[m] = through[k];
-            b->anchor[m] = a;
-            b->closed[m] = TENTATIVE;
-            heap_update(b, m);
-        }
+        expand(b, c, i, j, a, pa, reopen);
     }
+}
+
+// The search as the build runs it, and as a repair that lets shorter ways spread runs it.
+static void search_plain(build* b) {
+    search(b, false);
+}
+
+static void search_reopen(build* b) {
+    search(b, true);
+}
+
+void cs_nav_search_run(build* b) {
+    if (b->reopen)
+        search_reopen(b);
+    else
+        search_plain(b);
+}
+
+void cs_nav_search_expand(build* b, uint32_t c) {
+    cs_nav_search_g(b, c); // and its anchor's
+    const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
+    const uint32_t a = b->anchor[c];
+    expand(b, c, i, j, a, anchor_point(b, a), false);
+}
+
+float cs_nav_search_g(build* b, uint32_t c) {
+    if (b->g[c] != FLT_MAX) return b->g[c];
+    // Up the anchors to one whose g is known or is the end of the way, then down again.
+    uint32_t stack[256];
+    int n = 0;
+    uint32_t x = c;
+    float gx;
+    for (;;) {
+        if (b->g[x] != FLT_MAX) {
+            gx = b->g[x];
+            break;
+        }
+        const uint32_t a = b->anchor[x];
+        if (a == CS_NAV_NONE) {
+            gx = FLT_MAX;
+            break;
+        }
+        if (a >= CS_NAV_TARGET || (a & ~CS_NAV_STAND_IN) == x) {
+            gx = a >= CS_NAV_TARGET ? dist(center(b, x), b->tp[a - CS_NAV_TARGET]) : 0.0f;
+            b->g[x] = gx;
+            b->list[b->nlist++] = x;
+            break;
+        }
+        if (n == (int)(sizeof stack / sizeof stack[0])) { // a long way: its upper part first
+            gx = cs_nav_search_g(b, x);
+            break;
+        }
+        stack[n++] = x;
+        x = a & ~CS_NAV_STAND_IN;
+    }
+    while (n > 0 && gx != FLT_MAX) {
+        const uint32_t y = stack[--n];
+        const uint32_t a = b->anchor[y] & ~CS_NAV_STAND_IN;
+        gx = b->blocked[y] == CS_NAV_FREE ? gx + dist(center(b, y), center(b, a)) : gx + b->h;
+        b->g[y] = gx;
+        b->list[b->nlist++] = y;
+    }
+    return n > 0 ? FLT_MAX : gx;
 }
 
 // Squared distance from cell c to the nearest target.
@@ -461,7 +592,7 @@ static void mark_stand_ins(build* b) {
 // The best neighbor a NEAR cell c can point to: of its four neighbors that are settled (FREE and
 // reached, or NEAR and pointed in an earlier ring), the nearest the destination (the lowest index
 // among equals) whose centre c sees across no wall; CS_NAV_NONE when there is none.
-static uint32_t near_anchor(const build* b, uint32_t c) {
+uint32_t cs_nav_search_near_anchor(const build* b, uint32_t c) {
     static const int32_t dirs[4][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
     const int32_t i = (int32_t)(c % (uint32_t)b->gw), j = (int32_t)(c / (uint32_t)b->gw);
     uint32_t cand[4];
@@ -516,7 +647,8 @@ static void near_cells(build* b) {
     }
     while (len > 0) {
         // Decide the whole ring, then settle it.
-        for (uint32_t k = 0; k < len; ++k) b->anchor[ring[k]] = near_anchor(b, ring[k]);
+        for (uint32_t k = 0; k < len; ++k)
+            b->anchor[ring[k]] = cs_nav_search_near_anchor(b, ring[k]);
         for (uint32_t k = 0; k < len; ++k) {
             const uint32_t c = ring[k], a = b->anchor[c];
             b->closed[c] = a == CS_NAV_NONE ? 0 : 1;
@@ -582,10 +714,8 @@ static void seed_target(build* b, int k) {
         }
 }
 
-void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
-                  cs_nav_scratch* s) {
-    build local;
-    build* b = &local;
+void cs_nav_search_init(build* b, const crowd_world* w, const cs_nav* nav, cs_nav_key key,
+                        uint32_t* anchor, cs_nav_scratch* s) {
     *b = (build){.nav = nav,
                  .walls = &w->walls,
                  .blocked = nav->blocked,
@@ -598,22 +728,32 @@ void cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint3
                  .gh = nav->gh,
                  .h = nav->def.cell_size,
                  .ox = (double)nav->gx0 * nav->def.cell_size,
-                 .oy = (double)nav->gy0 * nav->def.cell_size};
+                 .oy = (double)nav->gy0 * nav->def.cell_size,
+                 .list = s->list};
+    const cs_nav_targets t = cs_nav_targets_of(nav, key);
+    b->tn = t.count;
+    for (int k = 0; k < t.count; ++k)
+        b->tp[k] = (crowd_vec2){(float)((double)cs_nav_target(&t, k).x - b->ox),
+                                (float)((double)cs_nav_target(&t, k).y - b->oy)};
+}
+
+bool cs_nav_build(const crowd_world* w, const cs_nav* nav, cs_nav_key key, uint32_t* anchor,
+                  cs_nav_scratch* s) {
+    build local;
+    build* b = &local;
+    cs_nav_search_init(b, w, nav, key, anchor, s);
+    s->ready = false; // g and closed are left as the build leaves them
     const size_t n = nav->cells;
     for (size_t c = 0; c < n; ++c) {
         anchor[c] = CS_NAV_NONE;
         b->g[c] = FLT_MAX;
     }
     memset(b->closed, 0, n);
-    const cs_nav_targets t = cs_nav_targets_of(nav, key);
-    b->tn = t.count;
-    for (int k = 0; k < t.count; ++k)
-        b->tp[k] = (crowd_vec2){(float)((double)cs_nav_target(&t, k).x - b->ox),
-                                (float)((double)cs_nav_target(&t, k).y - b->oy)};
-    for (int k = 0; k < t.count; ++k) seed_target(b, k);
-    search(b);
+    for (int k = 0; k < b->tn; ++k) seed_target(b, k);
+    search_plain(b);
     const bool walled_off = stand_ins(b);
-    if (walled_off) search(b);
+    if (walled_off) search_plain(b);
     near_cells(b);
     if (walled_off) mark_stand_ins(b);
+    return walled_off;
 }

@@ -43,12 +43,22 @@ static size_t anchor_bytes(size_t cells) {
     return cells * sizeof(uint32_t);
 }
 
+// A field's tile boxes (see cs_nav_field.tiles), of the grid as it is.
+static void drop_tiles(crowd_world* w, cs_nav* nav, cs_nav_field* f) {
+    cs_free(w, f->tiles, cs_nav_tile_count(nav->gw, nav->gh) * sizeof *f->tiles);
+    f->tiles = NULL;
+    f->tiles_ok = false;
+}
+
 static void drop_anchor(crowd_world* w, cs_nav* nav, cs_nav_field* f) {
+    drop_tiles(w, nav, f);
     if (!f->anchor) return;
     cs_free(w, f->anchor, anchor_bytes(nav->cells));
     nav->field_bytes -= anchor_bytes(nav->cells);
     f->anchor = NULL;
     f->built = false;
+    f->stale = false;
+    f->repaired = false;
 }
 
 static void free_scratch(crowd_world* w, cs_nav* nav) {
@@ -58,6 +68,7 @@ static void free_scratch(crowd_world* w, cs_nav* nav) {
         cs_free(w, s->g, n * sizeof *s->g);
         cs_free(w, s->heap, n * sizeof *s->heap);
         cs_free(w, s->closed, n);
+        cs_free(w, s->list, n * sizeof *s->list);
     }
     cs_free(w, nav->scratch, (size_t)nav->scratch_count * sizeof *nav->scratch);
     nav->scratch = NULL;
@@ -74,6 +85,8 @@ void cs_nav_free(crowd_world* w, cs_nav* nav) {
     cs_free(w, nav->exits, (size_t)nav->exits_cap * sizeof *nav->exits);
     cs_free(w, nav->blocked, 2 * nav->cells);
     cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
+    cs_free(w, nav->restore, nav->restore_bytes);
+    cs_free(w, nav->restore_check, nav->restore_check_bytes);
     free_scratch(w, nav);
 }
 
@@ -173,6 +186,10 @@ void cs_nav_ref(crowd_world* w, cs_nav_key key, int delta) {
     if (before > 0 && f->users == 0) {
         nav->in_use--;
         f->last_use = ++nav->clock;
+        // A repaired field is kept only while in use: a snapshot saves the repaired fields in use
+        // (a whole build is what a loaded world would make of the others), so a destination used
+        // again is built whole in both.
+        if (f->repaired) drop_anchor(w, nav, f);
     }
 }
 
@@ -201,14 +218,35 @@ crowd_status cs_nav_start_counting(crowd_world* w) {
     return CROWD_OK;
 }
 
-void cs_nav_obstacles_changed(crowd_world* w, const struct cs_obstacle* added) {
+// The changes are kept for the route phase, which repairs the grid and the fields where they
+// reach (nav_repair.c) rather than laying and building everything again.
+void cs_nav_obstacles_changed(crowd_world* w, const struct cs_obstacle* o, bool added) {
     cs_nav* nav = &w->nav;
     nav->grid_changed = true;
+    if (nav->nchanges < CS_NAV_MAX_CHANGES)
+        nav->changes[nav->nchanges++] = (cs_nav_change){o->x0, o->y0, o->x1, o->y1, added};
+    else
+        nav->changes_lost = true;
     if (!added) return; // a removal: the box is recomputed when the grid is laid again
-    nav->pending_x0 = fminf(nav->pending_x0, added->x0);
-    nav->pending_y0 = fminf(nav->pending_y0, added->y0);
-    nav->pending_x1 = fmaxf(nav->pending_x1, added->x1);
-    nav->pending_y1 = fmaxf(nav->pending_y1, added->y1);
+    nav->pending_x0 = fminf(nav->pending_x0, o->x0);
+    nav->pending_y0 = fminf(nav->pending_y0, o->y0);
+    nav->pending_x1 = fmaxf(nav->pending_x1, o->x1);
+    nav->pending_y1 = fmaxf(nav->pending_y1, o->y1);
+}
+
+cs_nav_changes_mark cs_nav_changes_now(const crowd_world* w) {
+    return (cs_nav_changes_mark){w->nav.nchanges, w->nav.changes_lost, w->nav.grid_changed};
+}
+
+void cs_nav_changes_restore(crowd_world* w, cs_nav_changes_mark m) {
+    w->nav.nchanges = m.nchanges;
+    w->nav.changes_lost = m.lost;
+    w->nav.grid_changed = m.changed;
+}
+
+static void forget_changes(cs_nav* nav) {
+    nav->nchanges = 0;
+    nav->changes_lost = false;
 }
 
 // ---- the route phase ----------------------------------------------------------------------------
@@ -227,7 +265,8 @@ crowd_status cs_nav_scratch_reserve(crowd_world* w, cs_nav* nav, int threads) {
         s[t].g = cs_alloc(w, n * sizeof *s[t].g);
         s[t].heap = cs_alloc(w, n * sizeof *s[t].heap);
         s[t].closed = cs_alloc(w, n);
-        if (!s[t].g || !s[t].heap || !s[t].closed) {
+        s[t].list = cs_alloc(w, n * sizeof *s[t].list);
+        if (!s[t].g || !s[t].heap || !s[t].closed || !s[t].list) {
             free_scratch(w, nav);
             return CROWD_ERR_OUT_OF_MEMORY;
         }
@@ -248,10 +287,11 @@ static void drop_grid(crowd_world* w, cs_nav* nav) {
     nav->pending_x1 = nav->pending_y1 = -INFINITY;
 }
 
-// Lays the grid again for the obstacles as they are: a new box (the exact union of the obstacles'
-// boxes), new storage when its size changes, and every field to be built again (the ones nobody
-// uses are dropped). On failure nothing changed.
-static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
+// The box the grid must cover: every obstacle's and every exit point (an agent must never head
+// for an exit it can only see from outside the grid: outside, it heads straight for the
+// nearest), and the most points of a polygon.
+static void grid_extent(const crowd_world* w, const cs_nav* nav, float* bx0, float* by0, float* bx1,
+                        float* by1, int32_t* most_points) {
     const cs_walls* g = &w->walls;
     float x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
     int32_t most = 0;
@@ -261,13 +301,52 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         x0 = fminf(x0, o->x0), y0 = fminf(y0, o->y0), x1 = fmaxf(x1, o->x1), y1 = fmaxf(y1, o->y1);
         if (o->kind == CROWD_OBSTACLE_POLYGON && o->count > most) most = o->count;
     }
-    // Exit sets' points too, so that an agent never heads for an exit it can only see from
-    // outside the grid (outside, it heads straight for the nearest).
     for (int32_t k = 0; k < nav->exits_used; ++k)
         for (int32_t p = 0; p < nav->exits[k].count; ++p) {
             const crowd_vec2 e = nav->exits[k].points[p];
             x0 = fminf(x0, e.x), y0 = fminf(y0, e.y), x1 = fmaxf(x1, e.x), y1 = fmaxf(y1, e.y);
         }
+    *bx0 = x0, *by0 = y0, *bx1 = x1, *by1 = y1, *most_points = most;
+}
+
+// Room for the scan lines' crossings of a polygon of `most` points (see fill_polygons in
+// nav_grid.c), before anything is laid.
+static crowd_status reserve_poly(crowd_world* w, cs_nav* nav, int32_t most) {
+    if (most <= 256 || (size_t)most <= nav->poly_xs_cap) return CROWD_OK;
+    double* xs = cs_alloc(w, (size_t)most * sizeof *xs);
+    if (!xs) return CROWD_ERR_OUT_OF_MEMORY;
+    cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
+    nav->poly_xs = xs;
+    nav->poly_xs_cap = (size_t)most;
+    return CROWD_OK;
+}
+
+cs_nav_box cs_nav_grid_box_now(const crowd_world* w, bool* empty) {
+    float x0, y0, x1, y1;
+    int32_t most;
+    grid_extent(w, &w->nav, &x0, &y0, &x1, &y1, &most);
+    *empty = !(x0 <= x1 && y0 <= y1);
+    return *empty ? (cs_nav_box){0, 0, 0, 0} : cs_nav_grid_box(&w->nav, x0, y0, x1, y1);
+}
+
+bool cs_nav_repairs_next(const crowd_world* w) {
+    const cs_nav* nav = &w->nav;
+    if (!nav->grid_changed || !nav->blocked || nav->suspended || nav->changes_lost ||
+        nav->nchanges == 0)
+        return false;
+    bool empty;
+    const cs_nav_box box = cs_nav_grid_box_now(w, &empty);
+    return !empty && box.gx0 == nav->gx0 && box.gy0 == nav->gy0 && box.gw == nav->gw &&
+           box.gh == nav->gh;
+}
+
+// Lays the grid again for the obstacles as they are: a new box (the exact union of the obstacles'
+// boxes), new storage when its size changes, and every field to be built again (the ones nobody
+// uses are dropped). On failure nothing changed.
+static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
+    float x0, y0, x1, y1;
+    int32_t most;
+    grid_extent(w, nav, &x0, &y0, &x1, &y1, &most);
     const cs_nav_box box = cs_nav_grid_box(nav, x0, y0, x1, y1);
     const size_t cells = (size_t)box.gw * (size_t)box.gh;
     nav->pending_x0 = x0, nav->pending_y0 = y0, nav->pending_x1 = x1, nav->pending_y1 = y1;
@@ -277,16 +356,12 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         drop_grid(w, nav);
         nav->suspended = true;
         nav->grid_changed = false;
+        forget_changes(nav);
         return CROWD_OK;
     }
     nav->suspended = false;
-    if (most > 256 && (size_t)most > nav->poly_xs_cap) {
-        double* xs = cs_alloc(w, (size_t)most * sizeof *xs);
-        if (!xs) return CROWD_ERR_OUT_OF_MEMORY;
-        cs_free(w, nav->poly_xs, nav->poly_xs_cap * sizeof(double));
-        nav->poly_xs = xs;
-        nav->poly_xs_cap = (size_t)most;
-    }
+    const crowd_status pst = reserve_poly(w, nav, most);
+    if (pst != CROWD_OK) return pst;
     for (uint32_t i = 0; i < nav->nfields; ++i)
         if (nav->fields[i].users == 0) drop_anchor(w, nav, &nav->fields[i]);
     if (cells != nav->cells) {
@@ -323,10 +398,72 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
         nav->open = blocked + cells;
         nav->cells = cells;
     }
+    for (uint32_t i = 0; i < nav->nfields; ++i) drop_tiles(w, nav, &nav->fields[i]);
     nav->gx0 = box.gx0, nav->gy0 = box.gy0, nav->gw = box.gw, nav->gh = box.gh;
     for (uint32_t i = 0; i < nav->nfields; ++i) nav->fields[i].built = false;
     cs_nav_grid_lay(w, nav);
     nav->grid_changed = false;
+    forget_changes(nav);
+    return CROWD_OK;
+}
+
+// Lays again only the cells the changes reach, when the grid keeps its box (*done; else the caller
+// lays it whole): the fields in use are then repaired rather than built whole (stale). The cells
+// laid again, grown by one, are the dirty rectangles the repair works from.
+static crowd_status relay_part(crowd_world* w, cs_nav* nav, bool* done) {
+    *done = false;
+    if (!cs_nav_repairs_next(w)) return CROWD_OK;
+    float x0, y0, x1, y1;
+    int32_t most;
+    grid_extent(w, nav, &x0, &y0, &x1, &y1, &most);
+    const crowd_status pst = reserve_poly(w, nav, most);
+    if (pst != CROWD_OK) return pst;
+    cs_nav_rect reach[CS_NAV_MAX_CHANGES];
+    size_t room = 0;
+    for (int k = 0; k < nav->nchanges; ++k) {
+        const cs_nav_change* c = &nav->changes[k];
+        reach[k] = cs_nav_grid_reach(nav, c->x0, c->y0, c->x1, c->y1);
+        const size_t cells = cs_nav_grid_window_cells(nav, reach[k]);
+        room = cells > room ? cells : room;
+    }
+    uint8_t* tmp = room ? cs_alloc(w, 2 * room) : NULL;
+    if (room && !tmp) return CROWD_ERR_OUT_OF_MEMORY;
+    int64_t freed = 0;
+    bool removed = false;
+    nav->ndirty = 0;
+    for (int k = 0; k < nav->nchanges; ++k) {
+        const cs_nav_change* c = &nav->changes[k];
+        removed |= !c->added;
+        if (reach[k].i0 > reach[k].i1) continue;
+        // The obstacle's box with half the clearance (the sight rule's) round it, and the cells
+        // whose state changed.
+        const float m = 0.5f * nav->def.clearance;
+        cs_nav_rect d = {cs_nav_quantize(c->x0 - m, nav->inv_cell) - nav->gx0,
+                         cs_nav_quantize(c->y0 - m, nav->inv_cell) - nav->gy0,
+                         cs_nav_quantize(c->x1 + m, nav->inv_cell) - nav->gx0,
+                         cs_nav_quantize(c->y1 + m, nav->inv_cell) - nav->gy0};
+        cs_nav_grid_lay_part(w, nav, reach[k], tmp, &d, &freed);
+        // A cell more: the open flags round a changed cell, and the quantization.
+        d.i0 = d.i0 - 1 > 0 ? d.i0 - 1 : 0, d.j0 = d.j0 - 1 > 0 ? d.j0 - 1 : 0;
+        d.i1 = d.i1 + 1 < nav->gw ? d.i1 + 1 : nav->gw - 1;
+        d.j1 = d.j1 + 1 < nav->gh ? d.j1 + 1 : nav->gh - 1;
+        if (d.i0 <= d.i1 && d.j0 <= d.j1) nav->dirty[nav->ndirty++] = d;
+    }
+    cs_free(w, tmp, 2 * room);
+    nav->dirty_shrinks = removed || freed > 0;
+    nav->pending_x0 = x0, nav->pending_y0 = y0, nav->pending_x1 = x1, nav->pending_y1 = y1;
+    for (uint32_t i = 0; i < nav->nfields; ++i) {
+        cs_nav_field* f = &nav->fields[i];
+        if (f->users == 0) {
+            drop_anchor(w, nav, f);
+            continue;
+        }
+        f->stale = f->built && f->anchor;
+        f->built = false;
+    }
+    nav->grid_changed = false;
+    forget_changes(nav);
+    *done = true;
     return CROWD_OK;
 }
 
@@ -366,7 +503,15 @@ static void build_team(void* arg, int t, int nt) {
         const uint32_t k = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed);
         if (k >= j->count) break;
         cs_nav_field* f = &j->nav->fields[j->todo[k]];
-        cs_nav_build(j->w, j->nav, f->key, f->anchor, &j->nav->scratch[t]);
+        cs_nav_scratch* s = &j->nav->scratch[t];
+        f->resolved = 0;
+        const bool repaired = f->stale && f->tiles && cs_nav_repair(j->w, j->nav, f, s);
+        if (!repaired) {
+            f->stand_ins = cs_nav_build(j->w, j->nav, f->key, f->anchor, s);
+            f->tiles_ok = false;
+        }
+        f->repaired = repaired;
+        f->stale = false;
         f->built = true;
     }
 }
@@ -376,6 +521,7 @@ crowd_status cs_nav_update(crowd_world* w) {
     if (!cs_nav_counting(w)) {
         if (nav->blocked) drop_grid(w, nav);
         nav->grid_changed = false;
+        forget_changes(nav);
         nav->suspended = false;
         return CROWD_OK;
     }
@@ -388,7 +534,12 @@ crowd_status cs_nav_update(crowd_world* w) {
     const double t0 = omp_get_wtime();
     nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1; // every memo of an entry expires
     if (relay) {
-        const crowd_status st = relay_grid(w, nav);
+        // A field left stale by a repair that never ran (a failed update) is built whole: the
+        // dirty cells are about to be those of the new changes alone.
+        for (uint32_t i = 0; i < nav->nfields; ++i) nav->fields[i].stale = false;
+        bool part;
+        crowd_status st = relay_part(w, nav, &part);
+        if (st == CROWD_OK && !part) st = relay_grid(w, nav);
         if (st != CROWD_OK) return st;
         if (nav->suspended) return CROWD_OK;
     }
@@ -407,6 +558,10 @@ crowd_status cs_nav_update(crowd_world* w) {
         cs_nav_field* f = &nav->fields[i];
         if (f->users == 0 || f->built) continue;
         if (!f->anchor) st = give_anchor(w, nav, f);
+        if (f->stale && !f->tiles) { // without them the field is built whole
+            f->tiles = cs_alloc(w, cs_nav_tile_count(nav->gw, nav->gh) * sizeof *f->tiles);
+            f->tiles_ok = false;
+        }
         todo[n++] = i;
     }
     // The world's own team (another size would make the runtime build a new one), of which only
@@ -417,7 +572,13 @@ crowd_status cs_nav_update(crowd_world* w) {
         build_job job = {.w = w, .nav = nav, .todo = todo, .count = n, .builders = builders};
         atomic_init(&job.next, 0);
         cs_team_run(w->threads, build_team, &job);
-        nav->builds += n;
+        nav->last_repair_cells = 0;
+        for (uint32_t k = 0; k < n; ++k) {
+            const cs_nav_field* f = &nav->fields[todo[k]];
+            nav->repairs += f->repaired;
+            nav->builds += !f->repaired;
+            nav->last_repair_cells += f->repaired ? f->resolved : 0;
+        }
     }
     cs_free(w, todo, missing * sizeof *todo);
     nav->last_build_ms = (omp_get_wtime() - t0) * 1e3;

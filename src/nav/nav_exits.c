@@ -56,7 +56,10 @@ crowd_status crowd_exits_create(crowd_world* w, const crowd_vec2* points, int co
         nav->pending_y1 = fmaxf(nav->pending_y1, points[i].y);
         outside |= nav->blocked && cs_nav_cell(nav, points[i]) == CS_NAV_NONE;
     }
-    if (outside) nav->grid_changed = true;
+    if (outside) { // a new box: the grid is laid whole
+        nav->grid_changed = true;
+        nav->changes_lost = true;
+    }
     return CROWD_OK;
 }
 

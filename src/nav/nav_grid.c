@@ -120,7 +120,11 @@ void cs_nav_grid_lay(const crowd_world* w, cs_nav* nav) {
     }
     if (most > 0) fill_polygons(w, nav, most);
     open_pinches(w, nav);
-    // Open cells: FREE, and so are their eight neighbors (the outside counts as FREE).
+    cs_nav_grid_open(nav);
+}
+
+// Open cells: FREE, and so are their eight neighbors (the outside counts as FREE).
+void cs_nav_grid_open(cs_nav* nav) {
     for (int32_t j = 0; j < nav->gh; ++j)
         for (int32_t i = 0; i < nav->gw; ++i) {
             bool open = true;
@@ -228,4 +232,92 @@ static void open_pinches(const crowd_world* w, cs_nav* nav) {
     for (size_t c = 0; c < nav->cells; ++c)
         if (nav->blocked[c] >= NAV_PINCH)
             nav->blocked[c] = nav->blocked[c] == NAV_PINCH ? CS_NAV_FREE : CS_NAV_NEAR;
+}
+
+// ---- laying part of the grid again -------------------------------------------------------------
+
+// The longest pinch run open_pinches accepts, in cells.
+static int32_t pinch_most(const cs_nav* nav) {
+    return (int32_t)ceilf(2.0f * nav->def.clearance / nav->def.cell_size) + 2;
+}
+
+static cs_nav_rect grow(const cs_nav* nav, cs_nav_rect r, int32_t by) {
+    r.i0 = r.i0 - by < 0 ? 0 : r.i0 - by;
+    r.j0 = r.j0 - by < 0 ? 0 : r.j0 - by;
+    r.i1 = r.i1 + by >= nav->gw ? nav->gw - 1 : r.i1 + by;
+    r.j1 = r.j1 + by >= nav->gh ? nav->gh - 1 : r.j1 + by;
+    return r;
+}
+
+// What a change of an obstacle can reach: its own cells (NEAR within the clearance of its edges,
+// SOLID inside), a cell more for the quantization; then the pinch runs through or beside those
+// (at most pinch_most cells long, with a cell at either end and either side) and the pinch cells
+// beside those (a cell, across a wall or not).
+cs_nav_rect cs_nav_grid_reach(const cs_nav* nav, float x0, float y0, float x1, float y1) {
+    const float r = nav->def.clearance;
+    const int32_t pad = (int32_t)ceilf(r * nav->inv_cell) + 2 + pinch_most(nav) + 3;
+    const int64_t i0 = (int64_t)cs_nav_quantize(x0, nav->inv_cell) - nav->gx0 - pad;
+    const int64_t j0 = (int64_t)cs_nav_quantize(y0, nav->inv_cell) - nav->gy0 - pad;
+    const int64_t i1 = (int64_t)cs_nav_quantize(x1, nav->inv_cell) - nav->gx0 + pad;
+    const int64_t j1 = (int64_t)cs_nav_quantize(y1, nav->inv_cell) - nav->gy0 + pad;
+    if (i1 < 0 || j1 < 0 || i0 >= nav->gw || j0 >= nav->gh) return (cs_nav_rect){0, 0, -1, -1};
+    return (cs_nav_rect){i0 < 0 ? 0 : (int32_t)i0, j0 < 0 ? 0 : (int32_t)j0,
+                         i1 >= nav->gw ? nav->gw - 1 : (int32_t)i1,
+                         j1 >= nav->gh ? nav->gh - 1 : (int32_t)j1};
+}
+
+// The window laid to decide the cells of r: r and room for every pinch run (and the cells beside
+// it) that can make a cell of r or its neighbor a pinch cell. Where the window ends inside the grid
+// its own edge (open ground to the pinch runs) lies further than any run that matters.
+static cs_nav_rect window_of(const cs_nav* nav, cs_nav_rect r) {
+    return grow(nav, r, 2 * pinch_most(nav) + 8);
+}
+
+size_t cs_nav_grid_window_cells(const cs_nav* nav, cs_nav_rect r) {
+    if (r.i0 > r.i1) return 0;
+    const cs_nav_rect w = window_of(nav, r);
+    return (size_t)(w.i1 - w.i0 + 1) * (size_t)(w.j1 - w.j0 + 1);
+}
+
+// The open flag of cell (i, j) from nav->blocked (see cs_nav_grid_lay).
+static uint8_t open_at(const cs_nav* nav, int32_t i, int32_t j) {
+    for (int32_t dj = -1; dj <= 1; ++dj)
+        for (int32_t di = -1; di <= 1; ++di) {
+            const int32_t x = i + di, y = j + dj;
+            if (x < 0 || y < 0 || x >= nav->gw || y >= nav->gh) continue;
+            if (nav->blocked[(size_t)y * (size_t)nav->gw + (size_t)x] != CS_NAV_FREE) return 0;
+        }
+    return 1;
+}
+
+// The window is laid whole, by cs_nav_grid_lay itself on a grid that is the window (the same
+// cells, the same obstacles), and the cells of r are copied back: so they are what a whole lay
+// gives them.
+void cs_nav_grid_lay_part(const crowd_world* w, cs_nav* nav, cs_nav_rect r, uint8_t* tmp,
+                          cs_nav_rect* box, int64_t* freed) {
+    if (r.i0 > r.i1) return;
+    const cs_nav_rect wr = window_of(nav, r);
+    cs_nav win = *nav;
+    win.gx0 = nav->gx0 + wr.i0, win.gy0 = nav->gy0 + wr.j0;
+    win.gw = wr.i1 - wr.i0 + 1, win.gh = wr.j1 - wr.j0 + 1;
+    win.cells = (size_t)win.gw * (size_t)win.gh;
+    win.blocked = tmp;
+    win.open = tmp + win.cells;
+    cs_nav_grid_lay(w, &win);
+    for (int32_t j = r.j0; j <= r.j1; ++j)
+        for (int32_t i = r.i0; i <= r.i1; ++i) {
+            uint8_t* s = &nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i];
+            const uint8_t v =
+                win.blocked[(size_t)(j - wr.j0) * (size_t)win.gw + (size_t)(i - wr.i0)];
+            if (*s != v) {
+                box->i0 = i < box->i0 ? i : box->i0, box->j0 = j < box->j0 ? j : box->j0;
+                box->i1 = i > box->i1 ? i : box->i1, box->j1 = j > box->j1 ? j : box->j1;
+                *freed += v == CS_NAV_FREE;
+            }
+            *s = v;
+        }
+    const cs_nav_rect o = grow(nav, r, 1);
+    for (int32_t j = o.j0; j <= o.j1; ++j)
+        for (int32_t i = o.i0; i <= o.i1; ++i)
+            nav->open[(size_t)j * (size_t)nav->gw + (size_t)i] = open_at(nav, i, j);
 }

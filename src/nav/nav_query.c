@@ -141,5 +141,7 @@ crowd_nav_stats crowd_world_nav_stats(const crowd_world* w) {
     s.last_build_ms = nav->last_build_ms;
     s.last_grid_ms = nav->last_grid_ms;
     s.suspended = nav->suspended;
+    s.repairs = nav->repairs;
+    s.last_repair_cells = nav->last_repair_cells;
     return s;
 }

@@ -20,9 +20,12 @@
 //
 // Versions: 3 the agents, queues, paths and groups; 4 added the obstacles and wall defs ('WALL');
 // 5 added navigation (crowd/nav.h): the navigation def in 'WRLD', the exit sets ('EXIT', before
-// the agents), each goal's route and exit set in 'AGNT' and each path follower's route in 'PATH'.
-// The navigation fields are not saved: they are a function of the obstacles, the navigation def
-// and the destinations in use, and the first step after a load builds them again.
+// the agents), each goal's route and exit set in 'AGNT' and each path follower's route in 'PATH';
+// 6 added the navigation fields a whole build would not give again ('NAVF', after the agents,
+// snapshot_nav.c). A field built whole is not saved: it is a function of the obstacles, the
+// navigation def and the destination, and the first step after a load builds it again. A field
+// repaired after obstacle changes is saved, with the grid, and with a repair pending so are the
+// changes and every field built.
 #include "snapshot/snapshot_internal.h"
 
 #include <string.h>

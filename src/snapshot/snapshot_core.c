@@ -411,17 +411,22 @@ static crowd_status check_flags(crowd_world* w) {
 }
 
 crowd_status cs_snap_check_loaded(crowd_world* w, const crowd_load_def* def) {
-    const crowd_status st = check_flags(w);
+    crowd_status st = check_flags(w);
     if (st != CROWD_OK) return st;
-    const cs_nav* nav = &w->nav;
-    if (!cs_nav_counting(w)) return CROWD_OK;
+    cs_nav* nav = &w->nav;
+    // The obstacles loaded are no change to repair after: the grid is laid whole, or installed.
+    nav->nchanges = 0;
+    nav->changes_lost = false;
+    if (!cs_nav_counting(w))
+        return nav->restore ? CROWD_ERR_SNAPSHOT_CORRUPT : CROWD_OK; // fields without walls
     // The grid its first step would lay (the obstacles' box, exact after a load, which only adds
     // them), unless too large to be laid at all, and the field it would build on it for every
     // destination in use.
     const cs_nav_box b =
         cs_nav_grid_box(nav, nav->pending_x0, nav->pending_y0, nav->pending_x1, nav->pending_y1);
     const int64_t cells = (int64_t)b.gw * b.gh;
-    if (cells > nav->def.max_cells) return CROWD_OK;
-    return cells * (1 + (int64_t)nav->in_use) > def->max_nav_cells ? CROWD_ERR_SNAPSHOT_TOO_LARGE
-                                                                   : CROWD_OK;
+    if (cells > nav->def.max_cells) return nav->restore ? CROWD_ERR_SNAPSHOT_CORRUPT : CROWD_OK;
+    if (cells * (1 + (int64_t)nav->in_use) > def->max_nav_cells)
+        return CROWD_ERR_SNAPSHOT_TOO_LARGE;
+    return nav->restore ? cs_snap_install_navf(w) : CROWD_OK;
 }

@@ -108,6 +108,13 @@ uint64_t cs_snap_agents_size(const crowd_world* w);
 void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out);
 crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in);
 
+// The navigation fields a whole build would not give again (snapshot_nav.c), since version 6.
+uint64_t cs_snap_navf_size(const crowd_world* w);
+void cs_snap_save_navf(const crowd_world* w, cs_snap_writer* out);
+crowd_status cs_snap_load_navf(crowd_world* w, cs_snap_reader* in);
+// Installs them, checked against the loaded world (from cs_snap_check_loaded).
+crowd_status cs_snap_install_navf(crowd_world* w);
+
 // The checks of a loaded world as a whole, after every section: the navigation its first step
 // would lay and build against the load def's limit (snapshot_core.c).
 crowd_status cs_snap_check_loaded(crowd_world* w, const crowd_load_def* def);

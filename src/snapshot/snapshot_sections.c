@@ -3,12 +3,15 @@
 #include "snapshot/snapshot_internal.h"
 
 // The exit sets come before the agents: a goal that names one is counted as its user when the
-// agent is loaded, and must find it.
+// agent is loaded, and must find it. The navigation fields come after the agents (whose goals
+// count the destinations in use); they are installed once every section is loaded (the obstacles
+// come with the behaviors' sections).
 static const cs_snap_section core_sections[] = {
     {CS_SNAP_ID('I', 'N', 'D', 'X'), cs_snap_index_size, cs_snap_save_index, cs_snap_load_index, 0},
     {CS_SNAP_ID('E', 'X', 'I', 'T'), cs_snap_exits_size, cs_snap_save_exits, cs_snap_load_exits, 5},
     {CS_SNAP_ID('A', 'G', 'N', 'T'), cs_snap_agents_size, cs_snap_save_agents, cs_snap_load_agents,
      0},
+    {CS_SNAP_ID('N', 'A', 'V', 'F'), cs_snap_navf_size, cs_snap_save_navf, cs_snap_load_navf, 6},
 };
 
 enum { CORE_SECTIONS = sizeof core_sections / sizeof core_sections[0] };

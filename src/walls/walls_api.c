@@ -300,7 +300,7 @@ crowd_status cs_obstacle_insert(crowd_world* w, uint32_t oi, uint16_t generation
         return st;
     }
     g->live++;
-    cs_nav_obstacles_changed(w, o);
+    cs_nav_obstacles_changed(w, o, true);
     return CROWD_OK;
 }
 
@@ -367,12 +367,12 @@ crowd_status crowd_obstacle_remove(crowd_world* w, crowd_obstacle_id id) {
     cs_walls* g = &w->walls;
     cs_walls_grid_remove(g, oi);
     cs_obstacle* o = &g->obs[oi];
+    cs_nav_obstacles_changed(w, o, false);
     cs_free(w, o->points, sizeof(crowd_vec2) * (size_t)o->count);
     const uint16_t next = (uint16_t)(o->generation + 1);
     *o = (cs_obstacle){.generation = next};
     g->free_list[g->free_count++] = (int32_t)oi;
     g->live--;
-    cs_nav_obstacles_changed(w, NULL);
     if (g->live == 0) cs_nav_stop_counting(w);
     return CROWD_OK;
 }

@@ -1,8 +1,9 @@
 // Writes the snapshot fuzz target's seed corpus: snapshots of real worlds of a few shapes (empty,
 // one agent, removals and re-additions, every goal mode, reserved capacity, many agents, queues,
 // paths and follow-leader groups, values at the valid ranges with a neighbor cap, a walled town,
-// a routed room with exit sets and navigation on and off), and the same worlds in the older
-// formats where they can hold them (versions 3 and 4, through snapshot_downgrade.h).
+// a routed room with exit sets and navigation on and off, its fields repaired after a wall was
+// added and with a repair pending), and the same worlds in the older
+// formats where they can hold them (versions 3, 4 and 5, through snapshot_downgrade.h).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static int write_file(const char* dir, const char* name, const void* buf, size_t
     return bad;
 }
 
-// The world's snapshot, and the version 4 and 3 ones when those formats can hold the world.
+// The world's snapshot, and the version 5, 4 and 3 ones when those formats can hold the world.
 static int write_seed(const char* dir, const char* name, const crowd_world* w) {
     size_t n = crowd_world_save_size(w);
     uint8_t* buf = malloc(n);
@@ -30,7 +31,7 @@ static int write_seed(const char* dir, const char* name, const crowd_world* w) {
         return 1;
     }
     int bad = write_file(dir, name, buf, n);
-    for (uint32_t v = 3; v <= 4; ++v) {
+    for (uint32_t v = 3; v <= 5; ++v) {
         uint8_t* old;
         size_t m;
         if (!snapshot_downgrade(buf, n, v, &old, &m)) continue;
@@ -230,6 +231,19 @@ static int routed_room(const char* dir, const char* name, bool enable) {
     }
     for (int t = 0; !bad && t < 8; ++t) bad |= crowd_world_step(w) != CROWD_OK;
     bad |= bad || write_seed(dir, name, w);
+    if (enable && !bad) {
+        // A wall inside the room, after which the fields in use are repaired (saved in 'NAVF'),
+        // then another one with the repair pending (the fields and the grid before it saved).
+        char more[256];
+        const crowd_vec2 inner[2] = {{15, 5}, {15.6f, 5}}, post[2] = {{3, 10}, {3, 11}};
+        bad |= crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, inner, 2, &o) != CROWD_OK;
+        bad |= bad || crowd_world_step(w) != CROWD_OK;
+        snprintf(more, sizeof more, "%s_repaired", name);
+        bad |= bad || write_seed(dir, more, w);
+        bad |= bad || crowd_obstacle_add(w, CROWD_OBSTACLE_WALL, post, 2, &o) != CROWD_OK;
+        snprintf(more, sizeof more, "%s_repair_pending", name);
+        bad |= bad || write_seed(dir, more, w);
+    }
     crowd_world_destroy(w);
     return bad;
 }

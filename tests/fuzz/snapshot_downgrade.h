@@ -1,14 +1,17 @@
-// Rewrites a snapshot of the current format (version 5) in an older one, as an older build would
-// have written the same world: for the tests of old snapshots (tests/test_nav_snapshot.c) and the
-// fuzz seeds of old versions (seed_snapshot.c). Header-only, for tests.
+// Rewrites a snapshot of the current format (version 6) in an older one, as an older build would
+// have written the same world: for the tests of old snapshots (tests/test_nav_snapshot.c,
+// tests/test_nav_repair.c) and the fuzz seeds of old versions (seed_snapshot.c). Header-only, for
+// tests.
 //
-//   version 4: no navigation def in 'WRLD' (32 bytes), no 'EXIT' section, 84-byte agent records
-//              (no route or exit set), 72-byte path follower records (no route);
+//   version 5: no 'NAVF' section (no navigation field saved: none repaired, no repair pending);
+//   version 4: version 5 with no navigation def in 'WRLD' (32 bytes), no 'EXIT' section, 84-byte
+//              agent records (no route or exit set), 72-byte path follower records (no route);
 //   version 3: version 4 without the 'WALL' section.
 //
-// Only a world an older build could hold has such a snapshot: no exit sets, every goal and path
-// follower CROWD_ROUTE_FIELD with no exit set (what an older snapshot loads as), and for version 3
-// no obstacle and no wall def. snapshot_downgrade returns false (writing nothing) otherwise.
+// Only a world an older build could hold has such a snapshot: for version 5 no saved field; for
+// version 4 also no exit sets, every goal and path follower CROWD_ROUTE_FIELD with no exit set
+// (what an older snapshot loads as), and for version 3 no obstacle and no wall def.
+// snapshot_downgrade returns false (writing nothing) otherwise.
 #ifndef CROWD_TESTS_SNAPSHOT_DOWNGRADE_H
 #define CROWD_TESTS_SNAPSHOT_DOWNGRADE_H
 
@@ -42,12 +45,11 @@ static inline bool snapshot_downgrade_records(uint8_t* dst, const uint8_t* src, 
     return true;
 }
 
-// Writes the version `version` (3 or 4) form of the version 5 snapshot `in` (n bytes) into a new
-// malloc'd buffer *out of *out_n bytes.
+// Writes the version `version` (3, 4 or 5) form of the version 6 snapshot `in` (n bytes) into a
+// new malloc'd buffer *out of *out_n bytes.
 static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t version, uint8_t** out,
                                       size_t* out_n) {
-    if ((version != 3 && version != 4) || n < 32 || snapshot_downgrade_rd(in + 8, 4) != 5)
-        return false;
+    if (version < 3 || version > 5 || n < 32 || snapshot_downgrade_rd(in + 8, 4) != 6) return false;
     const uint32_t sections = (uint32_t)snapshot_downgrade_rd(in + 12, 4);
     uint8_t* o = malloc(n);
     if (!o) return false;
@@ -64,41 +66,50 @@ static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t vers
         const uint8_t* p = in + snapshot_downgrade_rd(e + 8, 8);
         const uint64_t len = snapshot_downgrade_rd(e + 16, 8);
         uint64_t wrote = len;
-        if (id == CS_SNAP_ID('E', 'X', 'I', 'T')) {
-            ok = len == 4 && snapshot_downgrade_rd(p, 4) == 0; // no exit set was ever made
+        if (id == CS_SNAP_ID('N', 'A', 'V', 'F')) {
+            ok = len == 4 && snapshot_downgrade_rd(p, 4) == 0; // no field saved
             continue;
         }
-        if (id == CS_SNAP_ID('W', 'A', 'L', 'L') && version == 3) {
-            // No obstacle slot, no free slot, no wall def.
-            ok = len == 12 && snapshot_downgrade_rd(p, 4) == 0 &&
-                 snapshot_downgrade_rd(p + 8, 4) == 0;
-            continue;
-        }
-        if (id == CS_SNAP_WORLD) {
-            // The navigation def goes; the world loads with navigation off.
-            ok = len == 60;
-            wrote = 32;
-            memcpy(o + at, p, 32);
-        } else if (id == CS_SNAP_ID('A', 'G', 'N', 'T')) {
-            const uint64_t count = snapshot_downgrade_rd(p, 4);
-            ok = len == 4 + 96 * count;
-            memcpy(o + at, p, 4);
-            ok = ok && snapshot_downgrade_records(o + at + 4, p + 4, count, 96, 84);
-            wrote = 4 + 84 * count;
-        } else if (id == CS_SNAP_ID('P', 'A', 'T', 'H')) {
-            // The table, then u32 followers and their records.
-            const uint64_t used = snapshot_downgrade_rd(p, 4),
-                           free_count = snapshot_downgrade_rd(p + 4, 4);
-            uint64_t head = 8 + 4 * free_count;
-            for (uint64_t i = 0; i < used; ++i)
-                head += 12 + 8 * snapshot_downgrade_rd(p + head + 8, 4);
-            const uint64_t count = snapshot_downgrade_rd(p + head, 4);
-            ok = len == head + 4 + 76 * count;
-            memcpy(o + at, p, head + 4);
-            ok = ok && snapshot_downgrade_records(o + at + head + 4, p + head + 4, count, 76, 72);
-            wrote = head + 4 + 72 * count;
-        } else {
+        if (version == 5) { // everything else as it is
             memcpy(o + at, p, len);
+        } else {
+            if (id == CS_SNAP_ID('E', 'X', 'I', 'T')) {
+                ok = len == 4 && snapshot_downgrade_rd(p, 4) == 0; // no exit set was ever made
+                continue;
+            }
+            if (id == CS_SNAP_ID('W', 'A', 'L', 'L') && version == 3) {
+                // No obstacle slot, no free slot, no wall def.
+                ok = len == 12 && snapshot_downgrade_rd(p, 4) == 0 &&
+                     snapshot_downgrade_rd(p + 8, 4) == 0;
+                continue;
+            }
+            if (id == CS_SNAP_WORLD) {
+                // The navigation def goes; the world loads with navigation off.
+                ok = len == 60;
+                wrote = 32;
+                memcpy(o + at, p, 32);
+            } else if (id == CS_SNAP_ID('A', 'G', 'N', 'T')) {
+                const uint64_t count = snapshot_downgrade_rd(p, 4);
+                ok = len == 4 + 96 * count;
+                memcpy(o + at, p, 4);
+                ok = ok && snapshot_downgrade_records(o + at + 4, p + 4, count, 96, 84);
+                wrote = 4 + 84 * count;
+            } else if (id == CS_SNAP_ID('P', 'A', 'T', 'H')) {
+                // The table, then u32 followers and their records.
+                const uint64_t used = snapshot_downgrade_rd(p, 4),
+                               free_count = snapshot_downgrade_rd(p + 4, 4);
+                uint64_t head = 8 + 4 * free_count;
+                for (uint64_t i = 0; i < used; ++i)
+                    head += 12 + 8 * snapshot_downgrade_rd(p + head + 8, 4);
+                const uint64_t count = snapshot_downgrade_rd(p + head, 4);
+                ok = len == head + 4 + 76 * count;
+                memcpy(o + at, p, head + 4);
+                ok = ok &&
+                     snapshot_downgrade_records(o + at + head + 4, p + head + 4, count, 76, 72);
+                wrote = head + 4 + 72 * count;
+            } else {
+                memcpy(o + at, p, len);
+            }
         }
         memcpy(o + table, e, 8); // id, reserved
         snapshot_downgrade_wr(o + table + 8, 8, at);
