@@ -9,9 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/deps.sh web
 out=${1:-build/web}
-obj=$out/obj
+obj=$out-obj # objects beside the folder, which holds only what is served
 rm -rf "$obj"
-mkdir -p "$obj/include/cjson"
+mkdir -p "$obj/include/cjson" "$out"
 # cJSON: Debian's header; the calls the scenario loader makes are in tools/web/cjson_subset.c.
 cp /usr/include/cjson/cJSON.h "$obj/include/cjson/"
 

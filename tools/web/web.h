@@ -31,6 +31,13 @@ typedef struct web_state {
 
 extern web_state web;
 
+// Forgets web_demo.c's path, obstacle and exit set slots (a new world).
+void web_demo_reset(void);
+
+// A path the scenario created, given a slot of web_demo.c's (the slot), and a slot's path.
+int web_demo_adopt_path(crowd_path_id id);
+crowd_path_id web_demo_path(int slot);
+
 // The radius of agent index `index` (its def's, cached).
 float web_radius_of(uint32_t index);
 

@@ -25,6 +25,7 @@ static void clear(void) {
     free(web.radius_of);
     free(web.gen_of);
     web = (web_state){0};
+    web_demo_reset();
 }
 
 WEB_EXPORT(cw_alloc) void* cw_alloc(int bytes) {
