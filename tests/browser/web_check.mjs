@@ -161,7 +161,7 @@ async function main() {
 
   // Agents at 60 fps: one tick and the drawing per frame.
   await b.send("Page.navigate", { url: url("perf.html", "measure&sizes=" + (process.env.CROWD_WEB_PERF_SIZES ||
-    "2000,5000,8000,12000,16000,20000,24000,32000,40000")) });
+    "5000,10000,20000,40000,60000,80000,100000,120000,150000,200000")) });
   await b.until("window.perf && (perf.done || !!demo.error)", 240000, "perf.html's measurement");
   const perf = await b.evaluate("perf");
   check(await b.evaluate("demo.error") === null, "perf.html: " + await b.evaluate("demo.error"));
