@@ -6,7 +6,8 @@
 //    a wall) and the world changes accordingly, then plays;
 //  - perf.html measures the agents a frame (one tick and the drawing) carries at 60 fps (printed,
 //    not a pass/fail figure: it depends on the machine).
-// Screenshots of every page go to SHOTS when given.
+// Screenshots of every page go to SHOTS when given. With CROWD_WEB_HTTP (a static server's
+// address for WEB_DIR) a page is also loaded from the server.
 // usage: node web_check.mjs WEB_DIR NATIVE AGENTS TICKS [SHOTS]
 import fs from "node:fs";
 import path from "node:path";
@@ -158,6 +159,14 @@ async function main() {
     await click(await nearAgent(-1));
     check(await count() === n + 1, `evacuation.html: a click adds a person (${n} -> ${await count()})`);
   });
+
+  // The same page from a static server (CROWD_WEB_HTTP: its address), as a person would serve it.
+  if (process.env.CROWD_WEB_HTTP) {
+    await b.send("Page.navigate", { url: process.env.CROWD_WEB_HTTP + "/follow.html?paused" });
+    await b.until("window.demo && (demo.ready || demo.error)", 60000, "follow.html over http");
+    const h = await b.evaluate(`demo.stepTicks(${ticks})`);
+    check(h === native.get("file formations.json"), `follow.html over http: hash ${h}`);
+  }
 
   // Agents at 60 fps: one tick and the drawing per frame.
   await b.send("Page.navigate", { url: url("perf.html", "measure&sizes=" + (process.env.CROWD_WEB_PERF_SIZES ||

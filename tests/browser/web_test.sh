@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The WebAssembly build against the native one (issue 38): the state hashes of every built-in
 # scene (with and without churn) and every scenario file, first from the .wasm under node, then
-# in headless Chromium with the demo pages (web_check.mjs). Exits 77 (skipped) when chromium or
+# in headless Chromium with the demo pages (web_check.mjs), from file:// and one of them from a
+# static server on the loopback (python3 -m http.server). Exits 77 (skipped) when chromium or
 # node is missing: tools/deps.sh test installs both.
 # usage: web_test.sh CROWD_BINARY WEB_DIR [AGENTS TICKS]   (WEB_DIR: built by tools/web.sh)
 set -u
@@ -36,5 +37,11 @@ if diff "$tmp/native" "$tmp/node" >"$tmp/diff"; then
 else
   echo "FAIL: the .wasm under node differs from native:"; cat "$tmp/diff"; rc=1
 fi
-node "$here/web_check.mjs" "$web" "$tmp/native" "$agents" "$ticks" ${CROWD_WEB_SCREENSHOTS:-} || rc=1
+# A static server on the loopback for one page (python3's http.server, on a free port).
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 --directory "$web" "$port" >/dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$tmp"' EXIT
+CROWD_WEB_HTTP=http://127.0.0.1:$port \
+  node "$here/web_check.mjs" "$web" "$tmp/native" "$agents" "$ticks" ${CROWD_WEB_SCREENSHOTS:-} || rc=1
 exit $rc
