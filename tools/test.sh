@@ -13,6 +13,9 @@
 #     churn, and the split world's cases (tests/dist/).
 #  7. (after 1) the Python package's pytest suite (python/tests) on the Release build's module:
 #     the API against `crowd run --hash`, errors, column views, worlds and threads, the examples.
+#  8. (after 5) the WebAssembly build (tools/web.sh): the state hashes of every built-in scene and
+#     scenario file under node and in headless Chromium equal the native ones, and the demo pages
+#     load, step, take scripted clicks and drags and play (tests/browser/web_test.sh).
 # The suites include the crowd command's tests: the command line (tests/cli) and its HTML replay in
 # headless Chromium (tests/browser).
 set -euo pipefail
@@ -120,6 +123,10 @@ for file in crossing shop building town-patrol; do
 done
 [ "$fail" -eq 0 ] || { echo "determinism: 0 passed, 1 failed"; exit 1; }
 echo "determinism: 1 passed, 0 failed"
+
+echo "== WebAssembly build and its pages (node, headless Chromium)"
+tools/web.sh build/web >/dev/null
+bash tests/browser/web_test.sh build/release/crowd build/web
 
 echo "== MPI build: one world on 1, 2, 3, 4 and 7 ranks"
 build build/mpi -DCMAKE_BUILD_TYPE=Release -DCROWD_MPI=ON -DCROWD_BUILD_BENCH=OFF

@@ -11,6 +11,7 @@
 #include "crowd/snapshot.h"
 #include "crowd/speed.h"
 #include "crowd/steer.h"
+#include "crowd/trig.h"
 #include "crowd/world.h"
 
 #endif

@@ -36,7 +36,7 @@ crowd_vec2 area_point(const sc_area* a, int k, int n, scene_rng* rng) {
         // sqrt of a uniform draw makes the density uniform over the disc, not the radius.
         const float r = a->radius * sqrtf(scene_rng_float(rng, 0.0f, 1.0f));
         const float t = scene_rng_float(rng, 0.0f, TWO_PI);
-        return (crowd_vec2){a->center.x + r * cosf(t), a->center.y + r * sinf(t)};
+        return (crowd_vec2){a->center.x + r * crowd_cosf(t), a->center.y + r * crowd_sinf(t)};
     }
     default:
         return a->center;
@@ -64,7 +64,7 @@ crowd_vec2 formation_offset(const sc_followers* f, int k, int n) {
         float r = (float)n * s / TWO_PI;
         if (r < b) r = b;
         const float t = TWO_PI * (float)k / (float)n;
-        return (crowd_vec2){r * cosf(t), r * sinf(t)};
+        return (crowd_vec2){r * crowd_cosf(t), r * crowd_sinf(t)};
     }
     case SC_FORMATION_CUSTOM:
         return f->offsets[k];

@@ -116,7 +116,8 @@ static crowd_agent_def make_agent(const sc_agent* t, scene_rng* rng, crowd_vec2 
     a.velocity = t->velocity;
     if (t->random_speed > 0.0f) {
         const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
-        a.velocity = (crowd_vec2){cosf(ang) * t->random_speed, sinf(ang) * t->random_speed};
+        a.velocity =
+            (crowd_vec2){crowd_cosf(ang) * t->random_speed, crowd_sinf(ang) * t->random_speed};
     }
     if (t->has_heading) {
         a.heading = t->heading;

@@ -14,11 +14,11 @@ static void random_walk(scene_rng* rng, float half, crowd_vec2* pts) {
     for (int i = 0; i <= PATH_SEGMENTS; ++i) {
         pts[i] = (crowd_vec2){x, y};
         heading += scene_rng_float(rng, -0.6f, 0.6f);
-        float nx = x + 3.0f * cosf(heading), ny = y + 3.0f * sinf(heading);
+        float nx = x + 3.0f * crowd_cosf(heading), ny = y + 3.0f * crowd_sinf(heading);
         if (nx < -half || nx > half) heading = 3.14159265f - heading;
         if (ny < -half || ny > half) heading = -heading;
-        x += 3.0f * cosf(heading);
-        y += 3.0f * sinf(heading);
+        x += 3.0f * crowd_cosf(heading);
+        y += 3.0f * crowd_sinf(heading);
     }
 }
 

@@ -23,7 +23,7 @@ static crowd_status churn_walls(const scene_calls* c, scene_rng* rng, float half
     for (int k = 0; st == CROWD_OK && k < 2; ++k) {
         const crowd_vec2 a = {scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
         const float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
-        const crowd_vec2 pts[2] = {a, {a.x + 3.0f * cosf(ang), a.y + 3.0f * sinf(ang)}};
+        const crowd_vec2 pts[2] = {a, {a.x + 3.0f * crowd_cosf(ang), a.y + 3.0f * crowd_sinf(ang)}};
         crowd_obstacle_id id;
         st = skipped_ok(c->obstacle_add(c->ctx, CROWD_OBSTACLE_WALL, pts, 2, &id));
     }

@@ -92,7 +92,7 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
         a.position.x = scene_rng_float(&rng, -half, half);
         a.position.y = scene_rng_float(&rng, -half, half);
         float ang = scene_rng_float(&rng, 0.0f, 6.2831853f);
-        a.velocity = (crowd_vec2){cosf(ang) * 1.2f, sinf(ang) * 1.2f};
+        a.velocity = (crowd_vec2){crowd_cosf(ang) * 1.2f, crowd_sinf(ang) * 1.2f};
         switch (def->kind) {
         case SCENE_SEPARATION:
             break;

@@ -2,6 +2,7 @@
 #include <math.h>
 
 #include "behaviors/follow/follow_internal.h"
+#include "crowd/trig.h"
 
 crowd_formation_def crowd_formation_def_default(void) {
     return (crowd_formation_def){
@@ -76,7 +77,7 @@ void cs_formation_slots(const cs_leader* l, int n, crowd_vec2* out) {
         const double shift = n % 2 == 0 ? 0.5 : 0.0;
         for (int k = 0; k < n; ++k) {
             const double a = two_pi * (0.5 + ((double)k + shift) / (double)n);
-            out[k] = (crowd_vec2){(float)(r * cos(a)), (float)(r * sin(a))};
+            out[k] = (crowd_vec2){(float)(r * crowd_cos(a)), (float)(r * crowd_sin(a))};
         }
         return;
     }

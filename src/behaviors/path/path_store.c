@@ -79,8 +79,10 @@ static void grid_shape(cs_path_grid* g, const crowd_vec2* pts, int count, uint64
     for (int i = 0; i < count; ++i) {
         x0 = fmin(x0, pts[i].x), x1 = fmax(x1, pts[i].x);
         y0 = fmin(y0, pts[i].y), y1 = fmax(y1, pts[i].y);
-        if (i > 0)
-            length += hypot((double)pts[i].x - pts[i - 1].x, (double)pts[i].y - pts[i - 1].y);
+        if (i > 0) {
+            const double dx = (double)pts[i].x - pts[i - 1].x, dy = (double)pts[i].y - pts[i - 1].y;
+            length += sqrt(dx * dx + dy * dy); // not hypot: C libraries round it differently
+        }
     }
     const double w = x1 - x0, h = y1 - y0;
     double cell = fmax(length / (count - 1), sqrt(w * h / count));
