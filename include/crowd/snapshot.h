@@ -33,8 +33,10 @@ extern "C" {
 // goal's route and exit set, each path follower's route): a version 3 or 4 snapshot loads with
 // crowd_nav_def_default() but navigation off (crowd_nav_def.enable false), no exit sets, and every
 // goal and path follower with the default route, so its agents go on heading straight, as they did
-// when it was saved, and its state hash is the one the older build gave.
-#define CROWD_SNAPSHOT_VERSION 5
+// when it was saved, and its state hash is the one the older build gave. Version 6 added each
+// goal's form (crowd_goal_form): an older snapshot's goals load with CROWD_GOAL_FORM_LITERAL, the
+// only form there was, so they go on walking as they did.
+#define CROWD_SNAPSHOT_VERSION 6
 #define CROWD_SNAPSHOT_MIN_VERSION 3
 
 // Receives the snapshot in pieces, in order; returns false to abort the save.

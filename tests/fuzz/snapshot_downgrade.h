@@ -1,14 +1,17 @@
-// Rewrites a snapshot of the current format (version 5) in an older one, as an older build would
+// Rewrites a snapshot of the current format (version 6) in an older one, as an older build would
 // have written the same world: for the tests of old snapshots (tests/test_nav_snapshot.c) and the
 // fuzz seeds of old versions (seed_snapshot.c). Header-only, for tests.
 //
-//   version 4: no navigation def in 'WRLD' (32 bytes), no 'EXIT' section, 84-byte agent records
-//              (no route or exit set), 72-byte path follower records (no route);
+//   version 5: no 'GOAL' section, 96-byte agent records (no goal form);
+//   version 4: version 5 with no navigation def in 'WRLD' (32 bytes), no 'EXIT' section, 84-byte
+//              agent records (no route or exit set), 72-byte path follower records (no route);
 //   version 3: version 4 without the 'WALL' section.
 //
-// Only a world an older build could hold has such a snapshot: no exit sets, every goal and path
-// follower CROWD_ROUTE_FIELD with no exit set (what an older snapshot loads as), and for version 3
-// no obstacle and no wall def. snapshot_downgrade returns false (writing nothing) otherwise.
+// Only a world an older build could hold has such a snapshot: every goal of the spec's form
+// (CROWD_GOAL_FORM_LITERAL; the default form for a goal of mode NONE) with no aim; for versions 3
+// and 4 besides no exit sets, every goal and path follower CROWD_ROUTE_FIELD with no exit set
+// (what an older snapshot loads as), and for version 3 no obstacle and no wall def.
+// snapshot_downgrade returns false (writing nothing) otherwise.
 #ifndef CROWD_TESTS_SNAPSHOT_DOWNGRADE_H
 #define CROWD_TESTS_SNAPSHOT_DOWNGRADE_H
 
@@ -42,12 +45,24 @@ static inline bool snapshot_downgrade_records(uint8_t* dst, const uint8_t* src, 
     return true;
 }
 
-// Writes the version `version` (3 or 4) form of the version 5 snapshot `in` (n bytes) into a new
-// malloc'd buffer *out of *out_n bytes.
+// Copies n version 6 agent records (100 bytes) at src to version 5 ones (96 bytes) at dst; false
+// when a goal's form is not the one a version 5 record loads as (the spec's, or the default for a
+// goal of mode NONE).
+static inline bool snapshot_downgrade_agents_v5(uint8_t* dst, const uint8_t* src, uint64_t n) {
+    for (uint64_t k = 0; k < n; ++k, src += 100, dst += 96) {
+        const uint64_t mode = snapshot_downgrade_rd(src + 56, 4);
+        const uint64_t form = snapshot_downgrade_rd(src + 96, 4);
+        if (form != (mode == 0 ? 0u : 1u)) return false;
+        memcpy(dst, src, 96);
+    }
+    return true;
+}
+
+// Writes the version `version` (3, 4 or 5) form of the version 6 snapshot `in` (n bytes) into a
+// new malloc'd buffer *out of *out_n bytes.
 static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t version, uint8_t** out,
                                       size_t* out_n) {
-    if ((version != 3 && version != 4) || n < 32 || snapshot_downgrade_rd(in + 8, 4) != 5)
-        return false;
+    if (version < 3 || version > 5 || n < 32 || snapshot_downgrade_rd(in + 8, 4) != 6) return false;
     const uint32_t sections = (uint32_t)snapshot_downgrade_rd(in + 12, 4);
     uint8_t* o = malloc(n);
     if (!o) return false;
@@ -64,26 +79,40 @@ static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t vers
         const uint8_t* p = in + snapshot_downgrade_rd(e + 8, 8);
         const uint64_t len = snapshot_downgrade_rd(e + 16, 8);
         uint64_t wrote = len;
-        if (id == CS_SNAP_ID('E', 'X', 'I', 'T')) {
-            ok = len == 4 && snapshot_downgrade_rd(p, 4) == 0; // no exit set was ever made
+        if (id == CS_SNAP_ID('G', 'O', 'A', 'L')) {
+            // No aim: goals of the spec's form have none.
+            for (uint64_t b = 4; ok && b < len; ++b) ok = p[b] == 0;
             continue;
         }
-        if (id == CS_SNAP_ID('W', 'A', 'L', 'L') && version == 3) {
+        if (id == CS_SNAP_ID('A', 'G', 'N', 'T') && version == 5) {
+            const uint64_t count = snapshot_downgrade_rd(p, 4);
+            ok = len == 4 + 100 * count;
+            memcpy(o + at, p, 4);
+            ok = ok && snapshot_downgrade_agents_v5(o + at + 4, p + 4, count);
+            wrote = 4 + 96 * count;
+        } else if (version == 5) {
+            memcpy(o + at, p, len);
+        } else if (id == CS_SNAP_ID('E', 'X', 'I', 'T')) {
+            ok = len == 4 && snapshot_downgrade_rd(p, 4) == 0; // no exit set was ever made
+            continue;
+        } else if (id == CS_SNAP_ID('W', 'A', 'L', 'L') && version == 3) {
             // No obstacle slot, no free slot, no wall def.
             ok = len == 12 && snapshot_downgrade_rd(p, 4) == 0 &&
                  snapshot_downgrade_rd(p + 8, 4) == 0;
             continue;
-        }
-        if (id == CS_SNAP_WORLD) {
+        } else if (id == CS_SNAP_WORLD) {
             // The navigation def goes; the world loads with navigation off.
             ok = len == 60;
             wrote = 32;
             memcpy(o + at, p, 32);
         } else if (id == CS_SNAP_ID('A', 'G', 'N', 'T')) {
             const uint64_t count = snapshot_downgrade_rd(p, 4);
-            ok = len == 4 + 96 * count;
+            ok = len == 4 + 100 * count;
             memcpy(o + at, p, 4);
-            ok = ok && snapshot_downgrade_records(o + at + 4, p + 4, count, 96, 84);
+            uint8_t* v5 = malloc(96 * (size_t)count + 1);
+            ok = ok && v5 && snapshot_downgrade_agents_v5(v5, p + 4, count);
+            ok = ok && snapshot_downgrade_records(o + at + 4, v5, count, 96, 84);
+            free(v5);
             wrote = 4 + 84 * count;
         } else if (id == CS_SNAP_ID('P', 'A', 'T', 'H')) {
             // The table, then u32 followers and their records.
