@@ -225,7 +225,9 @@ typedef enum crowd_goal_form {
 #define CROWD_GOAL_HEADWAY_GAP 0.2f   // metres ahead at which the speed is 0
 #define CROWD_GOAL_HEADWAY_TIME 0.6f  // seconds: the time gap kept behind the one ahead
 #define CROWD_GOAL_HEADWAY_WIDTH 0.5f // metres off the aim's line
-#define CROWD_GOAL_HEADWAY_REACH 2.0f // metres ahead looked at
+// metres ahead looked at: the headway speed of one farther ahead is above 2 m/s, a pedestrian's
+// run (CROWD_GOAL_HEADWAY_GAP + CROWD_GOAL_HEADWAY_TIME * 2.17 m/s)
+#define CROWD_GOAL_HEADWAY_REACH 1.5f
 #define CROWD_GOAL_HEADWAY_ALIGN 0.5f // cosine of the largest angle between the two aims
 #define CROWD_GOAL_RESPONSE_TIME 0.3f // seconds
 // The largest tangent of a fully blocked agent's turn (the fluctuation, see above); a new draw

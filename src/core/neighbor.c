@@ -140,7 +140,8 @@ typedef struct lane_test {
 
 static inline __attribute__((always_inline)) lane_test test_lane(const query* q, float x, float y,
                                                                  float ohx, float ohy, bool valid,
-                                                                 bool not_self, bool file) {
+                                                                 bool not_self, bool file,
+                                                                 bool hw) {
     lane_test t;
     t.dx = q->px - x, t.dy = q->py - y;
     t.sep = cs_steer_sep_term(t.dx, t.dy, valid, q->sep_r, q->inv_r);
@@ -148,10 +149,13 @@ static inline __attribute__((always_inline)) lane_test test_lane(const query* q,
     const cs_steer_cone_at a = cs_steer_cone_offset(-t.dx, -t.dy, q->hx, q->hy);
     t.along = a.along;
     const float ex = x - q->gx, ey = y - q->gy;
-    const bool in = file ? cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2)
-                    : q->hw ? cs_steer_in_headway(a, q->cone_l, q->cone_w2, q->hx, q->hy, ohx, ohy,
-                                                  q->hw_cos, -t.dx, -t.dy)
-                            : cs_steer_in_cone(a, q->cone_l, q->cone_w2);
+    // The cone's and the headway's tests are both computed and chosen bit-wise: a select between
+    // them (`hw ? headway : cone`) keeps gcc from vectorizing the lane loops that call this.
+    const bool sector = cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2);
+    const bool cone = cs_steer_in_cone(a, q->cone_l, q->cone_w2);
+    const bool headway = cs_steer_in_headway(a, q->cone_l, q->cone_w2, q->hx, q->hy, ohx, ohy,
+                                             q->hw_cos, -t.dx, -t.dy);
+    const bool in = file ? sector : ((hw & headway) | (!hw & cone));
     t.in_cone = valid & q->cone & not_self & in;
     return t;
 }
@@ -174,6 +178,7 @@ chunk_all(const float* restrict xs, const float* restrict ys, const float* restr
     // would otherwise load the query's fields lane by lane and not vectorize.
     const query qc = *q;
     q = &qc;
+    const bool hw = qc.hw;
     for (uint32_t j = b; j < e; j += CS_LANES) {
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
@@ -188,7 +193,7 @@ chunk_all(const float* restrict xs, const float* restrict ys, const float* restr
             int32_t counts[CS_LANES];
             for (int l = 0; l < CS_LANES; ++l) {
                 const lane_test t =
-                    test_lane(q, xc[l], yc[l], hxc[l], hyc[l], l < live, l != self_lane, file);
+                    test_lane(q, xc[l], yc[l], hxc[l], hyc[l], l < live, l != self_lane, file, hw);
                 counts[l] = t.sep.in | t.in_cone;
             }
             for (int l = 0; l < CS_LANES; ++l)
@@ -197,7 +202,7 @@ chunk_all(const float* restrict xs, const float* restrict ys, const float* restr
         for (int l = 0; l < CS_LANES; ++l) {
             // A hidden candidate counts for nothing: it is masked like an empty lane.
             const lane_test t = test_lane(q, xc[l], yc[l], hxc[l], hyc[l], (l < live) & !hidden[l],
-                                          l != self_lane, file);
+                                          l != self_lane, file, hw);
             const bool in_cone = t.in_cone;
             const float along = t.along;
             const bool in_sep = t.sep.in & q->sep;
@@ -651,6 +656,7 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const query q = block_query_of(c, nb, s, blk, i);
     const float* restrict hxs = q.ax;
     const float* restrict hys = q.ay;
+    const bool hw = blk->headway[i] != 0;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
     for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = 0.0f, al[l] = INFINITY;
@@ -668,8 +674,8 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             const float* restrict hyc = hys + j;
             const int64_t self_lane = self - (int64_t)j;
             for (int l = 0; l < CS_LANES; ++l) {
-                const lane_test t =
-                    test_lane(&q, xc[l], yc[l], hxc[l], hyc[l], l < live, l != self_lane, false);
+                const lane_test t = test_lane(&q, xc[l], yc[l], hxc[l], hyc[l], l < live,
+                                              l != self_lane, false, hw);
                 ax[l] += t.sep.ux;
                 ay[l] += t.sep.uy;
                 an[l] += t.sep.in ? 1.0f : 0.0f;
@@ -682,7 +688,6 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
     // The cone's output is over its length, the headway's the distance (cs_neighbor_query); the
     // two share the buffer.
-    const bool hw = blk->headway[i] != 0;
     nb->cone.out[0][s] = q.cone ? cs_lanes_min(al) / (hw ? 1.0f : q.cone_l) : INFINITY;
     return candidates;
 }
@@ -743,7 +748,7 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             const int64_t self_lane = self - (int64_t)j;
             for (int l = 0; l < CS_LANES; ++l) {
                 const lane_test t =
-                    test_lane(&q, xc[l], yc[l], 0.0f, 0.0f, l < live, l != self_lane, true);
+                    test_lane(&q, xc[l], yc[l], 0.0f, 0.0f, l < live, l != self_lane, true, false);
                 const float x = -t.dx, y = -t.dy;
                 const bool take =
                     t.in_cone & cs_steer_file_before(t.along, x, y, al[l], ox[l], oy[l]);
