@@ -1,6 +1,7 @@
 // Goal pass: seek / arrive (stopping or literal) / flee toward each agent's goal point, braked by
 // the queue cone, or for a pedestrian goal (CROWD_GOAL_PEDESTRIAN) held to the headway speed of the
-// one ahead (the neighbor pass's CS_NB_HEADWAY output).
+// one ahead (the neighbor pass's CS_NB_HEADWAY output) and turned by its fluctuation; a pedestrian
+// goal's aim, the way it steered along, is recorded for the next step's headway.
 //
 // The pass works in blocks of GOAL_BLOCK slots. A scalar loop reads the goal agents' hot columns
 // and profiles (and, for queuers, what the neighbor pass found: cs_nb_out) into short lane arrays;
@@ -29,9 +30,8 @@ typedef struct goal_lanes {
     // CONE: the closest along the cone and the cone's length. FILE: the offset to the one ahead.
     float qa[GOAL_BLOCK], qb[GOAL_BLOCK];
     // CROWD_GOAL_PEDESTRIAN (CS_FLAG_HEADWAY, `ped`): the distance to the one ahead along its last
-    // aim (+inf: none, and for the other agents) and the seek's response time (1 for the others:
-    // the spec's seek).
-    // And its fluctuation's draw (cs_steer_fluct_draw; 0 for the others).
+    // aim (+inf: none, and for the other agents), the seek's response time (1 for the others: the
+    // spec's seek) and the fluctuation's draw (cs_steer_fluct_draw; 0 for the others).
     int32_t ped[GOAL_BLOCK];
     float hw[GOAL_BLOCK], resp[GOAL_BLOCK], draw[GOAL_BLOCK];
 } goal_lanes;
