@@ -77,8 +77,29 @@ std::unique_ptr<Sim> make_crossing_cone(const Case& c, const Crowd* crowd) {
     return sim;
 }
 
+// Crossing traffic: the crossing scene with every goal in the spec's form, which the reference
+// kernels implement (the default pedestrian form adds a headway query: crowd/world.h).
+std::unique_ptr<Sim> make_crossing(const Case& c, const Crowd* crowd) {
+    std::unique_ptr<Sim> sim = make_scene_world(c, crowd);
+    if (!sim) return nullptr;
+    crowd_world* w = static_cast<EngineSim*>(sim.get())->world();
+    const int n = crowd_world_agent_count(w);
+    std::vector<crowd_agent_id> ids((size_t)n);
+    int count = 0;
+    if (crowd_world_get_agents(w, ids.data(), nullptr, nullptr, n, &count) != CROWD_OK)
+        return nullptr;
+    for (int i = 0; i < count; ++i) {
+        crowd_agent_def d;
+        if (crowd_agent_get_def(w, ids[(size_t)i], &d) != CROWD_OK) return nullptr;
+        if (d.goal.mode == CROWD_GOAL_NONE) continue;
+        d.goal.form = CROWD_GOAL_FORM_LITERAL;
+        if (crowd_agent_set_goal(w, ids[(size_t)i], &d.goal) != CROWD_OK) return nullptr;
+    }
+    return sim;
+}
+
 void register_engine_crossing() {
-    add(kCrossing, engine_impl(make_scene_world));
+    add(kCrossing, engine_impl(make_crossing));
     add(kCrossingCone, engine_impl(make_crossing_cone));
 }
 

@@ -159,11 +159,13 @@ static void shape_through_turn(crowd_formation_shape shape) {
     cr_assert_leq(pred.rest, 0.05f);
     // The default form (CROWD_FOLLOW_KEEP_UP) matches the leader's velocity: no trail on the
     // straight legs; in the turn the outer slots of a long column sweep faster than a follower
-    // can walk (measured: 1.9 to 4.8 m against the literal form's 2.5 and less).
+    // can walk (measured: 1.9 to 5.07 m against the literal form's 2.5 and less; 4.8 at most
+    // while the leader's goal was the spec's seek, which turns it in 1 s where the default
+    // CROWD_GOAL_PEDESTRIAN seek takes CROWD_GOAL_RESPONSE_TIME).
     const errors keep = run_shape(shape, false, CROWD_FOLLOW_KEEP_UP);
     cr_assert_leq(keep.leg1, 0.05f, "keep up, leg 1: %.3f", (double)keep.leg1);
     cr_assert_leq(keep.leg2, 0.75f, "keep up, leg 2: %.3f", (double)keep.leg2);
-    cr_assert_leq(keep.turn, 5.0f, "keep up, turn: %.3f", (double)keep.turn);
+    cr_assert_leq(keep.turn, 5.5f, "keep up, turn: %.3f", (double)keep.turn);
     cr_assert_leq(keep.rest, 0.05f, "keep up, rest: %.3f", (double)keep.rest);
     cr_assert_geq(keep.rest_gap, 0.5f * 1.2f);
 }

@@ -736,11 +736,26 @@ Test(nav_repair, snapshots_continue_bit_identically_after_a_repair) {
     cr_assert_geq(saved_fields, 4, "too few snapshots held fields");
 }
 
+// Every goal of the world in the spec's form, the only one a version 5 snapshot holds.
+static void literal_goals(crowd_world* w) {
+    static crowd_agent_id ids[4096];
+    int n = 0;
+    cr_assert_eq(crowd_world_get_agents(w, ids, NULL, NULL, 4096, &n), CROWD_OK);
+    for (int i = 0; i < n; ++i) {
+        crowd_agent_def d;
+        cr_assert_eq(crowd_agent_get_def(w, ids[i], &d), CROWD_OK);
+        if (d.goal.mode == CROWD_GOAL_NONE) continue;
+        d.goal.form = CROWD_GOAL_FORM_LITERAL;
+        cr_assert_eq(crowd_agent_set_goal(w, ids[i], &d.goal), CROWD_OK);
+    }
+}
+
 // A version 5 snapshot (no 'NAVF') of a world without repaired fields loads and continues as the
 // world does; a world with repaired fields has no version 5 form.
 Test(nav_repair, version_5_snapshots_load_without_fields) {
     scene sc;
     crowd_scene(&sc, 4242);
+    literal_goals(sc.w);
     blob b = save_world(sc.w);
     uint8_t* old;
     size_t n;

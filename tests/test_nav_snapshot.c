@@ -320,7 +320,7 @@ Test(nav_snapshot, navigation_off_round_trips) {
 // ---- older formats ------------------------------------------------------------------------------
 
 // What a version 4 file could hold: obstacles, goals and waypoint followers, all with the default
-// route (the only one there was), no exit set.
+// route (the only one there was), no exit set, goals of the spec's form (the only one there was).
 static crowd_world* old_world(bool walls) {
     crowd_world_def wd = crowd_world_def_default();
     wd.threads = 1;
@@ -332,8 +332,9 @@ static crowd_world* old_world(bool walls) {
         add_obstacle(w, CROWD_OBSTACLE_WALL, across, 2);
     }
     for (int i = 0; i < 12; ++i) {
-        const crowd_goal g = goal_at(i % 2 ? CROWD_GOAL_ARRIVE : CROWD_GOAL_SEEK, -4.0f + (float)i,
-                                     8.0f, CROWD_ROUTE_FIELD);
+        crowd_goal g = goal_at(i % 2 ? CROWD_GOAL_ARRIVE : CROWD_GOAL_SEEK, -4.0f + (float)i, 8.0f,
+                               CROWD_ROUTE_FIELD);
+        g.form = CROWD_GOAL_FORM_LITERAL;
         add_agent(w, -8.0f + (float)i * 1.3f, -4.0f, &g);
     }
     const crowd_vec2 pts[3] = {{-8, -8}, {8, -8}, {8, 8}};
@@ -405,7 +406,7 @@ static size_t agent_with_exits(const bytes* b) {
     const size_t s = section_of(b, "AGNT", NULL);
     const uint32_t count = (uint32_t)rd(b->p + s, 4);
     for (uint32_t k = 0; k < count; ++k) {
-        const size_t r = s + 4 + 96 * (size_t)k;
+        const size_t r = s + 4 + 100 * (size_t)k;
         if (rd(b->p + r + 88, 4) != 0 && rd(b->p + r + 56, 4) != CROWD_GOAL_NONE) return r;
     }
     cr_assert_fail("no agent with an exit set");
@@ -415,7 +416,7 @@ static size_t agent_without_exits(const bytes* b) {
     const size_t s = section_of(b, "AGNT", NULL);
     const uint32_t count = (uint32_t)rd(b->p + s, 4);
     for (uint32_t k = 0; k < count; ++k) {
-        const size_t r = s + 4 + 96 * (size_t)k;
+        const size_t r = s + 4 + 100 * (size_t)k;
         if (rd(b->p + r + 88, 4) == 0) return r;
     }
     cr_assert_fail("no agent without an exit set");

@@ -92,7 +92,7 @@ static void wr(uint8_t* p, int bytes, uint64_t v) {
 }
 
 // Section table entries of the current format, in file order.
-enum { S_WRLD, S_INDX, S_EXIT, S_AGNT, S_NAVF, S_QUEU, S_PATH, S_FLLW, S_WALL, S_COUNT };
+enum { S_WRLD, S_INDX, S_EXIT, S_AGNT, S_NAVF, S_GOAL, S_QUEU, S_PATH, S_FLLW, S_WALL, S_COUNT };
 
 // Offset of section k's payload, read from the section table.
 static size_t section(const bytes* b, int k) {
@@ -370,7 +370,7 @@ Test(snapshot, every_bit_flip_is_refused) {
 typedef void edit_fn(bytes* b);
 
 static size_t agent_record(const bytes* b, int k) {
-    return section(b, S_AGNT) + 4 + 96 * (size_t)k;
+    return section(b, S_AGNT) + 4 + 100 * (size_t)k;
 }
 
 static void dup_agent_index(bytes* b) {

@@ -636,6 +636,90 @@ Test(steer_math, brake) {
     }
 }
 
+// The headway speed (crowd_steer_headway_speed, the collision-free speed model's): hand cases,
+// then min(max_speed, max(0, (s - gap) / T)) written out, through the public function and the
+// inline one the goal pass calls.
+Test(steer_math, headway_speed) {
+    cr_assert_eq(crowd_steer_headway_speed(INFINITY, 1.34f, 0.2f, 0.6f), 1.34f);
+    cr_assert_eq(crowd_steer_headway_speed(0.2f, 1.34f, 0.2f, 0.6f), 0.0f);
+    cr_assert_eq(crowd_steer_headway_speed(0.1f, 1.34f, 0.2f, 0.6f), 0.0f);
+    cr_assert_eq(crowd_steer_headway_speed(0.0f, 1.34f, 0.2f, 0.5f), 0.0f);
+    cr_assert_eq(crowd_steer_headway_speed(0.7f, 1.34f, 0.2f, 0.5f), 1.0f);
+    cr_assert_eq(crowd_steer_headway_speed(5.0f, 1.34f, 0.2f, 0.5f), 1.34f);
+    scene_rng r = {1414};
+    for (int i = 0; i < random_cases() / 10; ++i) {
+        const float s = rnd(&r, -1.0f, 4.0f), v = rnd(&r, 0.1f, 3.0f);
+        const float gap = rnd(&r, 0.0f, 1.0f), t = rnd(&r, 0.1f, 2.0f);
+        const float q = (s - gap) / t;
+        const float want = q < 0.0f ? 0.0f : (q > v ? v : q);
+        cr_assert(same_bits(crowd_steer_headway_speed(s, v, gap, t), want) &&
+                      same_bits(cs_steer_headway_speed(s, v, gap, t), want),
+                  "case %d", i);
+    }
+}
+
+// The headway's test: the cone's, the candidate's aim within the angle (dot product above
+// min_cos) and the candidate ahead along the sum of the two aims; of two agents side by side with
+// converging aims exactly one has the other ahead. Its shape: the box's width is the bound's root.
+Test(steer_math, headway_test_and_shape) {
+    scene_rng r = {1515};
+    int in = 0;
+    for (int i = 0; i < random_cases(); ++i) {
+        const float ang = rnd(&r, 0.0f, 6.2831853f), bng = ang + rnd(&r, -2.0f, 2.0f);
+        const float hx = cosf(ang), hy = sinf(ang), ox = cosf(bng), oy = sinf(bng);
+        const crowd_vec2 o = rnd_vec(&r, -3, 3);
+        const float len = rnd(&r, 0.5f, 3.0f), width = rnd(&r, 0.2f, 1.0f);
+        const float min_cos = rnd(&r, -0.5f, 0.9f);
+        const cs_steer_cone_at a = cs_steer_cone_offset(o.x, o.y, hx, hy);
+        const bool want = cs_steer_in_cone(a, len, cs_steer_width2(width)) &&
+                          hx * ox + hy * oy > min_cos && a.along + (ox * o.x + oy * o.y) > 0.0f;
+        const bool got =
+            cs_steer_in_headway(a, len, cs_steer_width2(width), hx, hy, ox, oy, min_cos, o.x, o.y);
+        cr_assert_eq(got, want, "case %d", i);
+        in += got;
+        const cs_steer_shape sh = cs_steer_headway_shape(len, cs_steer_width2(width));
+        cr_assert(sh.len == len && sh.width <= width &&
+                      sh.width * sh.width <= sh.width2 * 1.000001f,
+                  "case %d: shape", i);
+    }
+    cr_assert_gt(in, random_cases() / 100);
+    // Side by side 0.4 m apart, both aiming 20 degrees toward the other: one gives way.
+    const float c = cosf(0.349f), sn = sinf(0.349f);
+    const cs_steer_cone_at ab = cs_steer_cone_offset(0.0f, 0.4f, c, sn);
+    const cs_steer_cone_at ba = cs_steer_cone_offset(0.0f, -0.4f, c, -sn);
+    const float w2 = cs_steer_width2(0.5f);
+    const bool a_sees_b = cs_steer_in_headway(ab, 2.0f, w2, c, sn, c, -sn, 0.5f, 0.0f, 0.4f);
+    const bool b_sees_a = cs_steer_in_headway(ba, 2.0f, w2, c, -sn, c, sn, 0.5f, 0.0f, -0.4f);
+    cr_assert_not(a_sees_b && b_sees_a, "both give way");
+}
+
+// The fluctuation: draws in [-1, 1) that depend on the position's bits alone and change with
+// them; the tangent amplitude * draw * (1 - |v| / desired) below the desired speed, else 0; the
+// turn (x - t y, y + t x).
+Test(steer_math, fluctuation) {
+    scene_rng r = {1616};
+    double sum = 0.0;
+    int changed = 0;
+    const int n = random_cases() / 10;
+    for (int i = 0; i < n; ++i) {
+        const crowd_vec2 p = rnd_vec(&r, -100, 100);
+        const float d = cs_steer_fluct_draw(p);
+        cr_assert(d >= -1.0f && d < 1.0f && same_bits(d, cs_steer_fluct_draw(p)), "case %d", i);
+        changed += !same_bits(d, cs_steer_fluct_draw(v2(nextafterf(p.x, INFINITY), p.y)));
+        sum += d;
+        const crowd_vec2 v = rnd_vec(&r, -2, 2);
+        const float want = rnd(&r, 0.0f, 2.0f), amp = rnd(&r, 0.0f, 0.5f);
+        const float speed = sqrtf(v.x * v.x + v.y * v.y);
+        const float t = speed < want ? amp * (1.0f - speed / want) * d : 0.0f;
+        cr_assert(same_bits(cs_steer_fluct_tangent(v, want, d, amp), t), "case %d: tangent", i);
+        const crowd_vec2 to = rnd_vec(&r, -5, 5);
+        expect_bits(cs_steer_turn(to, t), v2(to.x - t * to.y, to.y + t * to.x), "turn");
+    }
+    cr_assert_gt(changed, n * 99 / 100, "draws follow the position");
+    cr_assert_lt(fabs(sum / n), 0.05, "draws centred on 0: mean %g", sum / n);
+    cr_assert_eq(cs_steer_fluct_tangent(v2(0, 0), 0.0f, 0.9f, 0.3f), 0.0f, "wants nothing");
+}
+
 // The query box holds the separation disc and, with a cone, the rectangle swept along the heading
 // (length len, half-width `width`): checked on points of their boundaries, and against the bounding
 // box of both written out in double, which it may exceed by its margin and rounding only. reach

@@ -46,12 +46,22 @@ static crowd_world* make_world(int capacity, int threads) {
     return w;
 }
 
-// The whole state, by index of the whole world.
+// The whole state, by index of the whole world: the def, the queue and a pedestrian goal's aim
+// (crowd/world.h, CROWD_GOAL_PEDESTRIAN: the direction it steered along in the last step, which
+// the next step's headway looks along; a def does not carry it).
 typedef struct agent {
     crowd_agent_def def;
     bool queue;
     crowd_queue_def q;
+    crowd_vec2 aim;
 } agent;
+
+static crowd_vec2 aim_of(const crowd_world* w, crowd_agent_id id) {
+    int s;
+    cr_assert_eq(cs_agent_slot(w, id, &s), CROWD_OK);
+    const float* ax = cs_hot_f32(w, CS_HOT_GOAL_AIM_X);
+    return ax ? (crowd_vec2){ax[s], cs_hot_f32(w, CS_HOT_GOAL_AIM_Y)[s]} : (crowd_vec2){0, 0};
+}
 
 // Adds a copy of an agent. crowd_agent_add normalizes the heading it is given (an ulp may move);
 // the copy takes the stored heading as it is, as a process receiving the agent's raw state would.
@@ -62,6 +72,10 @@ static void add(crowd_world* w, const agent* a, crowd_agent_id* id) {
     cr_assert_eq(cs_agent_slot(w, *id, &s), CROWD_OK);
     w->cur.hx[s] = a->def.heading.x;
     w->cur.hy[s] = a->def.heading.y;
+    if (cs_hot_f32(w, CS_HOT_GOAL_AIM_X)) {
+        cs_hot_f32(w, CS_HOT_GOAL_AIM_X)[s] = a->aim.x;
+        cs_hot_f32(w, CS_HOT_GOAL_AIM_Y)[s] = a->aim.y;
+    }
 }
 
 static void make_agents(agent* all) {
@@ -105,6 +119,7 @@ static int step_strip(int k, const agent* all, agent* next) {
         if (cx < edge[k] || cx >= edge[k + 1]) continue;
         next[i] = all[i];
         cr_assert_eq(crowd_agent_get_def(w, local[i], &next[i].def), CROWD_OK);
+        next[i].aim = aim_of(w, local[i]);
         owned++;
     }
     crowd_world_destroy(w);
@@ -116,7 +131,10 @@ Test(strips, split_world_steps_like_one_world) {
     make_agents(all);
     crowd_world* whole = make_world(TOTAL, 2);
     crowd_agent_id ids[TOTAL];
-    for (int i = 0; i < TOTAL; ++i) add(whole, &all[i], &ids[i]);
+    for (int i = 0; i < TOTAL; ++i) {
+        add(whole, &all[i], &ids[i]);
+        all[i].aim = aim_of(whole, ids[i]); // as the goal set it
+    }
     int crossings = 0;
     const int n_ticks = ticks();
     for (int t = 0; t < n_ticks; ++t) {

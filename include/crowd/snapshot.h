@@ -36,8 +36,10 @@ extern "C" {
 // when it was saved, and its state hash is the one the older build gave. Version 6 added the
 // navigation fields a whole build would not give again (fields repaired after obstacle changes,
 // and every field built when a repair is pending, with the grid they belong to): a version 5
-// snapshot has none, and its fields are built whole as before.
-#define CROWD_SNAPSHOT_VERSION 6
+// snapshot has none, and its fields are built whole as before. Version 7 added each goal's form
+// (crowd_goal_form) and the pedestrian goals' aims: an older snapshot's goals load with
+// CROWD_GOAL_FORM_LITERAL, the only form there was, so they go on walking as they did.
+#define CROWD_SNAPSHOT_VERSION 7
 #define CROWD_SNAPSHOT_MIN_VERSION 3
 
 // Receives the snapshot in pieces, in order; returns false to abort the save.

@@ -72,6 +72,12 @@ CROWD_API crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed
                                                  const crowd_vec2* neighbors, int count,
                                                  float sep_radius, float weight);
 
+// headway speed, the collision-free speed model's (Tordeux, Chraibi and Seyfried 2016): the speed
+// that keeps the time gap time_gap behind the closest agent ahead at distance s, zero at min_gap
+// or closer: min(max_speed, max(0, (s - min_gap) / time_gap)). s = +infinity (nobody ahead) gives
+// max_speed. time_gap > 0. CROWD_GOAL_PEDESTRIAN goals (crowd/world.h) walk at most this fast.
+CROWD_API float crowd_steer_headway_speed(float s, float max_speed, float min_gap, float time_gap);
+
 // limit: v scaled down to length max_len when |v| > max_len, else v.
 CROWD_API crowd_vec2 crowd_steer_limit(crowd_vec2 v, float max_len);
 

@@ -208,6 +208,63 @@ typedef struct crowd_exits_id {
     uint16_t world;
 } crowd_exits_id;
 
+// How a SEEK or ARRIVE goal walks among other agents.
+//
+// The spec's goal agent separates with crowd_steer_separation, which subtracts the agent's
+// velocity once per neighbor within the separation radius: a drag that grows with the crowd. A
+// corridor of goal agents at 0.5 persons/m^2 walks 0.53 m/s (pedestrians walk about 1.27 m/s,
+// Weidmann 1993), at 1 person/m^2 0.31 m/s, two crossing streams 0.30 m/s, and a crowd at a door
+// leaves at half the measured flow; yet nothing slows an agent for the people in front of it, so a
+// crowd pressing for a door overlaps there. The default follows the purpose, a crowd that walks
+// like pedestrians: the collision-free speed model (Tordeux, Chraibi and Seyfried 2016).
+typedef enum crowd_goal_form {
+    // The default. Four changes, the rest as the spec's:
+    //  - separation pushes without the velocity term (crowd_steer_separation_push);
+    //  - the desired speed is at most the headway speed of the one ahead:
+    //    crowd_steer_headway_speed(s, max_speed, CROWD_GOAL_HEADWAY_GAP, CROWD_GOAL_HEADWAY_TIME).
+    //    s is the distance along the agent's aim (the unit direction it steered along in the
+    //    last step; none before its first step with an exit set) to the closest agent at most
+    //    CROWD_GOAL_HEADWAY_WIDTH off that line and at most CROWD_GOAL_HEADWAY_REACH ahead whose
+    //    own aim has a dot product above CROWD_GOAL_HEADWAY_ALIGN with the agent's, and which is
+    //    ahead of the agent along the sum of the two aims (so of two agents converging side by
+    //    side only the one behind gives way); +inf: none;
+    //  - a SEEK closes the gap to its desired velocity in CROWD_GOAL_RESPONSE_TIME (the spec's
+    //    seek: in 1 s);
+    //  - a fluctuation, as in the social force model: an agent that walks slower than it wants
+    //    (frustration f = 1 - |velocity| / desired speed) turns its way to the goal by the angle
+    //    whose tangent is CROWD_GOAL_FLUCTUATION * f * r, r in [-1, 1) drawn from the agent's
+    //    index and the whole seconds of simulated time. Without it, two agents that reach a
+    //    narrow door side by side hold each other off it for good (separation against the
+    //    goal's pull); with it, one goes first. The draws depend on nothing else, so results do
+    //    not depend on the thread count.
+    // A queueing agent steers by its queue's form (crowd/queue.h) whatever its goal's form, and a
+    // FLEE or ARRIVE_LITERAL goal walks as the spec's.
+    CROWD_GOAL_PEDESTRIAN = 0,
+    CROWD_GOAL_FORM_LITERAL, // the spec's seek and arrive exactly, with the spec's separation
+    CROWD_GOAL_FORM_COUNT
+} crowd_goal_form;
+
+// CROWD_GOAL_PEDESTRIAN's constants, fitted with the default agent (radius 0.3 m, separation
+// radius 1.2 m, max force 3) to the validation suite (docs/validation.md): Weidmann's
+// fundamental diagram from 0.5 to 5 persons/m^2, bottleneck flow through doors of 0.7 to 2.5 m,
+// counterflow and crossing. GAP is below a body's diameter: Weidmann's densities of 4 to 5.4
+// persons/m^2 pack people closer than discs of radius 0.3 m can stand apart (separation, not the
+// headway, keeps bodies apart). WIDTH is about a body's width. ALIGN: the one ahead aims within
+// 60 degrees of the agent's aim; someone walking toward it or across its way is left to
+// separation, which steers the two apart (counted too, such people stop both streams of a
+// counterflow dead).
+#define CROWD_GOAL_HEADWAY_GAP 0.2f   // metres ahead at which the speed is 0
+#define CROWD_GOAL_HEADWAY_TIME 0.6f  // seconds: the time gap kept behind the one ahead
+#define CROWD_GOAL_HEADWAY_WIDTH 0.5f // metres off the aim's line
+// metres ahead looked at: the headway speed of one farther ahead is above 2 m/s, a pedestrian's
+// run (CROWD_GOAL_HEADWAY_GAP + CROWD_GOAL_HEADWAY_TIME * 2.17 m/s)
+#define CROWD_GOAL_HEADWAY_REACH 1.5f
+#define CROWD_GOAL_HEADWAY_ALIGN 0.5f // cosine of the largest angle between the two aims
+#define CROWD_GOAL_RESPONSE_TIME 0.3f // seconds
+// The largest tangent of a fully blocked agent's turn (the fluctuation, see above); a new draw
+// every whole second of simulated time.
+#define CROWD_GOAL_FLUCTUATION 0.3f
+
 typedef struct crowd_goal {
     crowd_goal_mode mode;
     crowd_vec2 target;
@@ -216,6 +273,7 @@ typedef struct crowd_goal {
     crowd_route route;    // default CROWD_ROUTE_FIELD; FLEE is never routed
     crowd_exits_id exits; // not null: the goal is the nearest exit of the set by walking
                           // distance and target is not used (SEEK, ARRIVE, ARRIVE_LITERAL)
+    crowd_goal_form form; // default CROWD_GOAL_PEDESTRIAN (see above)
 } crowd_goal;
 
 // Steering away from walls before contact (Reynolds' containment), see crowd/obstacle.h. Every

@@ -19,6 +19,8 @@
 _Static_assert(sizeof(crowd_goal) + sizeof(crowd_path_id) <= CS_DIST_ROUTE_BYTES,
                "route uses fit in cs_dist_routes");
 
+static const cs_snap_section goal_section = {CS_SNAP_ID('G', 'O', 'A', 'L'), cs_snap_goal_size,
+                                             cs_snap_save_goal, cs_snap_load_goal, 7};
 static const cs_snap_section queue_section = {CS_SNAP_ID('Q', 'U', 'E', 'U'), cs_snap_queue_size,
                                               cs_snap_save_queue, cs_snap_load_queue, 0};
 static const cs_snap_section path_section = {CS_SNAP_ID('P', 'A', 'T', 'H'), cs_snap_path_size,
@@ -33,7 +35,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
         [CS_BEH_GOAL] =
             {
                 .name = "goal",
-                .flags = CS_FLAG_GOAL,
+                .flags = CS_FLAG_GOAL | CS_FLAG_HEADWAY,
                 // Hot: the target, the profile and, while the world counts routes, a routed
                 // goal's field memo. No records.
                 .hot = {{CS_HOT_GOAL_X, 0, 0},
@@ -41,11 +43,30 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                         {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL},
                         {CS_HOT_GOAL_MEMO_CELL, 0, 0},
                         {CS_HOT_GOAL_MEMO_ENTRY, 0, 0},
-                        {CS_HOT_GOAL_MEMO_EPOCH, 0, 0}},
-                .hot_count = 6,
+                        {CS_HOT_GOAL_MEMO_EPOCH, 0, 0},
+                        {CS_HOT_GOAL_AIM_X, 0, 0},
+                        {CS_HOT_GOAL_AIM_Y, 0, 0}},
+                .hot_count = 8,
                 .profile_kind = CS_PROF_GOAL,
                 .profile_size = sizeof(cs_goal_profile),
                 .passes = {{CROWD_PHASE_GOAL, cs_pass_goal}},
+                // The headway of a pedestrian goal (CROWD_GOAL_PEDESTRIAN): along its last aim
+                // (hot columns; of unit length, or zero: none yet), its shape from the profile.
+                // No record: it runs once some agent has a goal other than the default.
+                .neighbor =
+                    {
+                        [CS_NB_HEADWAY] = {.flag = CS_FLAG_HEADWAY,
+                                           .kind = -1,
+                                           .profile = CS_PROF_GOAL + 1,
+                                           .col = CS_HOT_GOAL_PROFILE,
+                                           .in_col = {CS_HOT_GOAL_AIM_X + 1, CS_HOT_GOAL_AIM_Y + 1},
+                                           .in = {0, 0, offsetof(cs_goal_profile, hw_len),
+                                                  offsetof(cs_goal_profile, hw_width2)},
+                                           .min_len = 0.5f,
+                                           .align = CROWD_GOAL_HEADWAY_ALIGN},
+                    },
+                .sep_form = cs_goal_sep_form,
+                .headway = cs_goal_headway,
                 .check_def = cs_goal_check_def,
                 .add_reserve = cs_goal_add_reserve,
                 .add = cs_goal_add,
@@ -60,7 +81,8 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .route_uses = cs_goal_route_uses,
                 .route_uses_end = cs_goal_route_uses_end,
                 // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its
-                // def.
+                // def; the aims in a section of its own.
+                .snapshot = &goal_section, // 'GOAL', since format version 7
             },
         [CS_BEH_QUEUE] =
             {

@@ -17,6 +17,9 @@ enum {
     CS_FLAG_SEP_PUSH = 1u << 5,
     CS_FLAG_QUEUE_CONE = 1u << 6, // queues in CROWD_QUEUE_LITERAL: the spec's forward cone
     CS_FLAG_QUEUE_FILE = 1u << 7, // queues in CROWD_QUEUE_FILE: the one ahead in the file
+    // Walks at most the headway speed of the one ahead (a CROWD_GOAL_PEDESTRIAN goal that does
+    // not queue); derived like CS_FLAG_SEP_PUSH (behaviors/separation.h).
+    CS_FLAG_HEADWAY = 1u << 8,
 };
 
 // Record kinds: one pool of fixed-size records each, and one record number per agent index.
@@ -39,6 +42,11 @@ typedef enum cs_hot_col {
     CS_HOT_GOAL_MEMO_CELL,
     CS_HOT_GOAL_MEMO_ENTRY,
     CS_HOT_GOAL_MEMO_EPOCH,
+    // The unit direction a pedestrian goal (CROWD_GOAL_PEDESTRIAN) steered along in the last step
+    // (0, 0: none): where its headway looks, and what it is compared with as someone else's one
+    // ahead.
+    CS_HOT_GOAL_AIM_X,
+    CS_HOT_GOAL_AIM_Y,
     CS_HOT_QUEUE_PROFILE, // the queue's profile (CS_PROF_QUEUE) + 1; 0: not queueing
     CS_HOT_QUEUE_X,       // the queue's goal point (behaviors/queue): each agent its own
     CS_HOT_QUEUE_Y,

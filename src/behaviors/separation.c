@@ -12,5 +12,9 @@ void cs_sep_push_refresh(crowd_world* w, uint32_t idx) {
         decided = f == CS_SEP_DECIDE_DRAG || f == CS_SEP_DECIDE_PUSH;
         push = decided ? f == CS_SEP_DECIDE_PUSH : push || f == CS_SEP_PUSH;
     }
-    w->cur.flags[s] = push ? flags | CS_FLAG_SEP_PUSH : flags & ~(uint32_t)CS_FLAG_SEP_PUSH;
+    bool headway = false;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        headway = headway || (cs_behaviors[b].headway && cs_behaviors[b].headway(w, idx, flags));
+    const uint32_t f = push ? flags | CS_FLAG_SEP_PUSH : flags & ~(uint32_t)CS_FLAG_SEP_PUSH;
+    w->cur.flags[s] = headway ? f | CS_FLAG_HEADWAY : f & ~(uint32_t)CS_FLAG_HEADWAY;
 }

@@ -65,6 +65,14 @@ typedef enum cs_neighbor_query {
     // whose offset from the agent its reader takes from the positions, unchanged until the
     // integration.
     CS_NB_FILE,
+    // The headway: the cone's test along a direction of the agent's (in: its x and y, the length
+    // and the squared-width bound, whose square root is the width) and a candidate counts only
+    // when its own direction (the same inputs, per candidate: they come from hot columns) has a
+    // dot product with the agent's above the subscription's `align`; out: the distance along the
+    // direction to the closest agent in it (+inf when none or when the direction is shorter than
+    // min_len), not divided by the length. Its output shares the cone's buffer (cs_nb_first): no
+    // agent takes both, the headway's subscriber (the goal) leaves out the agents that queue.
+    CS_NB_HEADWAY,
     CS_NB_COUNT
 } cs_neighbor_query;
 
@@ -73,7 +81,10 @@ typedef enum cs_neighbor_query {
 // How many per-slot outputs each query writes (core/internal.h, cs_nb_out): together no more than
 // the free column buffers that hold them.
 static const int cs_nb_outputs[CS_NB_COUNT] = {
-    [CS_NB_CONE] = 1, [CS_NB_GROUP] = 2, [CS_NB_FILE] = 1};
+    [CS_NB_CONE] = 1, [CS_NB_GROUP] = 2, [CS_NB_FILE] = 1, [CS_NB_HEADWAY] = 1};
+// The free column buffer each query's outputs start at: the headway writes the cone's.
+static const int cs_nb_first[CS_NB_COUNT] = {
+    [CS_NB_CONE] = 0, [CS_NB_GROUP] = 1, [CS_NB_FILE] = 3, [CS_NB_HEADWAY] = 0};
 
 // A subscription: agents with `flag` (0: none) take part. Their inputs are float fields at byte
 // offsets `in` of their parameter profile (or, with in_col, their own hot columns) of kind
@@ -83,7 +94,9 @@ static const int cs_nb_outputs[CS_NB_COUNT] = {
 // of the cone's shape (steer/steer_math.h) come with it, so the kernel names no behavior.
 typedef struct cs_neighbor_use {
     uint32_t flag;
-    int kind; // a record kind every subscriber holds: with none live, nobody subscribes
+    // A record kind every subscriber holds: with none live, nobody subscribes. -1: the
+    // subscribers hold no record; the query runs once hot column `col` is in use.
+    int kind;
     int profile;
     int col;
     uint16_t in[4];
@@ -95,6 +108,9 @@ typedef struct cs_neighbor_use {
     float min_len;
     // CS_NB_FILE: the sector reaches this many times its reach input.
     float reach_scale;
+    // CS_NB_HEADWAY: the smallest dot product (exclusive) of a candidate's direction with the
+    // agent's.
+    float align;
 } cs_neighbor_use;
 
 // What a behavior says of the separation form of one of its agents (behaviors/separation.h):
@@ -158,6 +174,9 @@ typedef struct cs_behavior {
     bool (*route)(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
     // Its say in agent idx's separation form (`flags`: the agent's flags); NULL: none.
     cs_sep_form (*sep_form)(const crowd_world* w, uint32_t idx, uint32_t flags);
+    // Whether agent idx brakes for the one ahead (CS_FLAG_HEADWAY, set when any entry says so);
+    // NULL: never.
+    bool (*headway)(const crowd_world* w, uint32_t idx, uint32_t flags);
     // Writes its part of crowd_agent_def_default() (NULL: the def has no field of its own).
     void (*def_default)(crowd_agent_def* def);
 

@@ -262,6 +262,7 @@ void cs_dist_free_truncate(crowd_world* w, int count) {
 // subscription's reach factor), plus the box's margin.
 float cs_dist_reach(const crowd_world* w) {
     const cs_nb_use cone = cs_nb_resolve(w, CS_NB_CONE), file = cs_nb_resolve(w, CS_NB_FILE);
+    const cs_nb_use headway = cs_nb_resolve(w, CS_NB_HEADWAY);
     const cs_columns* c = &w->cur;
     float reach = 0.0f;
     for (int s = 0; s < w->count; ++s) {
@@ -272,6 +273,10 @@ float cs_dist_reach(const crowd_world* w) {
             r = cs_steer_maxf(r, sh.len + sh.width);
         } else if (cone.flag && (c->flags[s] & cone.flag)) {
             r = cs_steer_maxf(r, cs_nb_in(&cone, s, 0) + cs_nb_in(&cone, s, 1));
+        } else if (headway.flag && (c->flags[s] & headway.flag)) {
+            const cs_steer_shape sh =
+                cs_steer_headway_shape(cs_nb_in(&headway, s, 2), cs_nb_in(&headway, s, 3));
+            r = cs_steer_maxf(r, sh.len + sh.width);
         }
         reach = cs_steer_maxf(reach, r + cs_steer_margin(c->px[s], c->py[s], r));
     }

@@ -50,8 +50,8 @@ int cs_dist_free_count(const crowd_world* w);
 void cs_dist_free_truncate(crowd_world* w, int count);
 
 // The farthest any stored agent's neighbor query reaches from it (separation disc, forward cone,
-// the one ahead in a file), read through the behaviors' neighbor subscriptions: a bound of the box
-// the neighbor pass queries around each agent.
+// the one ahead in a file, the headway), read through the behaviors' neighbor subscriptions: a
+// bound of the box the neighbor pass queries around each agent.
 float cs_dist_reach(const crowd_world* w);
 
 // Agent idx has a replicated record (it follows, or leads or is named a fallback).

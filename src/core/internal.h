@@ -428,9 +428,9 @@ typedef struct cs_nb_use {
     uint32_t prof_size;
     const uint32_t* prof_of; // per slot: profile number + 1
     uint16_t in[4];
-    const float* in_col[4];     // per slot, for the inputs from hot columns (else NULL)
-    float* out[2];              // per slot (cs_nb_out)
-    float min_len, reach_scale; // as the subscription (cs_neighbor_use) gives them
+    const float* in_col[4];            // per slot, for the inputs from hot columns (else NULL)
+    float* out[2];                     // per slot (cs_nb_out)
+    float min_len, reach_scale, align; // as the subscription (cs_neighbor_use) gives them
 } cs_nb_use;
 
 // The neighbor queries' outputs (cs_neighbor_query: one or two each, CS_NB_OUTPUTS) per slot,
@@ -438,9 +438,7 @@ typedef struct cs_nb_use {
 // same step, live in the free column buffers: those hold nothing from the sort to the integration,
 // which writes its back buffers there (core/step.c). Output k of query q; NULL past its outputs.
 static inline float* cs_nb_out(const crowd_world* w, int q, int k) {
-    int at = 0;
-    for (int p = 0; p < q; ++p) at += cs_nb_outputs[p];
-    return k < cs_nb_outputs[q] ? w->free_col[at + k] : NULL;
+    return k < cs_nb_outputs[q] ? w->free_col[cs_nb_first[q] + k] : NULL;
 }
 
 static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query query) {
@@ -449,7 +447,8 @@ static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query qu
         if (!u->flag) continue;
         const cs_profiles* p = u->profile ? &w->profiles[u->profile - 1] : NULL;
         return (cs_nb_use){u->flag,
-                           w->pools[u->kind].live > 0,
+                           u->kind >= 0 ? w->pools[u->kind].live > 0
+                                        : cs_hot_live(w, u->col) != NULL,
                            p ? p->data : NULL,
                            p ? p->size : 0,
                            p ? w->cur.hot[u->col] : NULL,
@@ -460,7 +459,8 @@ static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query qu
                             u->in_col[3] ? w->cur.hot[u->in_col[3] - 1] : NULL},
                            {cs_nb_out(w, query, 0), cs_nb_out(w, query, 1)},
                            u->min_len,
-                           u->reach_scale};
+                           u->reach_scale,
+                           u->align};
     }
     return (cs_nb_use){0};
 }

@@ -50,6 +50,11 @@ typedef struct query {
     uint32_t group;
     float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
     bool sep, grp, cone, file;
+    bool hw;      // the cone is the headway's (CS_NB_HEADWAY): candidates heading the agent's way
+    float hw_cos; // CS_NB_HEADWAY: the smallest dot product of the two aims (exclusive)
+    // CS_NB_HEADWAY: every slot's aim (the subscription's direction inputs), which a candidate's
+    // is compared with; the heading columns, unread, without the headway.
+    const float *ax, *ay;
     const cs_sight* sight; // the walls around the query, when it has any (line of sight)
 } query;
 
@@ -133,8 +138,10 @@ typedef struct lane_test {
     bool in_cone;
 } lane_test;
 
-static inline __attribute__((always_inline)) lane_test
-test_lane(const query* q, float x, float y, bool valid, bool not_self, bool file) {
+static inline __attribute__((always_inline)) lane_test test_lane(const query* q, float x, float y,
+                                                                 float ohx, float ohy, bool valid,
+                                                                 bool not_self, bool file,
+                                                                 bool hw) {
     lane_test t;
     t.dx = q->px - x, t.dy = q->py - y;
     t.sep = cs_steer_sep_term(t.dx, t.dy, valid, q->sep_r, q->inv_r);
@@ -142,8 +149,13 @@ test_lane(const query* q, float x, float y, bool valid, bool not_self, bool file
     const cs_steer_cone_at a = cs_steer_cone_offset(-t.dx, -t.dy, q->hx, q->hy);
     t.along = a.along;
     const float ex = x - q->gx, ey = y - q->gy;
-    const bool in = file ? cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2)
-                         : cs_steer_in_cone(a, q->cone_l, q->cone_w2);
+    // The cone's and the headway's tests are both computed and chosen bit-wise: a select between
+    // them (`hw ? headway : cone`) keeps gcc from vectorizing the lane loops that call this.
+    const bool sector = cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2);
+    const bool cone = cs_steer_in_cone(a, q->cone_l, q->cone_w2);
+    const bool headway = cs_steer_in_headway(a, q->cone_l, q->cone_w2, q->hx, q->hy, ohx, ohy,
+                                             q->hw_cos, -t.dx, -t.dy);
+    const bool in = file ? sector : ((hw & headway) | (!hw & cone));
     t.in_cone = valid & q->cone & not_self & in;
     return t;
 }
@@ -158,16 +170,20 @@ test_lane(const query* q, float x, float y, bool valid, bool not_self, bool file
 // `file` the cone is the file query's (CS_NB_FILE) instead of the forward cone; `slots` gives the
 // sorted slot of each candidate (NULL: the candidates are the sorted slots themselves).
 static inline __attribute__((always_inline)) void
-chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* restrict groups,
+chunk_all(const float* restrict xs, const float* restrict ys, const float* restrict hxs,
+          const float* restrict hys, const uint32_t* restrict groups,
           const uint32_t* restrict slots, const query* q, sums* acc, uint32_t b, uint32_t e,
           int64_t self, bool grp, bool los, bool file) {
     // A local copy, which nothing else can write: with the line-of-sight calls in the loop gcc
     // would otherwise load the query's fields lane by lane and not vectorize.
     const query qc = *q;
     q = &qc;
+    const bool hw = qc.hw;
     for (uint32_t j = b; j < e; j += CS_LANES) {
         const float* restrict xc = xs + j;
         const float* restrict yc = ys + j;
+        const float* restrict hxc = hxs + j;
+        const float* restrict hyc = hys + j;
         const uint32_t* restrict gc = groups + j;
         const int live = (int)(e - j);
         const int64_t self_lane = self - (int64_t)j; // lane of the agent itself, if in this chunk
@@ -176,7 +192,8 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
         if (los) {
             int32_t counts[CS_LANES];
             for (int l = 0; l < CS_LANES; ++l) {
-                const lane_test t = test_lane(q, xc[l], yc[l], l < live, l != self_lane, file);
+                const lane_test t =
+                    test_lane(q, xc[l], yc[l], hxc[l], hyc[l], l < live, l != self_lane, file, hw);
                 counts[l] = t.sep.in | t.in_cone;
             }
             for (int l = 0; l < CS_LANES; ++l)
@@ -184,8 +201,8 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
         }
         for (int l = 0; l < CS_LANES; ++l) {
             // A hidden candidate counts for nothing: it is masked like an empty lane.
-            const lane_test t =
-                test_lane(q, xc[l], yc[l], (l < live) & !hidden[l], l != self_lane, file);
+            const lane_test t = test_lane(q, xc[l], yc[l], hxc[l], hyc[l], (l < live) & !hidden[l],
+                                          l != self_lane, file, hw);
             const bool in_cone = t.in_cone;
             const float along = t.along;
             const bool in_sep = t.sep.in & q->sep;
@@ -216,11 +233,11 @@ chunk_all(const float* restrict xs, const float* restrict ys, const uint32_t* re
 // One range of candidates: chunk_all (with group sums when `grp`, line of sight when `los`) when
 // `general`, else the separation loop.
 static inline __attribute__((always_inline)) void
-visit_range(const float* xs, const float* ys, const uint32_t* groups, const uint32_t* slots,
-            const query* q, sums* acc, uint32_t b, uint32_t e, int64_t self, bool general, bool grp,
-            bool los, bool file) {
+visit_range(const float* xs, const float* ys, const float* hxs, const float* hys,
+            const uint32_t* groups, const uint32_t* slots, const query* q, sums* acc, uint32_t b,
+            uint32_t e, int64_t self, bool general, bool grp, bool los, bool file) {
     if (general)
-        chunk_all(xs, ys, groups, slots, q, acc, b, e, self, grp, los, file);
+        chunk_all(xs, ys, hxs, hys, groups, slots, q, acc, b, e, self, grp, los, file);
     else
         cs_steer_sep_lanes(xs, ys, b, e, q->px, q->py, q->sep_r, q->inv_r, acc->sx, acc->sy,
                            acc->sn);
@@ -232,6 +249,7 @@ visit_range(const float* xs, const float* ys, const uint32_t* groups, const uint
 
 typedef struct row_block {
     float x[CS_ROW_BLOCK + CS_PAD], y[CS_ROW_BLOCK + CS_PAD];
+    float hx[CS_ROW_BLOCK + CS_PAD], hy[CS_ROW_BLOCK + CS_PAD]; // headings: the headway's test
     uint32_t group[CS_ROW_BLOCK + CS_PAD], slot[CS_ROW_BLOCK + CS_PAD];
 } row_block;
 
@@ -240,8 +258,10 @@ static inline __attribute__((always_inline)) void flush_block(row_block* blk, ui
                                                               sums* acc, bool general, bool grp,
                                                               bool los, bool file) {
     for (int l = 0; l < CS_LANES; ++l)
-        blk->x[m + l] = blk->y[m + l] = 0.0f, blk->group[m + l] = blk->slot[m + l] = 0;
-    visit_range(blk->x, blk->y, blk->group, blk->slot, q, acc, 0, m, self, general, grp, los, file);
+        blk->x[m + l] = blk->y[m + l] = blk->hx[m + l] = blk->hy[m + l] = 0.0f,
+                   blk->group[m + l] = blk->slot[m + l] = 0;
+    visit_range(blk->x, blk->y, blk->hx, blk->hy, blk->group, blk->slot, q, acc, 0, m, self,
+                general, grp, los, file);
 }
 
 // Row cy of a sparse layout: its ranges also hold agents of rows (and, in a row wider than the
@@ -264,6 +284,7 @@ visit_sparse_row(const crowd_world* w, const query* q, sums* acc, const cs_cell_
             if (cs_cell_coord(y, inv_cell) != cy || cx < box->cx0 || cx > box->cx1) continue;
             if (j == q->self) self = m;
             blk.x[m] = x, blk.y[m] = y, blk.group[m] = c->group[j], blk.slot[m] = j;
+            blk.hx[m] = q->ax[j], blk.hy[m] = q->ay[j];
             if (++m == CS_ROW_BLOCK) {
                 flush_block(&blk, m, self, q, acc, general, grp, los, file);
                 m = 0, self = -1;
@@ -286,7 +307,8 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
     const uint32_t n = (uint32_t)w->count;
     if (!cs_grid_clip(g, &box)) return 0;
     if (sparse && (int64_t)box.cy1 - box.cy0 >= (int64_t)n) {
-        visit_range(c->px, c->py, c->group, NULL, q, acc, 0, n, q->self, general, grp, los, file);
+        visit_range(c->px, c->py, q->ax, q->ay, c->group, NULL, q, acc, 0, n, q->self, general, grp,
+                    los, file);
         return n;
     }
     uint64_t candidates = 0;
@@ -298,8 +320,8 @@ static inline __attribute__((always_inline)) uint64_t visit(const crowd_world* w
             visit_sparse_row(w, q, acc, &box, cy, b, e, ranges, general, grp, los, file);
         else
             for (int k = 0; k < ranges; ++k)
-                visit_range(c->px, c->py, c->group, NULL, q, acc, b[k], e[k], q->self, general, grp,
-                            los, file);
+                visit_range(c->px, c->py, q->ax, q->ay, c->group, NULL, q, acc, b[k], e[k], q->self,
+                            general, grp, los, file);
     }
     return candidates;
 }
@@ -310,11 +332,15 @@ static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
 }
 
 typedef struct nb_subs {
-    cs_nb_use cone, group, file;
+    cs_nb_use cone, group, file, headway;
     uint32_t flags; // agents with any of these take the general path
+    // Every slot's aim, which a headway candidate's is compared with (the headway's direction
+    // inputs; without a headway the heading columns, which its test then does not read).
+    const float *aim_x, *aim_y;
+    float headway_align;
     // The cones' constants from the subscriptions (cs_neighbor_use): the shortest direction with a
-    // heading, for the cone and the file, and the factor of the file's reach.
-    float cone_min, file_min, file_scale;
+    // heading, for the cone, the file and the headway, and the factor of the file's reach.
+    float cone_min, file_min, headway_min, file_scale;
 } nb_subs;
 
 // The outputs of slot s's queries (grp, cone, file: it subscribes to them) to their per-slot
@@ -371,6 +397,9 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const uint32_t flags = c->flags[s];
     const bool grec = flags & nb->group.flag, crec = flags & nb->cone.flag;
     const bool frec = flags & nb->file.flag;
+    // The headway is the cone's test along the heading column; an agent in a file or a cone (which
+    // the headway's subscriber never is) takes those.
+    const bool hrec = (flags & nb->headway.flag) && !frec && !crec;
     if (frec) {
         // The file looks toward the agent's target, whatever its velocity.
         q.file = true;
@@ -387,7 +416,16 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
         q.cone_l = cs_nb_in(&nb->cone, s, 0);
         q.cone_w = cs_nb_in(&nb->cone, s, 1);
         q.cone_w2 = cs_nb_in(&nb->cone, s, 2);
+    } else if (hrec) {
+        const cs_nb_use* u = &nb->headway;
+        const cs_steer_look look =
+            cs_steer_cone_look(cs_nb_in(u, s, 0), cs_nb_in(u, s, 1), nb->headway_min);
+        q.cone = look.on, q.hx = look.hx, q.hy = look.hy, q.hw = true;
+        const cs_steer_shape sh = cs_steer_headway_shape(cs_nb_in(u, s, 2), cs_nb_in(u, s, 3));
+        q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
+        q.hw_cos = nb->headway_align;
     }
+    q.ax = nb->aim_x, q.ay = nb->aim_y;
     crowd_vec2 gsep = {0.0f, 0.0f};
     uint32_t ahead = CS_NB_NONE;
     float along = INFINITY;
@@ -395,7 +433,7 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
     if (!q.sep && !q.grp && !q.cone) {
-        store_outputs(nb, s, grec, crec, frec, gsep, along, ahead);
+        store_outputs(nb, s, grec, crec || hrec, frec, gsep, along, ahead);
         return 0;
     }
 
@@ -453,10 +491,11 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     if (q.grp)
         gsep = cs_steer_sep_force(ms, drag, cs_lanes_sum(acc.gx), cs_lanes_sum(acc.gy),
                                   cs_lanes_sum(acc.gn), vel);
-    if (q.cone && !q.file) along = cs_lanes_min(acc.along) / q.cone_l; // CS_NB_CONE's output
+    // CS_NB_CONE's output is over the cone's length, CS_NB_HEADWAY's the distance itself.
+    if (q.cone && !q.file) along = cs_lanes_min(acc.along) / (crec ? q.cone_l : 1.0f);
     if (q.cone && q.file && !q.grp)
         ahead = file_ahead(c, nb, q.gx, q.gy, acc.along, acc.ox, acc.oy, acc.os, &along);
-    store_outputs(nb, s, grec, crec, frec, gsep, along, ahead);
+    store_outputs(nb, s, grec, crec || hrec, frec, gsep, along, ahead);
     return cand;
 }
 
@@ -544,7 +583,9 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
                      .sep_r = r,
                      .inv_r = 1.0f / r,
                      .self = (uint32_t)s,
-                     .sep = true};
+                     .sep = true,
+                     .ax = c->hx, // gathered by the sparse rows, unread
+                     .ay = c->hy};
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
     const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, cs_steer_margin(q.px, q.py, r));
@@ -564,6 +605,10 @@ enum { BLOCK_OTHER, BLOCK_CONE, BLOCK_FILE, BLOCK_GROUP };
 
 typedef struct query_block {
     int32_t kind[CS_NB_BLOCK]; // BLOCK_*
+    // BLOCK_CONE: 1 for a headway (it looks along the heading, its output is not divided), 0 for
+    // the queue's cone.
+    int32_t headway[CS_NB_BLOCK];
+    float hw_cos[CS_NB_BLOCK]; // the headway's smallest dot product of the headings
     float cone_l[CS_NB_BLOCK], cone_w[CS_NB_BLOCK], cone_w2[CS_NB_BLOCK];
     float gx[CS_NB_BLOCK], gy[CS_NB_BLOCK], gd2[CS_NB_BLOCK];
     float hx[CS_NB_BLOCK], hy[CS_NB_BLOCK], reach[CS_NB_BLOCK];
@@ -582,7 +627,17 @@ static inline query block_query(const cs_columns* c, int s, const query_block* b
                    .hy = blk->hy[i],
                    .cone_l = blk->cone_l[i],
                    .cone_w2 = blk->cone_w2[i],
-                   .cone = blk->cone[i] != 0};
+                   .cone = blk->cone[i] != 0,
+                   .hw = blk->headway[i] != 0,
+                   .hw_cos = blk->hw_cos[i]};
+}
+
+// The same with the candidates' aims (the headway's) from the subscriptions.
+static inline query block_query_of(const cs_columns* c, const nb_subs* nb, int s,
+                                   const query_block* blk, int i) {
+    query q = block_query(c, s, blk, i);
+    q.ax = nb->aim_x, q.ay = nb->aim_y;
+    return q;
 }
 
 // Agents of the dense layout whose only query is the forward cone (CS_NB_CONE) or the file
@@ -598,7 +653,10 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const cs_grid* g = &w->grid;
     const float* restrict xs = c->px;
     const float* restrict ys = c->py;
-    const query q = block_query(c, s, blk, i);
+    const query q = block_query_of(c, nb, s, blk, i);
+    const float* restrict hxs = q.ax;
+    const float* restrict hys = q.ay;
+    const bool hw = blk->headway[i] != 0;
     const int64_t self = s;
     float ax[CS_LANES], ay[CS_LANES], an[CS_LANES], al[CS_LANES];
     for (int l = 0; l < CS_LANES; ++l) ax[l] = ay[l] = an[l] = 0.0f, al[l] = INFINITY;
@@ -612,9 +670,12 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             const float* restrict xc = xs + j;
             const float* restrict yc = ys + j;
             const int live = (int)(e - j);
+            const float* restrict hxc = hxs + j;
+            const float* restrict hyc = hys + j;
             const int64_t self_lane = self - (int64_t)j;
             for (int l = 0; l < CS_LANES; ++l) {
-                const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, false);
+                const lane_test t = test_lane(&q, xc[l], yc[l], hxc[l], hyc[l], l < live,
+                                              l != self_lane, false, hw);
                 ax[l] += t.sep.ux;
                 ay[l] += t.sep.uy;
                 an[l] += t.sep.in ? 1.0f : 0.0f;
@@ -625,7 +686,9 @@ cone_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
     const uint32_t flags = c->flags[s];
     sep_force(c->max_speed[s], c->sep_weight[s], !(flags & CS_FLAG_SEP_PUSH), c->vx[s], c->vy[s],
               ax, ay, an, &w->force_x[s], &w->force_y[s]);
-    nb->cone.out[0][s] = q.cone ? cs_lanes_min(al) / q.cone_l : INFINITY;
+    // The cone's output is over its length, the headway's the distance (cs_neighbor_query); the
+    // two share the buffer.
+    nb->cone.out[0][s] = q.cone ? cs_lanes_min(al) / (hw ? 1.0f : q.cone_l) : INFINITY;
     return candidates;
 }
 
@@ -684,7 +747,8 @@ file_only(crowd_world* w, const nb_subs* nb, int s, const query_block* blk, int 
             const int live = (int)(e - j);
             const int64_t self_lane = self - (int64_t)j;
             for (int l = 0; l < CS_LANES; ++l) {
-                const lane_test t = test_lane(&q, xc[l], yc[l], l < live, l != self_lane, true);
+                const lane_test t =
+                    test_lane(&q, xc[l], yc[l], 0.0f, 0.0f, l < live, l != self_lane, true, false);
                 const float x = -t.dx, y = -t.dy;
                 const bool take =
                     t.in_cone & cs_steer_file_before(t.along, x, y, al[l], ox[l], oy[l]);
@@ -747,25 +811,32 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, query_bloc
         const uint32_t f = c->flags[s] & nb->flags;
         const bool sep = c->sep_weight[s] > 0.0f;
         // A follower without a group (not active) has separation alone, in the general path.
+        const bool hw = nb->headway.flag && f == nb->headway.flag;
         const int kind = !sep                                                        ? BLOCK_OTHER
-                         : nb->cone.flag && f == nb->cone.flag                       ? BLOCK_CONE
+                         : (nb->cone.flag && f == nb->cone.flag) || hw               ? BLOCK_CONE
                          : nb->file.flag && f == nb->file.flag                       ? BLOCK_FILE
                          : nb->group.flag && f == nb->group.flag && c->group[s] != 0 ? BLOCK_GROUP
                                                                                      : BLOCK_OTHER;
         const cs_nb_use* u = kind == BLOCK_FILE    ? &nb->file
                              : kind == BLOCK_GROUP ? &nb->group
+                             : hw                  ? &nb->headway
                                                    : &nb->cone;
         blk->kind[i] = kind;
-        float cl = 0.0f, cw = 0.0f, cw2 = 0.0f, gx = 0.0f, gy = 0.0f;
-        if (kind == BLOCK_CONE) {
+        blk->headway[i] = hw;
+        float cl = 0.0f, cw = 0.0f, cw2 = 0.0f, gx = 0.0f, gy = 0.0f, hc = 0.0f;
+        if (kind == BLOCK_CONE && !hw) {
             cl = cs_nb_in(u, s, 0), cw = cs_nb_in(u, s, 1), cw2 = cs_nb_in(u, s, 2);
+        } else if (kind == BLOCK_CONE) { // the headway: gx, gy hold its aim
+            gx = cs_nb_in(u, s, 0), gy = cs_nb_in(u, s, 1);
+            const cs_steer_shape sh = cs_steer_headway_shape(cs_nb_in(u, s, 2), cs_nb_in(u, s, 3));
+            cl = sh.len, cw = sh.width, cw2 = sh.width2, hc = nb->headway_align;
         } else if (kind == BLOCK_FILE) {
             gx = cs_nb_in(u, s, 0), gy = cs_nb_in(u, s, 1);
             const cs_steer_shape sh =
                 cs_steer_sector_shape(cs_nb_in(u, s, 2) * nb->file_scale, cs_nb_in(u, s, 3));
             cl = sh.len, cw = sh.width, cw2 = sh.width2;
         }
-        blk->cone_l[i] = cl, blk->cone_w[i] = cw, blk->cone_w2[i] = cw2;
+        blk->cone_l[i] = cl, blk->cone_w[i] = cw, blk->cone_w2[i] = cw2, blk->hw_cos[i] = hc;
         blk->gx[i] = gx, blk->gy[i] = gy;
         found += kind != BLOCK_OTHER;
     }
@@ -778,14 +849,17 @@ prepare_block(const crowd_world* w, const nb_subs* nb, int s0, int n, query_bloc
     const float* restrict rs = c->sep_radius + s0;
     const float inv_cell = g->inv_cell;
     const int32_t min_cx = g->min_cx, min_cy = g->min_cy, max_cx = g->max_cx, max_cy = g->max_cy;
-    const float cone_min = nb->cone_min, file_min = nb->file_min;
+    const float cone_min = nb->cone_min, file_min = nb->file_min, hw_min = nb->headway_min;
 #pragma omp simd
     for (int i = 0; i < n; ++i) {
         const float px = pxs[i], py = pys[i], r = rs[i];
-        // The cone looks along the velocity, the file toward the target, whatever the velocity.
-        const bool file = blk->kind[i] == BLOCK_FILE;
-        const float tx = file ? blk->gx[i] - px : vxs[i], ty = file ? blk->gy[i] - py : vys[i];
-        const cs_steer_look look = cs_steer_cone_look(tx, ty, file ? file_min : cone_min);
+        // The cone looks along the velocity, the headway along its aim, the file toward the
+        // target, whatever the velocity.
+        const bool file = blk->kind[i] == BLOCK_FILE, hw = blk->headway[i] != 0;
+        const float tx = file ? blk->gx[i] - px : (hw ? blk->gx[i] : vxs[i]);
+        const float ty = file ? blk->gy[i] - py : (hw ? blk->gy[i] : vys[i]);
+        const float min = file ? file_min : (hw ? hw_min : cone_min);
+        const cs_steer_look look = cs_steer_cone_look(tx, ty, min);
         const bool cone = blk->kind[i] != BLOCK_GROUP && look.on;
         const float hx = cone ? look.hx : 0.0f, hy = cone ? look.hy : 0.0f;
         const cs_steer_box qb =
@@ -871,7 +945,7 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
     const range_view v = {w->grid, w->cur, w->force_x, w->force_y,
                           w->walls.live > 0 ? &w->walls : NULL};
     uint64_t candidates = 0;
-    const bool cones = nb->cone.flag && nb->cone.live;
+    const bool cones = (nb->cone.flag && nb->cone.live) || (nb->headway.flag && nb->headway.live);
     const bool files = nb->file.flag && nb->file.live;
     const bool groups = nb->group.flag && nb->group.live;
     uint32_t key[CS_NB_BLOCK] = {0};
@@ -934,8 +1008,14 @@ void cs_pass_neighbor(crowd_world* w) {
     c.nb.cone = cs_nb_resolve(w, CS_NB_CONE);
     c.nb.group = cs_nb_resolve(w, CS_NB_GROUP);
     c.nb.file = cs_nb_resolve(w, CS_NB_FILE);
-    c.nb.flags = c.nb.cone.flag | c.nb.group.flag | c.nb.file.flag;
+    c.nb.headway = cs_nb_resolve(w, CS_NB_HEADWAY);
+    c.nb.flags = c.nb.cone.flag | c.nb.group.flag | c.nb.file.flag | c.nb.headway.flag;
     c.nb.cone_min = c.nb.cone.min_len;
+    c.nb.headway_min = c.nb.headway.min_len;
+    c.nb.headway_align = c.nb.headway.align;
+    const bool aims = c.nb.headway.in_col[0] && c.nb.headway.in_col[1];
+    c.nb.aim_x = aims ? c.nb.headway.in_col[0] : w->cur.hx;
+    c.nb.aim_y = aims ? c.nb.headway.in_col[1] : w->cur.hy;
     c.nb.file_min = c.nb.file.min_len;
     c.nb.file_scale = c.nb.file.reach_scale;
     w->profile.candidates =

@@ -31,12 +31,15 @@ typedef struct cap_query {
     float gx, gy, gd2; // CS_NB_FILE: the target and |pos - target|^2
     uint32_t self, group;
     bool cone, file;
-    int k, scan;     // neighbors kept at most, candidates examined at most
-    int examined, n; // candidates examined so far, neighbors kept
-    float along;     // closest along in the cone (CS_NB_FILE: in the file's sector)
-    float ox, oy;    // CS_NB_FILE: the offset of that agent
-    uint32_t os;     // CS_NB_FILE: its sorted slot
-    kept* best;      // n entries, nearest first
+    bool hw;              // the cone is the headway's: candidates heading the agent's way
+    float hw_cos;         // its smallest dot product of the aims (exclusive)
+    const float *ax, *ay; // every slot's aim (the headway's direction inputs)
+    int k, scan;          // neighbors kept at most, candidates examined at most
+    int examined, n;      // candidates examined so far, neighbors kept
+    float along;          // closest along in the cone (CS_NB_FILE: in the file's sector)
+    float ox, oy;         // CS_NB_FILE: the offset of that agent
+    uint32_t os;          // CS_NB_FILE: its sorted slot
+    kept* best;           // n entries, nearest first
     const cs_grid* g;
     const crowd_world* w;
 } cap_query;
@@ -59,8 +62,10 @@ static void examine(cap_query* q, uint32_t b, uint32_t e, bool sparse, int32_t r
             const float ox = -dx, oy = -dy;
             const cs_steer_cone_at a = cs_steer_cone_offset(ox, oy, q->hx, q->hy);
             if (!q->file) {
-                if (cs_steer_in_cone(a, q->cone_l, q->cone_w2) && a.along < q->along)
-                    q->along = a.along;
+                const bool in = q->hw ? cs_steer_in_headway(a, q->cone_l, q->cone_w2, q->hx, q->hy,
+                                                            q->ax[j], q->ay[j], q->hw_cos, ox, oy)
+                                      : cs_steer_in_cone(a, q->cone_l, q->cone_w2);
+                if (in && a.along < q->along) q->along = a.along;
             } else {
                 const float ex = c->px[j] - q->gx, ey = c->py[j] - q->gy;
                 if (cs_steer_in_sector(a, q->cone_l, q->cone_w2, ex * ex + ey * ey, q->gd2) &&
@@ -121,15 +126,18 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
 // carry: the shortest direction with a heading, for the cone and the file, and the factor of the
 // file's reach.
 typedef struct cap_consts {
-    float cone_min, file_min, file_scale;
+    float cone_min, file_min, headway_min, file_scale;
 } cap_consts;
 
 static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs_nb_use* group_use,
-                             const cs_nb_use* file_use, const cap_consts* k, int s, kept* scratch) {
+                             const cs_nb_use* file_use, const cs_nb_use* hw_use,
+                             const cap_consts* k, int s, kept* scratch) {
     const cs_columns* c = &w->cur;
     const uint32_t flags = c->flags[s];
     const bool grec = flags & group_use->flag, crec = flags & cone_use->flag;
     const bool frec = flags & file_use->flag;
+    // The headway: the cone's test along the heading column (as in neighbor.c).
+    const bool hrec = (flags & hw_use->flag) && !frec && !crec;
     const float vx = c->vx[s], vy = c->vy[s], sep_w = c->sep_weight[s];
     cap_query q = {.px = c->px[s],
                    .py = c->py[s],
@@ -161,6 +169,15 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         q.cone_l = cs_nb_in(cone_use, s, 0);
         q.cone_w = cs_nb_in(cone_use, s, 1);
         q.cone_w2 = cs_nb_in(cone_use, s, 2);
+    } else if (hrec) {
+        const cs_steer_look look =
+            cs_steer_cone_look(cs_nb_in(hw_use, s, 0), cs_nb_in(hw_use, s, 1), k->headway_min);
+        q.cone = look.on, q.hx = look.hx, q.hy = look.hy, q.hw = true;
+        const cs_steer_shape sh =
+            cs_steer_headway_shape(cs_nb_in(hw_use, s, 2), cs_nb_in(hw_use, s, 3));
+        q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
+        q.hw_cos = hw_use->align;
+        q.ax = hw_use->in_col[0], q.ay = hw_use->in_col[1];
     }
     w->force_x[s] = 0.0f;
     w->force_y[s] = 0.0f;
@@ -194,6 +211,7 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         group_use->out[1][s] = grp ? g.y : 0.0f;
     }
     if (crec) cone_use->out[0][s] = q.cone ? q.along / q.cone_l : INFINITY;
+    if (hrec) hw_use->out[0][s] = q.cone ? q.along : INFINITY; // not over the length
     if (frec) {
         // Only an agent of the same file (subscribed, with the same target) is the one ahead.
         const bool other = q.cone && q.along < INFINITY && (c->flags[q.os] & file_use->flag);
@@ -206,7 +224,7 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
 
 typedef struct cap_ctx {
     crowd_world* w;
-    cs_nb_use cone, group, file;
+    cs_nb_use cone, group, file, headway;
     cap_consts k;
     uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } cap_ctx;
@@ -219,7 +237,7 @@ static void cap_team(void* arg, int t, int nt) {
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     uint64_t total = 0;
     for (int s = lo; s < hi; ++s)
-        total += agent_capped(w, &x->cone, &x->group, &x->file, &x->k, s, scratch);
+        total += agent_capped(w, &x->cone, &x->group, &x->file, &x->headway, &x->k, s, scratch);
     x->candidates[t] = total;
 }
 
@@ -227,8 +245,9 @@ void cs_pass_neighbor_capped(crowd_world* w) {
     cap_ctx x = {.w = w,
                  .cone = cs_nb_resolve(w, CS_NB_CONE),
                  .group = cs_nb_resolve(w, CS_NB_GROUP),
-                 .file = cs_nb_resolve(w, CS_NB_FILE)};
-    x.k = (cap_consts){x.cone.min_len, x.file.min_len, x.file.reach_scale};
+                 .file = cs_nb_resolve(w, CS_NB_FILE),
+                 .headway = cs_nb_resolve(w, CS_NB_HEADWAY)};
+    x.k = (cap_consts){x.cone.min_len, x.file.min_len, x.headway.min_len, x.file.reach_scale};
     cs_team_run(w->threads, cap_team, &x);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];

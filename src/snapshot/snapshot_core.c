@@ -15,19 +15,21 @@
 //         u16 live (0 / 1) and, when live, u32 count and count x (f32 x, f32 y). A free slot keeps
 //         the generation its next set gets (UINT16_MAX: retired). The sets' users are not
 //         stored: the goals that name them count them again as the agents load.
-//  'AGNT': u32 count, then one 96-byte record per sorted slot (84 bytes before version 5), in slot
+//  'AGNT': u32 count, then one 100-byte record per sorted slot (96 bytes in version 5, 84 before),
+//         in slot
 //         order (the stable sort of the next step starts from this order): u32 agent index, f32 px,
 //         py, vx, vy, hx, hy, max_speed, max_force, separation radius, separation weight, u32
 //         flags, u32 group, f32 radius, u32 goal mode, f32 goal x, goal y, slow radius, goal
 //         weight, u64 user data, then (since version 5) u32 goal route, u32 exit set index1, u32
-//         exit set generation (0 / 0 for none; the handle's world tag is the world's). Older
-//         records load with CROWD_ROUTE_FIELD and no exit set (the world has navigation off).
+//         exit set generation (0 / 0 for none; the handle's world tag is the world's), then
+//         (since version 7) u32 goal form. Older records load with CROWD_ROUTE_FIELD and no exit
+//         set (the world has navigation off), and before version 7 with CROWD_GOAL_FORM_LITERAL.
 #include <math.h>
 
 #include "core/range.h"
 #include "snapshot/snapshot_internal.h"
 
-enum { AGENT_RECORD_SIZE = 96, AGENT_RECORD_SIZE_V3 = 84 };
+enum { AGENT_RECORD_SIZE = 100, AGENT_RECORD_SIZE_V5 = 96, AGENT_RECORD_SIZE_V3 = 84 };
 
 // Flags a loaded agent may carry: those of the behaviors in the table, whose state their
 // sections restore.
@@ -261,6 +263,7 @@ void cs_snap_save_agents(const crowd_world* w, cs_snap_writer* out) {
         cs_snap_put_u32(out, (uint32_t)g.route);
         cs_snap_put_u32(out, g.exits.index1);
         cs_snap_put_u32(out, g.exits.index1 ? g.exits.generation : 0u);
+        cs_snap_put_u32(out, (uint32_t)g.form);
     }
 }
 
@@ -293,6 +296,7 @@ static bool valid_agent(const crowd_world* w, int s, uint32_t idx, const crowd_g
            non_negative(c->sep_weight[s], CROWD_MAX_WEIGHT) &&
            positive(w->radius[idx], CROWD_MAX_DISTANCE) &&
            (unsigned)g->mode < CROWD_GOAL_MODE_COUNT && (unsigned)g->route < CROWD_ROUTE_COUNT &&
+           (unsigned)g->form < CROWD_GOAL_FORM_COUNT &&
            !(g->exits.index1 && g->mode == CROWD_GOAL_FLEE) &&
            within(g->target.x, CROWD_MAX_COORD) && within(g->target.y, CROWD_MAX_COORD) &&
            positive(g->slow_radius, CROWD_MAX_DISTANCE) &&
@@ -300,23 +304,32 @@ static bool valid_agent(const crowd_world* w, int s, uint32_t idx, const crowd_g
            has_goal == ((f & CS_FLAG_GOAL) != 0) && c->group[s] <= (uint32_t)w->index_count;
 }
 
-// The goal's route and exit set (version 5 on); an older record's goal is routed (the world has
-// navigation off) with no exit set. False for a form save would not write back.
+// The goal's route and exit set (version 5 on) and form (version 7 on); an older record's goal is
+// routed (the world has navigation off) with no exit set, and walks the spec's form. False for a
+// form save would not write back.
 static bool load_route(const crowd_world* w, cs_snap_reader* in, crowd_goal* g) {
     g->route = CROWD_ROUTE_FIELD;
     g->exits = (crowd_exits_id){0, 0, 0};
+    // Before version 7 every goal walked the spec's form; one of mode NONE walks no form at all
+    // and keeps the default, so that a default goal stays the default (no profile, no hash).
+    g->form = g->mode == CROWD_GOAL_NONE ? CROWD_GOAL_PEDESTRIAN : CROWD_GOAL_FORM_LITERAL;
     if (in->version < 5) return true;
     const uint32_t route = cs_snap_get_u32(in);
     g->route = route < CROWD_ROUTE_COUNT ? (crowd_route)route : CROWD_ROUTE_COUNT;
     const uint32_t index1 = cs_snap_get_u32(in), generation = cs_snap_get_u32(in);
     if (generation > UINT16_MAX || (index1 == 0 && generation != 0)) return false;
     if (index1) g->exits = (crowd_exits_id){index1, (uint16_t)generation, w->tag};
+    if (in->version < 7) return true;
+    const uint32_t form = cs_snap_get_u32(in);
+    g->form = form < CROWD_GOAL_FORM_COUNT ? (crowd_goal_form)form : CROWD_GOAL_FORM_COUNT;
     return true;
 }
 
 crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
     const uint32_t count = cs_snap_get_u32(in);
-    const size_t record = in->version < 5 ? AGENT_RECORD_SIZE_V3 : AGENT_RECORD_SIZE;
+    const size_t record = in->version < 5   ? AGENT_RECORD_SIZE_V3
+                          : in->version < 7 ? AGENT_RECORD_SIZE_V5
+                                            : AGENT_RECORD_SIZE;
     // Indices neither live nor free are retired (see crowd_agent_remove), checked below.
     if (in->bad || count > (uint32_t)(w->index_count - w->free_count) ||
         in->left != (size_t)count * record)

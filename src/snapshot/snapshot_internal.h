@@ -121,6 +121,11 @@ crowd_status cs_snap_check_loaded(crowd_world* w, const crowd_load_def* def);
 
 // The behaviors' sections, named by their table entries (behaviors/registry.c).
 
+// The pedestrian goals' aims, since version 7 (behaviors/goal/goal_snapshot.c).
+uint64_t cs_snap_goal_size(const crowd_world* w);
+void cs_snap_save_goal(const crowd_world* w, cs_snap_writer* out);
+crowd_status cs_snap_load_goal(crowd_world* w, cs_snap_reader* in);
+
 // Queues and the world's random stream (behaviors/queue/queue_snapshot.c).
 uint64_t cs_snap_queue_size(const crowd_world* w);
 void cs_snap_save_queue(const crowd_world* w, cs_snap_writer* out);

@@ -72,6 +72,10 @@ crowd_vec2 crowd_steer_separation_push(crowd_vec2 pos, float max_speed, const cr
     return separation(pos, v2(0.0f, 0.0f), max_speed, neighbors, count, sep_radius, weight, false);
 }
 
+float crowd_steer_headway_speed(float s, float max_speed, float min_gap, float time_gap) {
+    return cs_steer_headway_speed(s, max_speed, min_gap, time_gap);
+}
+
 // limit for a vector or a length whose square overflows float32 (beyond about 1.8e19): the same
 // comparison on values multiplied by 2^-100 (exact: a power of two), whose squares are finite,
 // and the result as the scaled vector's direction times max_len. Where a scaled square

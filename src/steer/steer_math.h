@@ -15,6 +15,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "crowd/base.h"
 #include "crowd/steer.h"
@@ -201,6 +203,18 @@ static inline bool cs_steer_in_cone(cs_steer_cone_at a, float len, float width2)
     return (a.along >= 0.0f) & (a.along <= len) & (a.lat2 <= width2);
 }
 
+// The headway's test (CS_NB_HEADWAY): the cone's along the agent's aim (hx, hy), and the
+// candidate aims the agent's way: the dot product of its aim (ox, oy) with the agent's, both of
+// unit length (or the candidate's zero: it aims nowhere), above min_cos. Someone walking toward the
+// agent or across its way is not the one it keeps a time gap behind: separation steers the two
+// apart (crowd/world.h, CROWD_GOAL_PEDESTRIAN).
+static inline bool cs_steer_in_headway(cs_steer_cone_at a, float len, float width2, float hx,
+                                       float hy, float ox, float oy, float min_cos, float dx,
+                                       float dy) {
+    return cs_steer_in_cone(a, len, width2) & (hx * ox + hy * oy > min_cos) &
+           (a.along + (ox * dx + oy * dy) > 0.0f);
+}
+
 // The largest float t with sqrtf(t) <= width (+inf for a NaN width, whose comparison never fails;
 // -1 for a negative one, which no length satisfies). sqrtf is correctly rounded and monotone, so
 // the spec's test sqrtf(lat2) <= width is exactly lat2 <= t: no square root per candidate, and
@@ -234,6 +248,12 @@ static inline cs_steer_shape cs_steer_sector_shape(float len, float width) {
     return (cs_steer_shape){len, cs_steer_maxf(width, 0.5f * len), width * width};
 }
 
+// The headway's shape from its length and squared-width bound: the width of its box is the
+// bound's square root, the largest distance off the line its test admits.
+static inline cs_steer_shape cs_steer_headway_shape(float len, float width2) {
+    return (cs_steer_shape){len, sqrtf(width2), width2};
+}
+
 // The file's choice among the candidates in its sector: the closest by (along, offset), in that
 // lexicographic order, which does not depend on the order the candidates are seen in.
 static inline bool cs_steer_file_before(float along, float ox, float oy, float best_along,
@@ -248,6 +268,46 @@ static inline float cs_steer_brake(float along, float len) {
     const float b = along / len;
     const float clamped = b < 0.0f ? 0.0f : (b > 1.0f ? 1.0f : b);
     return along < INFINITY ? clamped : 1.0f;
+}
+
+// The headway speed (crowd_steer_headway_speed): min(max_speed, max(0, (s - min_gap) /
+// time_gap)); s = +inf gives max_speed.
+static inline float cs_steer_headway_speed(float s, float max_speed, float min_gap,
+                                           float time_gap) {
+    const float v = (s - min_gap) / time_gap;
+    const float pos = v > 0.0f ? v : 0.0f;
+    return pos < max_speed ? pos : max_speed;
+}
+
+// The pedestrian form's fluctuation (crowd/world.h, CROWD_GOAL_FLUCTUATION): a draw in [-1, 1)
+// from the bits of the agent's position (splitmix64's mix). It depends on the agent's own state
+// alone, so it is the same whatever the thread count, the agent's index, the tick count or the
+// other agents of the world; it changes whenever the agent moves.
+static inline float cs_steer_fluct_draw(crowd_vec2 pos) {
+    uint32_t bx, by;
+    memcpy(&bx, &pos.x, sizeof bx);
+    memcpy(&by, &pos.y, sizeof by);
+    uint64_t z = ((uint64_t)bx << 32 | by) + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * (2.0f / 16777216.0f) - 1.0f; // 24 bits: exact in a float
+}
+
+// The tangent of a pedestrian's turn: amplitude (CROWD_GOAL_FLUCTUATION) * draw times its
+// frustration, 1 - |vel| / desired, when it walks slower than the speed it wants (0 when it wants
+// none).
+static inline float cs_steer_fluct_tangent(crowd_vec2 vel, float desired, float draw,
+                                           float amplitude) {
+    const float v = sqrtf(vel.x * vel.x + vel.y * vel.y);
+    const bool slow = v < desired;
+    const float fr = 1.0f - v / (slow ? desired : 1.0f);
+    return slow ? amplitude * fr * draw : 0.0f;
+}
+
+// `to` turned by the angle whose tangent is t, and longer by sqrt(1 + t^2): (x - t y, y + t x).
+static inline crowd_vec2 cs_steer_turn(crowd_vec2 to, float t) {
+    return cs_steer_v2(to.x - t * to.y, to.y + t * to.x);
 }
 
 // ---- the query box ----------------------------------------------------------------------------

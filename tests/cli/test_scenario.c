@@ -257,6 +257,11 @@ static const bad_case BAD[] = {
      "obstacles[0]: unknown key \"height\" in an obstacle (expected one of: name, kind, points)"},
     {"{\"crowds\": [{\"count\": 1, " AREA ", \"agent\": {\"wall_look_ahead\": -1}}]}", "-1", 0,
      "crowds[0].agent.wall_look_ahead: expected a number >= 0, got -1"},
+    // goal forms
+    {"{\"crowds\": [{\"count\": 1, " AREA
+     ", \"goal\": {\"mode\": \"seek\", \"target\": [0, 0], \"form\": \"spec\"}}]}",
+     "\"spec\"", 0,
+     "crowds[0].goal.form: expected one of \"pedestrian\", \"literal\", got \"spec\""},
     // routes, exit sets and navigation settings
     {"{\"crowds\": [{\"count\": 1, " AREA
      ", \"goal\": {\"mode\": \"seek\", \"target\": [0, 0], \"route\": \"around\"}}]}",
@@ -1097,7 +1102,8 @@ Test(build, routes_exit_sets_and_nav_settings_reach_the_library) {
         " \"crowds\": [\n"
         "  {\"count\": 2, " AREA ", \"goal\": {\"mode\": \"arrive\", \"exits\": \"doors\"}},\n"
         "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [0, 20]},\n"
-        "   \"goal\": {\"mode\": \"seek\", \"target\": [9, 1], \"route\": \"straight\"}},\n"
+        "   \"goal\": {\"mode\": \"seek\", \"target\": [9, 1], \"route\": \"straight\",\n"
+        "    \"form\": \"literal\"}},\n"
         "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [0, -20]},\n"
         "   \"queue\": {\"target\": [9, 2], \"route\": \"straight\"}},\n"
         "  {\"count\": 2, \"area\": {\"kind\": \"grid\", \"center\": [20, 0]},\n"
@@ -1125,9 +1131,11 @@ Test(build, routes_exit_sets_and_nav_settings_reach_the_library) {
         if (crowd == 0) {
             cr_assert_eq(a.goal.exits.index1, b.exits[0].index1, "agent %d names the exit set", k);
             cr_assert_eq(a.goal.route, CROWD_ROUTE_FIELD);
+            cr_assert_eq(a.goal.form, CROWD_GOAL_PEDESTRIAN, "the default goal form");
         } else if (crowd == 1 || crowd == 2) {
             cr_assert_eq(a.goal.route, CROWD_ROUTE_STRAIGHT, "agent %d heads straight", k);
             cr_assert(crowd_exits_id_is_null(a.goal.exits));
+            if (crowd == 1) cr_assert_eq(a.goal.form, CROWD_GOAL_FORM_LITERAL);
         } else if (crowd == 3) {
             cr_assert_eq(a.goal.mode, CROWD_GOAL_SEEK);
             cr_assert_eq(a.goal.route, CROWD_ROUTE_FIELD, "a queue routes by default");

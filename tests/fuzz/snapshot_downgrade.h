@@ -1,17 +1,20 @@
-// Rewrites a snapshot of the current format (version 6) in an older one, as an older build would
+// Rewrites a snapshot of the current format (version 7) in an older one, as an older build would
 // have written the same world: for the tests of old snapshots (tests/test_nav_snapshot.c,
-// tests/test_nav_repair.c) and the fuzz seeds of old versions (seed_snapshot.c). Header-only, for
-// tests.
+// tests/test_nav_repair.c, tests/test_walls_snapshot.c) and the fuzz seeds of old versions
+// (seed_snapshot.c). Header-only, for tests.
 //
-//   version 5: no 'NAVF' section (no navigation field saved: none repaired, no repair pending);
+//   version 6: no 'GOAL' section, 96-byte agent records (no goal form);
+//   version 5: version 6 with no 'NAVF' section (no navigation field saved: none repaired, no
+//              repair pending);
 //   version 4: version 5 with no navigation def in 'WRLD' (32 bytes), no 'EXIT' section, 84-byte
 //              agent records (no route or exit set), 72-byte path follower records (no route);
 //   version 3: version 4 without the 'WALL' section.
 //
-// Only a world an older build could hold has such a snapshot: for version 5 no saved field; for
-// version 4 also no exit sets, every goal and path follower CROWD_ROUTE_FIELD with no exit set
-// (what an older snapshot loads as), and for version 3 no obstacle and no wall def.
-// snapshot_downgrade returns false (writing nothing) otherwise.
+// Only a world an older build could hold has such a snapshot: every goal of the spec's form
+// (CROWD_GOAL_FORM_LITERAL; the default form for a goal of mode NONE) with no aim; for version 5
+// and older no saved field; for versions 3 and 4 also no exit sets, every goal and path follower
+// CROWD_ROUTE_FIELD with no exit set (what an older snapshot loads as), and for version 3 no
+// obstacle and no wall def. snapshot_downgrade returns false (writing nothing) otherwise.
 #ifndef CROWD_TESTS_SNAPSHOT_DOWNGRADE_H
 #define CROWD_TESTS_SNAPSHOT_DOWNGRADE_H
 
@@ -45,11 +48,24 @@ static inline bool snapshot_downgrade_records(uint8_t* dst, const uint8_t* src, 
     return true;
 }
 
-// Writes the version `version` (3, 4 or 5) form of the version 6 snapshot `in` (n bytes) into a
-// new malloc'd buffer *out of *out_n bytes.
+// Copies n version 7 agent records (100 bytes) at src to version 6 ones (96 bytes) at dst; false
+// when a goal's form is not the one an older record loads as (the spec's, or the default for a
+// goal of mode NONE).
+static inline bool snapshot_downgrade_agents_v6(uint8_t* dst, const uint8_t* src, uint64_t n) {
+    for (uint64_t k = 0; k < n; ++k, src += 100, dst += 96) {
+        const uint64_t mode = snapshot_downgrade_rd(src + 56, 4);
+        const uint64_t form = snapshot_downgrade_rd(src + 96, 4);
+        if (form != (mode == 0 ? 0u : 1u)) return false;
+        memcpy(dst, src, 96);
+    }
+    return true;
+}
+
+// Writes the version `version` (3 to 6) form of the version 7 snapshot `in` (n bytes) into a new
+// malloc'd buffer *out of *out_n bytes.
 static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t version, uint8_t** out,
                                       size_t* out_n) {
-    if (version < 3 || version > 5 || n < 32 || snapshot_downgrade_rd(in + 8, 4) != 6) return false;
+    if (version < 3 || version > 6 || n < 32 || snapshot_downgrade_rd(in + 8, 4) != 7) return false;
     const uint32_t sections = (uint32_t)snapshot_downgrade_rd(in + 12, 4);
     uint8_t* o = malloc(n);
     if (!o) return false;
@@ -66,11 +82,22 @@ static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t vers
         const uint8_t* p = in + snapshot_downgrade_rd(e + 8, 8);
         const uint64_t len = snapshot_downgrade_rd(e + 16, 8);
         uint64_t wrote = len;
-        if (id == CS_SNAP_ID('N', 'A', 'V', 'F')) {
+        if (id == CS_SNAP_ID('G', 'O', 'A', 'L')) {
+            // No aim: goals of the spec's form have none.
+            for (uint64_t b = 4; ok && b < len; ++b) ok = p[b] == 0;
+            continue;
+        }
+        if (id == CS_SNAP_ID('N', 'A', 'V', 'F') && version < 6) {
             ok = len == 4 && snapshot_downgrade_rd(p, 4) == 0; // no field saved
             continue;
         }
-        if (version == 5) { // everything else as it is
+        if (id == CS_SNAP_ID('A', 'G', 'N', 'T') && version >= 5) { // no goal form
+            const uint64_t count = snapshot_downgrade_rd(p, 4);
+            ok = len == 4 + 100 * count;
+            memcpy(o + at, p, 4);
+            ok = ok && snapshot_downgrade_agents_v6(o + at + 4, p + 4, count);
+            wrote = 4 + 96 * count;
+        } else if (version >= 5) { // everything else as it is
             memcpy(o + at, p, len);
         } else {
             if (id == CS_SNAP_ID('E', 'X', 'I', 'T')) {
@@ -89,10 +116,14 @@ static inline bool snapshot_downgrade(const uint8_t* in, size_t n, uint32_t vers
                 wrote = 32;
                 memcpy(o + at, p, 32);
             } else if (id == CS_SNAP_ID('A', 'G', 'N', 'T')) {
+                // No goal form, then no route or exit set.
                 const uint64_t count = snapshot_downgrade_rd(p, 4);
-                ok = len == 4 + 96 * count;
+                ok = len == 4 + 100 * count;
+                uint8_t* mid = ok ? malloc(96 * count + 1) : NULL;
+                ok = mid && snapshot_downgrade_agents_v6(mid, p + 4, count);
                 memcpy(o + at, p, 4);
-                ok = ok && snapshot_downgrade_records(o + at + 4, p + 4, count, 96, 84);
+                ok = ok && snapshot_downgrade_records(o + at + 4, mid, count, 96, 84);
+                free(mid);
                 wrote = 4 + 84 * count;
             } else if (id == CS_SNAP_ID('P', 'A', 'T', 'H')) {
                 // The table, then u32 followers and their records.

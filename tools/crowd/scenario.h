@@ -54,6 +54,7 @@ typedef struct sc_goal {
     int exits;            // index into scenario.exits, or -1: the goal is target
     crowd_route route;    // field (around walls, the default) or straight; flee: not used
     float slow_radius, weight;
+    crowd_goal_form form; // pedestrian (the default) or literal (the spec's goal)
 } sc_goal;
 
 typedef enum sc_arrival {

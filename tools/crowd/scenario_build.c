@@ -283,7 +283,8 @@ static bool build_crowd(built_world* b, const sc_crowd* c, int index, double sca
                                       .target = c->goal.target,
                                       .slow_radius = c->goal.slow_radius,
                                       .weight = c->goal.weight,
-                                      .route = c->goal.route};
+                                      .route = c->goal.route,
+                                      .form = c->goal.form};
                 if (c->goal.exits >= 0) {
                     a.goal.target = (crowd_vec2){0.0f, 0.0f};
                     a.goal.exits = b->exits[c->goal.exits];

@@ -17,6 +17,7 @@ static const char* const ARRIVAL_NAMES[] = {"stop", "remove", "respawn"};
 static const char* const PATH_KIND_NAMES[] = {"waypoints", "tube"};
 static const char* const PATH_MODE_NAMES[] = {"one_shot", "loop", "ping_pong"};
 static const char* const ROUTE_NAMES[] = {"field", "straight"};
+static const char* const FORM_NAMES[] = {"pedestrian", "literal"};
 static const char* const FORMATION_NAMES[] = {"none",  "column", "line",  "wedge",
                                               "block", "circle", "custom"};
 
@@ -255,7 +256,7 @@ static bool parse_exits_ref(pctx* c, const cJSON* node, const scenario* sc, int*
 
 static bool parse_goal(pctx* c, const cJSON* node, const scenario* sc, sc_goal* g) {
     static const char* const keys[] = {"mode",        "target", "exits", "route",
-                                       "slow_radius", "weight", NULL};
+                                       "slow_radius", "weight", "form",  NULL};
     if (!pc_object(c, node, "a goal", keys)) return false;
     if (!pc_require(c, node, "mode")) return false;
     const bool target = pc_has(node, "target"), exits = pc_has(node, "exits");
@@ -265,7 +266,7 @@ static bool parse_goal(pctx* c, const cJSON* node, const scenario* sc, sc_goal* 
         return pc_fail(c, key_pos(c, "exits"),
                        "target and exits exclude each other (a goal is a point or an exit set)");
     crowd_goal d = crowd_goal_default();
-    int mode = 0, route = CROWD_ROUTE_FIELD;
+    int mode = 0, route = CROWD_ROUTE_FIELD, form = CROWD_GOAL_PEDESTRIAN;
     g->slow_radius = d.slow_radius;
     g->weight = d.weight;
     g->exits = -1;
@@ -273,10 +274,12 @@ static bool parse_goal(pctx* c, const cJSON* node, const scenario* sc, sc_goal* 
         !pc_vec2(c, node, "target", false, &g->target) ||
         !pc_enum(c, node, "route", ROUTE_NAMES, CROWD_ROUTE_COUNT, &route) ||
         !pc_float(c, node, "slow_radius", PC_POSITIVE, &g->slow_radius) ||
-        !pc_float(c, node, "weight", PC_NON_NEGATIVE, &g->weight))
+        !pc_float(c, node, "weight", PC_NON_NEGATIVE, &g->weight) ||
+        !pc_enum(c, node, "form", FORM_NAMES, CROWD_GOAL_FORM_COUNT, &form))
         return false;
     g->mode = (crowd_goal_mode)mode;
     g->route = (crowd_route)route;
+    g->form = (crowd_goal_form)form;
     if (g->mode == CROWD_GOAL_FLEE && exits)
         return pc_fail(c, key_pos(c, "exits"),
                        "a flee goal flees a point (exits are for seek, arrive and arrive_literal)");

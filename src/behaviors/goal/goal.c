@@ -1,5 +1,7 @@
 // Goal pass: seek / arrive (stopping or literal) / flee toward each agent's goal point, braked by
-// the queue cone.
+// the queue cone, or for a pedestrian goal (CROWD_GOAL_PEDESTRIAN) held to the headway speed of the
+// one ahead (the neighbor pass's CS_NB_HEADWAY output) and turned by its fluctuation; a pedestrian
+// goal's aim, the way it steered along, is recorded for the next step's headway.
 //
 // The pass works in blocks of GOAL_BLOCK slots. A scalar loop reads the goal agents' hot columns
 // and profiles (and, for queuers, what the neighbor pass found: cs_nb_out) into short lane arrays;
@@ -27,6 +29,11 @@ typedef struct goal_lanes {
     float tx[GOAL_BLOCK], ty[GOAL_BLOCK], slow[GOAL_BLOCK], weight[GOAL_BLOCK];
     // CONE: the closest along the cone and the cone's length. FILE: the offset to the one ahead.
     float qa[GOAL_BLOCK], qb[GOAL_BLOCK];
+    // CROWD_GOAL_PEDESTRIAN (CS_FLAG_HEADWAY, `ped`): the distance to the one ahead along its last
+    // aim (+inf: none, and for the other agents), the seek's response time (1 for the others: the
+    // spec's seek) and the fluctuation's draw (cs_steer_fluct_draw; 0 for the others).
+    int32_t ped[GOAL_BLOCK];
+    float hw[GOAL_BLOCK], resp[GOAL_BLOCK], draw[GOAL_BLOCK];
 } goal_lanes;
 
 // Which forces a block needs: the stopping arrive, the others, or both.
@@ -71,6 +78,7 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
     // The neighbor pass's outputs a queueing agent reads: the cone's, the file's one ahead.
     const float* cone_out = cs_nb_out(w, CS_NB_CONE, 0);
     const uint32_t* file_out = (const uint32_t*)(const void*)cs_nb_out(w, CS_NB_FILE, 0);
+    const float* hw_out = cs_nb_out(w, CS_NB_HEADWAY, 0);
     // Routed agents read a field entry each, at random in fields of megabytes (agents of several
     // destinations mix in every cell): the block's entries are fetched together first, so their
     // misses overlap.
@@ -109,6 +117,11 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         l->queue[i] = NO_QUEUE;
         l->qa[i] = INFINITY;
         l->qb[i] = 1.0f;
+        const bool ped = flags & CS_FLAG_HEADWAY;
+        l->hw[i] = ped ? hw_out[s] : INFINITY;
+        l->ped[i] = ped;
+        l->draw[i] = ped ? cs_steer_fluct_draw((crowd_vec2){c->px[s], c->py[s]}) : 0.0f;
+        l->resp[i] = ped ? CROWD_GOAL_RESPONSE_TIME : 1.0f;
         if (flags & CS_FLAG_QUEUE) {
             // What the neighbor pass found: the closest along the cone, or the offset to the one
             // ahead in the file (its per-slot outputs).
@@ -134,17 +147,35 @@ static inline __attribute__((always_inline)) void
 block_forces(int need, const goal_lanes* restrict l, const float* restrict px,
              const float* restrict py, const float* restrict vx, const float* restrict vy,
              const float* restrict max_speed, const float* restrict max_force, float* restrict fx,
-             float* restrict fy, int lo, int k) {
+             float* restrict fy, float* restrict aim_x, float* restrict aim_y, int lo, int k) {
 #pragma omp simd
     for (int i = 0; i < k; ++i) {
         const int s = lo + i;
         const int32_t mode = l->mode[i], queue = l->queue[i];
         const crowd_vec2 pos = {px[s], py[s]}, vel = {vx[s], vy[s]};
-        const crowd_vec2 goal = {l->tx[i], l->ty[i]};
+        const crowd_vec2 point = {l->tx[i], l->ty[i]};
         const float qa = l->qa[i], qb = l->qb[i];
         // CONE: the spec's brake scales the speed (by exactly 1 in the other lanes).
         const float brake = cs_steer_brake(queue == QUEUE_CONE ? qa : INFINITY, qb);
-        const float speed = max_speed[s] * brake;
+        // PEDESTRIAN: at most the headway speed of the one ahead along the last aim (+inf, and
+        // so max_speed, in the other lanes).
+        const float hw_speed = cs_steer_headway_speed(
+            l->hw[i], max_speed[s], CROWD_GOAL_HEADWAY_GAP, CROWD_GOAL_HEADWAY_TIME);
+        const float braked = max_speed[s] * brake;
+        const float speed = hw_speed < braked ? hw_speed : braked;
+        // PEDESTRIAN: the way to the point turned by the fluctuation, as far as the agent walks
+        // slower than it wants. An ARRIVE wants its speed up to its braking distance and nothing
+        // within its slow radius, where a crowd arriving at one point settles.
+        const bool ped = l->ped[i] != 0;
+        const crowd_vec2 to = {point.x - pos.x, point.y - pos.y};
+        const float dist = sqrtf(to.x * to.x + to.y * to.y);
+        const float brakes = sqrtf(dist * max_force[s]);
+        const float settle = dist < l->slow[i] ? 0.0f : (speed < brakes ? speed : brakes);
+        const float want = mode == CROWD_GOAL_ARRIVE ? settle : speed;
+        const crowd_vec2 turned = cs_steer_turn(
+            to, cs_steer_fluct_tangent(vel, want, l->draw[i], CROWD_GOAL_FLUCTUATION));
+        const crowd_vec2 goal = {ped ? pos.x + turned.x : point.x,
+                                 ped ? pos.y + turned.y : point.y};
         // FILE: the point CROWD_QUEUE_GAP short of the one ahead, on the way to the goal, when
         // there is one. Softer than a goal's arrive: two agents making for the same tail give
         // way to each other's separation instead of pressing into one spot.
@@ -171,7 +202,11 @@ block_forces(int need, const goal_lanes* restrict l, const float* restrict px,
         const float ramp = sqrtf(tox * tox + toy * toy) / (literal ? l->slow[i] : 1.0f);
         const float k_ramp = literal ? (ramp < 1.0f ? ramp : 1.0f) : 1.0f;
         crowd_vec2 toward = {0.0f, 0.0f};
-        if (need & NEED_TOWARD) toward = cs_steer_toward(dir, speed * k_ramp, vel);
+        if (need & NEED_TOWARD) {
+            // PEDESTRIAN: a seek that closes the gap in CROWD_GOAL_RESPONSE_TIME (/ 1 elsewhere).
+            const crowd_vec2 t = cs_steer_toward(dir, speed * k_ramp, vel);
+            toward = (crowd_vec2){t.x / l->resp[i], t.y / l->resp[i]};
+        }
 
         const bool arrive = mode == CROWD_GOAL_ARRIVE;
         const float w = l->weight[i];
@@ -179,6 +214,10 @@ block_forces(int need, const goal_lanes* restrict l, const float* restrict px,
         const bool has = mode != CROWD_GOAL_NONE;
         fx[s] = has ? fx[s] + gx : fx[s];
         fy[s] = has ? fy[s] + gy : fy[s];
+        // The aim the next step's headway looks along: the way to the point steered for; 0 for a
+        // goal that is not pedestrian (a stale aim of one that has just stopped being so too).
+        aim_x[s] = has ? (ped ? u.x : 0.0f) : aim_x[s];
+        aim_y[s] = has ? (ped ? u.y : 0.0f) : aim_y[s];
     }
 }
 
@@ -186,6 +225,8 @@ static void goal_team(void* arg, int t, int nt) {
     crowd_world* w = arg;
     const cs_columns* c = &w->cur;
     goal_lanes lanes = {0}; // a lane without a goal keeps the last values: defined, unused
+    float* aim_x = cs_hot_f32(w, CS_HOT_GOAL_AIM_X);
+    float* aim_y = cs_hot_f32(w, CS_HOT_GOAL_AIM_Y);
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     for (int b = lo; b < hi; b += GOAL_BLOCK) {
@@ -193,7 +234,7 @@ static void goal_team(void* arg, int t, int nt) {
         const int need = gather_block(w, b, k, &lanes);
 #define FORCES(n)                                                                                  \
     block_forces(n, &lanes, c->px, c->py, c->vx, c->vy, c->max_speed, c->max_force, w->force_x,    \
-                 w->force_y, b, k)
+                 w->force_y, aim_x, aim_y, b, k)
         if (need == NEED_STOP)
             FORCES(NEED_STOP);
         else if (need == NEED_TOWARD)

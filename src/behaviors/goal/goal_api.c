@@ -3,14 +3,17 @@
 #include <string.h>
 
 #include "behaviors/goal/goal_internal.h"
+#include "behaviors/separation.h"
 #include "core/range.h"
+#include "steer/steer_math.h"
 
 crowd_goal crowd_goal_default(void) {
     return (crowd_goal){.mode = CROWD_GOAL_NONE, .slow_radius = 1.0f, .weight = 1.0f};
 }
 
 static crowd_status check_goal(const crowd_goal* g) {
-    if ((unsigned)g->mode >= CROWD_GOAL_MODE_COUNT || (unsigned)g->route >= CROWD_ROUTE_COUNT)
+    if ((unsigned)g->mode >= CROWD_GOAL_MODE_COUNT || (unsigned)g->route >= CROWD_ROUTE_COUNT ||
+        (unsigned)g->form >= CROWD_GOAL_FORM_COUNT)
         return CROWD_ERR_INVALID_ENUM;
     if (g->exits.index1 && g->mode == CROWD_GOAL_FLEE) return CROWD_ERR_INVALID_ENUM;
     if (!isfinite(g->target.x) || !isfinite(g->target.y) || !isfinite(g->slow_radius) ||
@@ -27,7 +30,7 @@ static crowd_status check_goal(const crowd_goal* g) {
 // so that every goal reads back exactly as it was set.
 static bool default_goal(const crowd_goal* g) {
     const crowd_goal d = crowd_goal_default();
-    return g->mode == d.mode && g->route == d.route && g->exits.index1 == 0 &&
+    return g->mode == d.mode && g->route == d.route && g->form == d.form && g->exits.index1 == 0 &&
            memcmp(&g->target, &d.target, sizeof d.target) == 0 &&
            memcmp(&g->slow_radius, &d.slow_radius, sizeof d.slow_radius) == 0 &&
            memcmp(&g->weight, &d.weight, sizeof d.weight) == 0;
@@ -37,6 +40,17 @@ static uint32_t flags_for(const crowd_goal* g, uint32_t old) {
     uint32_t f = old & ~(uint32_t)CS_FLAG_GOAL;
     if (g->mode != CROWD_GOAL_NONE) f |= CS_FLAG_GOAL;
     return f;
+}
+
+// Table hooks: a pedestrian goal separates without drag and brakes for the one ahead.
+cs_sep_form cs_goal_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
+    const crowd_goal g = cs_goal_of(w, idx);
+    return cs_goal_pedestrian(&g, flags) ? CS_SEP_PUSH : CS_SEP_ANY;
+}
+
+bool cs_goal_headway(const crowd_world* w, uint32_t idx, uint32_t flags) {
+    const crowd_goal g = cs_goal_of(w, idx);
+    return cs_goal_pedestrian(&g, flags);
 }
 
 // ---- routes (crowd/nav.h) -----------------------------------------------------------------------
@@ -59,7 +73,9 @@ void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta) {
     if (routed(g) && cs_nav_counting(w)) cs_nav_ref(w, route_key(w, g), delta);
 }
 
-static const int goal_cols[] = {CS_HOT_GOAL_X, CS_HOT_GOAL_Y, CS_HOT_GOAL_PROFILE};
+static const int goal_cols[] = {CS_HOT_GOAL_X, CS_HOT_GOAL_Y, CS_HOT_GOAL_PROFILE,
+                                CS_HOT_GOAL_AIM_X, CS_HOT_GOAL_AIM_Y};
+enum { GOAL_COLS = sizeof goal_cols / sizeof goal_cols[0] };
 static const int memo_cols[] = {CS_HOT_GOAL_MEMO_CELL, CS_HOT_GOAL_MEMO_ENTRY,
                                 CS_HOT_GOAL_MEMO_EPOCH};
 
@@ -101,7 +117,7 @@ static crowd_status reserve_route(crowd_world* w, const crowd_goal* g) {
 // columns for a routed one while the world counts routes.
 static crowd_status reserve_storage(crowd_world* w, const crowd_goal* g) {
     if (default_goal(g)) return CROWD_OK;
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < GOAL_COLS; ++k)
         if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     crowd_status st = cs_profiles_reserve(w, &w->profiles[CS_PROF_GOAL], 1);
     if (st == CROWD_OK && routed(g) && cs_nav_counting(w)) st = memo_use(w);
@@ -129,8 +145,17 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
     cs_goal_count_use(w, &old, -1);
     uint32_t* prof = cs_hot_u32(w, CS_HOT_GOAL_PROFILE);
     if (prof && prof[s]) cs_profiles_release(&w->profiles[CS_PROF_GOAL], prof[s] - 1);
-    // A new goal starts without a memo.
+    // A new goal starts without a memo, and a pedestrian one aiming at its point (an exit set's
+    // aim waits for the first step).
     if (cs_hot_u32(w, CS_HOT_GOAL_MEMO_EPOCH)) cs_goal_memo_set(w, s, (cs_nav_memo){0});
+    const bool point = cs_goal_pedestrian(g, w->cur.flags[s]) && !g->exits.index1;
+    const crowd_vec2 aim = point ? cs_steer_normalize((crowd_vec2){g->target.x - w->cur.px[s],
+                                                                   g->target.y - w->cur.py[s]})
+                                 : (crowd_vec2){0.0f, 0.0f};
+    if (cs_hot_f32(w, CS_HOT_GOAL_AIM_X)) {
+        cs_hot_f32(w, CS_HOT_GOAL_AIM_X)[s] = 0.0f;
+        cs_hot_f32(w, CS_HOT_GOAL_AIM_Y)[s] = 0.0f;
+    }
     if (default_goal(g)) {
         if (prof) prof[s] = 0;
         return;
@@ -144,11 +169,16 @@ void cs_goal_store(crowd_world* w, uint32_t idx, const crowd_goal* g) {
         .exits_index1 = g->exits.index1,
         .exits_generation = g->exits.generation,
         .exits_world = null_exits ? g->exits.world : 0,
+        .form = (int32_t)g->form,
+        .hw_len = CROWD_GOAL_HEADWAY_REACH,
+        .hw_width2 = cs_steer_width2(CROWD_GOAL_HEADWAY_WIDTH),
     };
-    for (int k = 0; k < 3; ++k) cs_hot_use(w, goal_cols[k]);
+    for (int k = 0; k < GOAL_COLS; ++k) cs_hot_use(w, goal_cols[k]);
     prof[s] = cs_profiles_intern(&w->profiles[CS_PROF_GOAL], &p) + 1;
     cs_hot_f32(w, CS_HOT_GOAL_X)[s] = g->target.x;
     cs_hot_f32(w, CS_HOT_GOAL_Y)[s] = g->target.y;
+    cs_hot_f32(w, CS_HOT_GOAL_AIM_X)[s] = aim.x;
+    cs_hot_f32(w, CS_HOT_GOAL_AIM_Y)[s] = aim.y;
 }
 
 void cs_goal_def_default(crowd_agent_def* def) {
@@ -164,9 +194,18 @@ crowd_status cs_goal_add_reserve(crowd_world* w, const crowd_agent_def* def) {
     return st == CROWD_OK ? reserve_storage(w, &def->goal) : st;
 }
 
+// An agent with no behavior but its goal (a new one, or one loaded so) takes its separation form
+// and headway from the goal alone; a loaded agent with other behaviors has them in its flags.
 void cs_goal_add(crowd_world* w, uint32_t idx, int slot, const crowd_agent_def* def) {
     cs_goal_store(w, idx, &def->goal);
-    w->cur.flags[slot] = flags_for(&def->goal, w->cur.flags[slot]);
+    uint32_t f = flags_for(&def->goal, w->cur.flags[slot]);
+    const uint32_t others = CS_FLAG_QUEUE | CS_FLAG_FOLLOW | CS_FLAG_PATH | CS_FLAG_LEADER;
+    if (!(f & others)) {
+        const bool ped = cs_goal_pedestrian(&def->goal, f);
+        f &= ~(uint32_t)(CS_FLAG_SEP_PUSH | CS_FLAG_HEADWAY);
+        if (ped) f |= CS_FLAG_SEP_PUSH | CS_FLAG_HEADWAY;
+    }
+    w->cur.flags[slot] = f;
 }
 
 void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
@@ -177,7 +216,7 @@ void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out) {
 // `agents` agents allocates nothing (with the memo columns while the world counts routes).
 crowd_status cs_goal_world_reserve(crowd_world* w, int agents) {
     if (cs_nav_counting(w) && memo_use(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < GOAL_COLS; ++k)
         if (cs_world_hot_column(w, goal_cols[k]) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     return cs_profiles_reserve_users(w, &w->profiles[CS_PROF_GOAL], (uint32_t)agents);
 }
@@ -192,6 +231,14 @@ uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     h = cs_hash_float(h, g->target.y);
     h = cs_hash_float(h, g->slow_radius);
     h = cs_hash_float(h, g->weight);
+    // The spec's form, and any form of a goal of mode NONE (which walks none), hash as every goal
+    // did before the forms.
+    if (g->form != CROWD_GOAL_FORM_LITERAL && g->mode != CROWD_GOAL_NONE) {
+        const int s = w->slot_of[idx];
+        h = cs_hash_word(h, 0x50454453u + (uint32_t)g->form);
+        h = cs_hash_float(h, cs_hot_f32(w, CS_HOT_GOAL_AIM_X)[s]);
+        h = cs_hash_float(h, cs_hot_f32(w, CS_HOT_GOAL_AIM_Y)[s]);
+    }
     if (g->route == CROWD_ROUTE_FIELD && g->exits.index1 == 0) return h; // as before routing
     h = cs_hash_word(h, (uint32_t)g->route);
     h = cs_hash_word(h, g->exits.index1);
@@ -256,5 +303,6 @@ crowd_status crowd_agent_set_goal(crowd_world* w, crowd_agent_id id, const crowd
     if (st != CROWD_OK) return st;
     cs_goal_store(w, idx, goal);
     w->cur.flags[s] = flags_for(goal, w->cur.flags[s]);
+    cs_sep_push_refresh(w, idx);
     return CROWD_OK;
 }

@@ -16,6 +16,10 @@ typedef struct cs_goal_profile {
     uint32_t exits_index1;
     uint16_t exits_generation;
     uint16_t exits_world; // 0 when exits_index1 is not
+    int32_t form;         // crowd_goal_form
+    // The headway query's inputs (CS_NB_HEADWAY): its length and squared-width bound
+    // (cs_steer_width2), set for every goal (only CS_FLAG_HEADWAY agents read them).
+    float hw_len, hw_width2;
 } cs_goal_profile;
 
 // A routed goal's memo (cs_nav_memo, in the hot columns CS_HOT_GOAL_MEMO_*, which exist and ride
@@ -54,7 +58,15 @@ static inline crowd_goal cs_goal_at(const crowd_world* w, int s) {
         .exits = {.index1 = p->exits_index1,
                   .generation = p->exits_generation,
                   .world = p->exits_index1 ? w->tag : p->exits_world},
+        .form = (crowd_goal_form)p->form,
     };
+}
+
+// Whether goal g walks the pedestrian model (CROWD_GOAL_PEDESTRIAN) for an agent with `flags`:
+// a SEEK or ARRIVE goal of an agent that does not queue (a queue steers by its own form).
+static inline bool cs_goal_pedestrian(const crowd_goal* g, uint32_t flags) {
+    return g->form == CROWD_GOAL_PEDESTRIAN &&
+           (g->mode == CROWD_GOAL_SEEK || g->mode == CROWD_GOAL_ARRIVE) && !(flags & CS_FLAG_QUEUE);
 }
 
 // The goal of live agent idx.
@@ -79,6 +91,10 @@ void cs_goal_get_def(const crowd_world* w, uint32_t idx, crowd_agent_def* out);
 crowd_status cs_goal_world_reserve(crowd_world* w, int agents);
 void cs_goal_on_remove(crowd_world* w, uint32_t idx);
 uint64_t cs_goal_hash(const crowd_world* w, uint32_t idx, uint64_t h);
+// The pedestrian model's say in the agent's separation form (push) and headway
+// (behaviors/separation.h).
+cs_sep_form cs_goal_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags);
+bool cs_goal_headway(const crowd_world* w, uint32_t idx, uint32_t flags);
 crowd_status cs_goal_count_routes(crowd_world* w);
 // Counts goal g's use of its exit set and (while the world counts them) its destination: +1 once
 // reserved (cs_goal_reserve), -1 when it ends.
