@@ -199,6 +199,7 @@ class World(_World):
         mode: str = "arrive",
         route: str = "field",
         exits: Optional[int] = None,
+        form: str = "pedestrian",
         velocities: Any = None,
         headings: Any = None,
         radius: Any = None,
@@ -217,7 +218,8 @@ class World(_World):
         ``positions`` is an (n, 2) array. ``goals`` (an (n, 2) array or one point for all) gives
         each agent a goal of ``mode`` ('seek', 'arrive', 'flee', 'arrive_literal'), reached around
         walls unless ``route='straight'``; ``exits`` (an exit set id) makes the goal the nearest
-        exit instead. Every other parameter is a scalar for all agents or an array of n values
+        exit instead. ``form`` is 'pedestrian' (the default: a headway speed behind the one ahead,
+        separation without the spec's drag) or 'literal' (the spec's seek and arrive). Every other parameter is a scalar for all agents or an array of n values
         (``velocities``, ``headings``: (n, 2)); None keeps ``crowd_agent_def_default()``.
 
         All or nothing: when any agent would be refused (a bad value, a disc inside an obstacle,
@@ -251,6 +253,7 @@ class World(_World):
             mode=mode,
             route=route,
             exits=exits,
+            form=form,
         )
 
     def add_agent(self, position: Any, goal: Any = None, **kwargs: Any) -> int:

@@ -152,6 +152,7 @@ class World:
         mode: str = "arrive",
         route: str = "field",
         exits: Optional[int] = None,
+        form: str = "pedestrian",
         velocities: Optional[Points] = None,
         headings: Optional[Points] = None,
         radius: Optional[ArrayLike] = None,
@@ -189,6 +190,7 @@ class World:
         weight: float = 1.0,
         route: str = "field",
         exits: Optional[int] = None,
+        form: str = "pedestrian",
     ) -> None: ...
     def set_walls(self, id: Id, weight: float = 1.0, look_ahead: float = 1.0) -> None: ...
     def route(self, id: Id) -> Dict[str, Any]: ...

@@ -164,6 +164,7 @@ typedef struct enum_names {
 
 ENUM(goal_modes, "goal mode", "none", "seek", "arrive", "flee", "arrive_literal");
 ENUM(routes, "route", "field", "straight");
+ENUM(goal_forms, "goal form", "pedestrian", "literal");
 ENUM(queue_policies, "arrival policy", "stop", "remove", "respawn");
 ENUM(queue_forms, "queue form", "file", "literal");
 ENUM(path_kinds, "path kind", "waypoints", "tube");
@@ -202,6 +203,7 @@ static int enum_value(const enum_names* e, PyObject* o, int* out) {
     }
 ENUM_CONV(goal_modes)
 ENUM_CONV(routes)
+ENUM_CONV(goal_forms)
 ENUM_CONV(queue_policies)
 ENUM_CONV(queue_forms)
 ENUM_CONV(path_kinds)
@@ -541,7 +543,7 @@ static bool column_arg(PyObject* o, const char* name, npy_intp n, int cols, int 
 typedef struct add_batch {
     PyArrayObject *pos, *vel, *head, *radius, *max_speed, *max_force, *sep_radius, *sep_weight;
     PyArrayObject *goals, *slow_radius, *goal_weight, *wall_weight, *wall_look, *user_data;
-    int mode, route;
+    int mode, route, form;
     crowd_exits_id exits;
 } add_batch;
 
@@ -562,6 +564,7 @@ static crowd_agent_def batch_def(const add_batch* b, npy_intp k) {
         d.goal.mode = (crowd_goal_mode)b->mode;
         if (b->goals) d.goal.target = V2(b->goals, k);
         d.goal.route = (crowd_route)b->route;
+        d.goal.form = (crowd_goal_form)b->form;
         d.goal.exits = b->exits;
         if (b->slow_radius) d.goal.slow_radius = F32(b->slow_radius, k);
         if (b->goal_weight) d.goal.weight = F32(b->goal_weight, k);
@@ -587,15 +590,17 @@ static PyObject* world_add_agents(world_object* self, PyObject* args, PyObject* 
                             "mode",
                             "route",
                             "exits",
+                            "form",
                             NULL};
     PyObject* o[14] = {0};
     for (int k = 1; k < 14; ++k) o[k] = Py_None;
-    add_batch b = {.mode = CROWD_GOAL_ARRIVE, .route = CROWD_ROUTE_FIELD};
+    add_batch b = {
+        .mode = CROWD_GOAL_ARRIVE, .route = CROWD_ROUTE_FIELD, .form = crowd_goal_default().form};
     uint64_t exits = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOOOOOOOOO$O&O&O&", names, &o[0], &o[1], &o[2],
-                                     &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10],
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOOOOOOOOOO$O&O&O&O&", names, &o[0], &o[1],
+                                     &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8], &o[9], &o[10],
                                      &o[11], &o[12], &o[13], conv_goal_modes, &b.mode, conv_routes,
-                                     &b.route, conv_handle, &exits))
+                                     &b.route, conv_handle, &exits, conv_goal_forms, &b.form))
         return NULL;
     b.exits = UNPACK_AS(crowd_exits_id, exits);
     PyArrayObject* pos = points_array(o[0]);
@@ -840,16 +845,17 @@ static PyObject* world_set_separation(world_object* self, PyObject* args, PyObje
 }
 
 static PyObject* world_set_goal(world_object* self, PyObject* args, PyObject* kw) {
-    static char* names[] = {"id",     "target", "mode",  "slow_radius",
-                            "weight", "route",  "exits", NULL};
+    static char* names[] = {"id",    "target", "mode", "slow_radius", "weight",
+                            "route", "exits",  "form", NULL};
     uint64_t id, exits = 0;
     PyObject* target = Py_None;
     crowd_goal g = crowd_goal_default();
-    int mode = CROWD_GOAL_ARRIVE, route = g.route;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O$O&ffO&O&", names, conv_handle, &id, &target,
+    int mode = CROWD_GOAL_ARRIVE, route = g.route, form = g.form;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|O$O&ffO&O&O&", names, conv_handle, &id, &target,
                                      conv_goal_modes, &mode, &g.slow_radius, &g.weight, conv_routes,
-                                     &route, conv_handle, &exits))
+                                     &route, conv_handle, &exits, conv_goal_forms, &form))
         return NULL;
+    g.form = (crowd_goal_form)form;
     if (target == Py_None && !exits)
         mode = CROWD_GOAL_NONE;
     else if (target != Py_None && !conv_vec2(target, &g.target))
@@ -873,10 +879,10 @@ static PyObject* world_agent(world_object* self, PyObject* args) {
     leave(self);
     if (st != CROWD_OK) return raise_status(st, "agent");
     PyObject* goal = Py_BuildValue(
-        "{s:N,s:N,s:d,s:d,s:N,s:K}", "mode", enum_name(&goal_modes, d.goal.mode), "target",
+        "{s:N,s:N,s:d,s:d,s:N,s:K,s:N}", "mode", enum_name(&goal_modes, d.goal.mode), "target",
         vec2_tuple(d.goal.target), "slow_radius", (double)d.goal.slow_radius, "weight",
         (double)d.goal.weight, "route", enum_name(&routes, d.goal.route), "exits",
-        (unsigned long long)pack(&d.goal.exits));
+        (unsigned long long)pack(&d.goal.exits), "form", enum_name(&goal_forms, d.goal.form));
     if (!goal) return NULL;
     return Py_BuildValue("{s:N,s:N,s:N,s:d,s:d,s:d,s:d,s:d,s:N,s:d,s:d,s:K}", "position",
                          vec2_tuple(d.position), "velocity", vec2_tuple(d.velocity), "heading",
@@ -1558,7 +1564,8 @@ static PyMethodDef world_methods[] = {
     M(set_separation, METH_VARARGS | METH_KEYWORDS, "set_separation(id, radius, weight)"),
     M(set_goal, METH_VARARGS | METH_KEYWORDS,
       "set_goal(id, target=None, *, mode='arrive', slow_radius=1, weight=1, route='field', "
-      "exits=None)\n\nNo target and no exits: the goal is cleared."),
+      "exits=None, form='pedestrian')\n\nNo target and no exits: the goal is cleared. form: "
+      "'pedestrian' (the default: headway speed, no separation drag) or 'literal' (the spec's)."),
     M(set_walls, METH_VARARGS | METH_KEYWORDS, "set_walls(id, weight=1, look_ahead=1)"),
     M(route, METH_VARARGS, "route(id) -> dict(state, destination, aim, distance)"),
     M(nav_update, METH_NOARGS, "nav_update()\n\nBuilds the navigation fields in use now."),

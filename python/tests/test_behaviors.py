@@ -29,6 +29,27 @@ def test_agent_def_round_trip(world):
     assert (d["max_speed"], d["max_force"], d["wall_weight"]) == (3.0, 4.0, 2.0)
 
 
+def test_goal_forms(world):
+    # The default goal walks the pedestrian model; 'literal' is the spec's. Two files of agents
+    # behind a slow leader: the pedestrians keep a gap behind the one ahead, so the two worlds part.
+    p = world.add_agent((0.0, 0.0), (50.0, 0.0), mode="seek")
+    q = world.add_agent((0.0, 5.0), (50.0, 5.0), mode="seek", form="literal")
+    assert world.agent(p)["goal"]["form"] == "pedestrian"
+    assert world.agent(q)["goal"]["form"] == "literal"
+    world.set_goal(p, (50.0, 0.0), mode="seek", form="literal")
+    assert world.agent(p)["goal"]["form"] == "literal"
+    with pytest.raises((ValueError, crowdstep.Error)):
+        world.set_goal(p, (50.0, 0.0), form="bogus")
+    assert world.agent(p)["goal"]["form"] == "literal"
+    with crowdstep.World(threads=1) as a, crowdstep.World(threads=1) as b:
+        starts = np.array([[float(i), 0.0] for i in range(6)], dtype=np.float32)
+        a.add_agents(starts, (100.0, 0.0), mode="seek")
+        b.add_agents(starts, (100.0, 0.0), mode="seek", form="literal")
+        a.step(ticks=50)
+        b.step(ticks=50)
+        assert a.state_hash() != b.state_hash()
+
+
 def test_obstacles_and_routes(world):
     wall = world.add_obstacle([[5, -10], [5, 10]], kind="wall")
     block = world.add_obstacle([[20, 20], [24, 20], [24, 24]])
