@@ -275,6 +275,22 @@ check(len(got) == 4 and "in use" in got[1][1] and "stale" in got[2][1] and "stal
       f"in use, then stale: {got}")
 check(fe["exits"] == [], "no exit set left at the end")
 
+# A goal's form: "pedestrian" (the default) and "literal" are taken, anything else refused.
+g = Client(1)
+g.send({"cmd": "add", "ref": 0, "x": 0, "y": 0,
+        "goal": {"mode": "seek", "x": 9, "y": 0, "form": "literal"}})  # 1
+g.send({"cmd": "add", "ref": 1, "x": 0, "y": 3,
+        "goal": {"mode": "seek", "x": 9, "y": 3, "form": "quick"}})  # 2: refused
+g.step(1)  # 3
+gid = g.ref_to_id[0]
+g.send({"cmd": "set_goal", "id": gid, "mode": "seek", "x": 9, "y": 0, "form": "pedestrian"})  # 4
+g.send({"cmd": "set_goal", "id": gid, "mode": "seek", "x": 9, "y": 0, "form": 3})  # 5: refused
+g.step(20)  # 6
+check(g.state[gid][0] > 1.0, f"the agent walks toward its goal ({g.state[gid][0]:.2f})")
+g.finish()
+got = [m["line"] for m in g.errors]
+check(got == [2, 5], f"form errors on lines 2 and 5: {got}")
+
 # Real-time mode: 12 ticks at 100 Hz, commands arriving while it runs.
 t0 = time.monotonic()
 p = subprocess.Popen([server, "--rate", "100", "--ticks", "12"], stdin=subprocess.PIPE,

@@ -15,7 +15,8 @@
 //   {"cmd":"set_goal","id":4294967297,"mode":"seek","x":3,"y":4,"slow_radius":1,"weight":1}
 //     A goal's "route" is "field" (the default: around the walls, crowd/nav.h) or "straight";
 //     "exits":ID (an exit set's id) heads for the set's exit nearest by walking distance instead
-//     of x, y ("exits":0 goes back to the point; x or y without exits does too).
+//     of x, y ("exits":0 goes back to the point; x or y without exits does too). Its "form" is
+//     "pedestrian" (the default: crowd_goal_form) or "literal" (the spec's seek and arrive).
 //   {"cmd":"add_exits","ref":5,"points":[[20,0],[-20,0]]}  (an exit set, 1 to 256 points)
 //   {"cmd":"remove_exits","id":4294967297}     (refused while a goal names it)
 //   {"cmd":"teleport","id":4294967297,"x":1,"y":2}                  (optional "vx", "vy")
@@ -382,6 +383,16 @@ static bool parse_goal(const cJSON* o, crowd_goal* g) {
         else
             return false;
     }
+    const cJSON* f = cJSON_GetObjectItemCaseSensitive(o, "form");
+    if (f) {
+        if (!cJSON_IsString(f)) return false;
+        if (!strcmp(f->valuestring, "pedestrian"))
+            g->form = CROWD_GOAL_PEDESTRIAN;
+        else if (!strcmp(f->valuestring, "literal"))
+            g->form = CROWD_GOAL_FORM_LITERAL;
+        else
+            return false;
+    }
     const cJSON* e = cJSON_GetObjectItemCaseSensitive(o, "exits");
     if (e && !parse_exits_id(e, &g->exits)) return false;
     // A point given without an exit set is the goal from now on.
@@ -645,7 +656,8 @@ static const command_keys known_keys[] = {
      {"cmd", "ref", "x", "y", "vx", "vy", "max_speed", "max_force", "radius", "separation_radius",
       "separation_weight", "user_data", "goal", NULL}},
     {"remove", {"cmd", "id", NULL}},
-    {"set_goal", {"cmd", "id", "mode", "x", "y", "slow_radius", "weight", "route", "exits", NULL}},
+    {"set_goal",
+     {"cmd", "id", "mode", "x", "y", "slow_radius", "weight", "route", "exits", "form", NULL}},
     {"teleport", {"cmd", "id", "x", "y", "vx", "vy", NULL}},
     {"add_wall", {"cmd", "ref", "kind", "points", NULL}},
     {"remove_wall", {"cmd", "id", NULL}},
@@ -655,8 +667,8 @@ static const command_keys known_keys[] = {
     {"dump", {"cmd", NULL}},
     {"quit", {"cmd", NULL}},
 };
-static const char* const goal_keys[] = {"mode",   "x",     "y",     "slow_radius",
-                                        "weight", "route", "exits", NULL};
+static const char* const goal_keys[] = {"mode",  "x",     "y",    "slow_radius", "weight",
+                                        "route", "exits", "form", NULL};
 
 // Reports the first key the command does not take (also inside an add's goal); true when all
 // are known or the command itself is unknown.
