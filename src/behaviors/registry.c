@@ -9,6 +9,7 @@
 #include "behaviors/goal/goal_internal.h"
 #include "behaviors/path/path_internal.h"
 #include "behaviors/queue/queue_internal.h"
+#include "behaviors/separation.h"
 #include "behaviors/walls/walls_internal.h"
 #include "core/behavior.h"
 #include "core/dist_hooks.h"
@@ -201,5 +202,6 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 // No records: which separation an agent uses follows from its other behaviors.
                 .name = "separation",
                 .flags = CS_FLAG_SEP_PUSH,
+                .loaded = cs_sep_loaded, // the flags it derives, checked after a snapshot load
             },
 };

@@ -18,3 +18,12 @@ void cs_sep_push_refresh(crowd_world* w, uint32_t idx) {
     const uint32_t f = push ? flags | CS_FLAG_SEP_PUSH : flags & ~(uint32_t)CS_FLAG_SEP_PUSH;
     w->cur.flags[s] = headway ? f | CS_FLAG_HEADWAY : f & ~(uint32_t)CS_FLAG_HEADWAY;
 }
+
+bool cs_sep_loaded(crowd_world* w) {
+    for (int s = 0; s < w->count; ++s) {
+        const uint32_t loaded = w->cur.flags[s];
+        cs_sep_push_refresh(w, w->cur.id[s]);
+        if (w->cur.flags[s] != loaded) return false;
+    }
+    return true;
+}

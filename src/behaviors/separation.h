@@ -13,5 +13,8 @@
 // speed. Sets CS_FLAG_HEADWAY too, while a behavior's headway hook says so (that pedestrian
 // goal). Called whenever one of those behaviors or the goal changes.
 void cs_sep_push_refresh(crowd_world* w, uint32_t idx);
+// Table hook (after a snapshot load): every agent's CS_FLAG_SEP_PUSH and CS_FLAG_HEADWAY are the
+// ones cs_sep_push_refresh gives it.
+bool cs_sep_loaded(crowd_world* w);
 
 #endif

@@ -198,6 +198,9 @@ typedef struct cs_behavior {
     void (*route_uses)(const crowd_world* w, uint32_t idx, void* out);
     void (*route_uses_end)(crowd_world* w, const void* in);
 
+    // After a snapshot load, with every section in: whether what the behavior derives from the
+    // agents' behaviors (flags it keeps) is what the snapshot holds (false: refused as corrupt).
+    bool (*loaded)(crowd_world* w);
     // Adds the behavior's state of live agent `idx` (record kinds it owns) to the state hash h.
     uint64_t (*hash)(const crowd_world* w, uint32_t idx, uint64_t h);
     // Frees what its records and state own besides the pools and the state block, which the

@@ -382,9 +382,14 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
             if (st == CROWD_ERR_OUT_OF_MEMORY) return st;
             if (st != CROWD_OK) return CROWD_ERR_SNAPSHOT_CORRUPT;
         }
+        const uint32_t stored = c->flags[s];
         for (int b = 0; b < CS_BEH_COUNT; ++b)
             if (cs_behaviors[b].add) cs_behaviors[b].add(w, idx, s, &def);
         w->count = s + 1;
+        // The flags an add derives from the def (a goal's own, and for an agent with no other
+        // behavior its separation form and headway) are the ones saved, or the bytes are not a
+        // world's: loaded, they would save back otherwise.
+        if (c->flags[s] != stored) return CROWD_ERR_SNAPSHOT_CORRUPT;
     }
     // No index was seen twice, so every index is live, free or else retired, which only an index
     // at its last generation can be.
@@ -423,8 +428,16 @@ static crowd_status check_flags(crowd_world* w) {
     return CROWD_OK;
 }
 
+// What the behaviors derive once every section is in (their `loaded` hooks, table order).
+static crowd_status check_derived(crowd_world* w) {
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].loaded && !cs_behaviors[b].loaded(w)) return CROWD_ERR_SNAPSHOT_CORRUPT;
+    return CROWD_OK;
+}
+
 crowd_status cs_snap_check_loaded(crowd_world* w, const crowd_load_def* def) {
     crowd_status st = check_flags(w);
+    if (st == CROWD_OK) st = check_derived(w);
     if (st != CROWD_OK) return st;
     cs_nav* nav = &w->nav;
     // The obstacles loaded are no change to repair after: the grid is laid whole, or installed.

@@ -32,7 +32,9 @@ crowd_status cs_snap_load_goal(crowd_world* w, cs_snap_reader* in) {
     const uint32_t n = cs_snap_get_u32(in);
     if (in->bad || (n != 0 && n != (uint32_t)w->count) || in->left != 8 * (size_t)n)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    if (n == 0) return CROWD_OK;
+    // None saved: no agent had a goal other than the default, so none has one now (each such
+    // goal the agents' section stored brought the aims' columns).
+    if (n == 0) return saved(w) == 0 ? CROWD_OK : CROWD_ERR_SNAPSHOT_CORRUPT;
     for (int k = CS_HOT_GOAL_AIM_X; k <= CS_HOT_GOAL_AIM_Y; ++k)
         if (cs_world_hot_column(w, k) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = CS_HOT_GOAL_AIM_X; k <= CS_HOT_GOAL_AIM_Y; ++k) cs_hot_use(w, k);
