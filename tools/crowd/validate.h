@@ -91,6 +91,11 @@ bool v_wall(crowd_world* w, vwalls* keep, float ax, float ay, float bx, float by
 // Distance from p to the nearest kept wall segment (a large value without walls).
 float v_wall_distance(const vwalls* walls, crowd_vec2 p);
 
+// Adds n agents of def d on a jittered grid over [x0, x1] x [y0, y1] (keyed by seed) into ids;
+// false on an engine error.
+bool v_place(crowd_world* w, crowd_agent_def d, int n, float x0, float x1, float y0, float y1,
+             uint64_t seed, crowd_agent_id* ids);
+
 // Deterministic keyed draws: a value in [0, 1) from (seed, key), the same on every machine.
 double v_draw(uint64_t seed, uint64_t key);
 

@@ -10,23 +10,6 @@
 
 #define DT 0.1
 
-// n agents on a jittered grid over [x0, x1] x [y0, y1], keyed by seed.
-static bool place(crowd_world* w, crowd_agent_def d, int n, float x0, float x1, float y0, float y1,
-                  uint64_t seed, crowd_agent_id* ids) {
-    const float aw = x1 - x0, ah = y1 - y0;
-    const int cols = (int)ceil(sqrt((double)n * aw / ah)), rows = (n + cols - 1) / cols;
-    const float sx = aw / (float)cols, sy = ah / (float)rows;
-    for (int i = 0; i < n; ++i) {
-        const int col = i % cols, row = i / cols;
-        const float jx = (float)(v_draw(seed, 2 * (uint64_t)i) - 0.5) * 0.3f * sx;
-        const float jy = (float)(v_draw(seed, 2 * (uint64_t)i + 1) - 0.5) * 0.3f * sy;
-        d.position =
-            (crowd_vec2){x0 + ((float)col + 0.5f) * sx + jx, y0 + ((float)row + 0.5f) * sy + jy};
-        if (crowd_agent_add(w, &d, &ids[i]) != CROWD_OK) return false;
-    }
-    return true;
-}
-
 // ---- bottleneck ------------------------------------------------------------------------------
 
 // The published range of specific flow through a bottleneck, persons/(m s), and the tolerance
@@ -59,7 +42,7 @@ static door_run run_door(float width, int n, uint64_t seed) {
     // through narrow doors are the door_route case's).
     d.goal.route = CROWD_ROUTE_STRAIGHT;
     d.goal.target = (crowd_vec2){3.0f, 0.0f};
-    ok = ok && ids && passed && in && place(w, d, n, -7.6f, -0.8f, -4.6f, 4.6f, seed, ids);
+    ok = ok && ids && passed && in && v_place(w, d, n, -7.6f, -0.8f, -4.6f, 4.6f, seed, ids);
     if (!ok) goto done;
     for (int i = 0; i < n; ++i) in[i] = true;
     const int limit = (int)((30.0 + 3.0 * n / (JS_LO * width)) / DT);
@@ -205,7 +188,7 @@ static evac run_room(int n, bool four) {
     d.goal = crowd_goal_default();
     d.goal.mode = CROWD_GOAL_SEEK;
     d.goal.exits = set;
-    ok = ok && ids && in && place(w, d, n, 0.5f, 29.5f, 0.5f, 19.5f, 9009, ids);
+    ok = ok && ids && in && v_place(w, d, n, 0.5f, 29.5f, 0.5f, 19.5f, 9009, ids);
     if (ok) {
         for (int i = 0; i < n; ++i) in[i] = true;
         const int limit = 12000;

@@ -186,23 +186,12 @@ void vcase_rimea11(const vopts* o, vresult* r) {
     ok = ok && crowd_exits_create(w, exits, 2, &set) == CROWD_OK;
     crowd_agent_id* ids = calloc((size_t)n, sizeof *ids);
     bool* in = calloc((size_t)n, sizeof *in);
-    ok = ok && ids && in;
-    // A jittered grid over the crowd's part of the room.
-    const float x0 = 0.5f, y0 = 0.5f, aw = x1 - x0, ah = 19.0f;
-    const int cols = (int)ceil(sqrt((double)n * aw / ah)), rows = (n + cols - 1) / cols;
-    const float sx = aw / (float)cols, sy = ah / (float)rows;
-    for (int i = 0; ok && i < n; ++i) {
-        crowd_agent_def d = v_pedestrian();
-        const float jx = (float)(v_draw(1111, 2 * (uint64_t)i) - 0.5) * 0.3f * sx;
-        const float jy = (float)(v_draw(1111, 2 * (uint64_t)i + 1) - 0.5) * 0.3f * sy;
-        d.position = (crowd_vec2){x0 + ((float)(i % cols) + 0.5f) * sx + jx,
-                                  y0 + ((float)(i / cols) + 0.5f) * sy + jy};
-        d.goal = crowd_goal_default();
-        d.goal.mode = CROWD_GOAL_SEEK;
-        d.goal.exits = set;
-        ok = crowd_agent_add(w, &d, &ids[i]) == CROWD_OK;
-        in[i] = true;
-    }
+    crowd_agent_def d = v_pedestrian();
+    d.goal = crowd_goal_default();
+    d.goal.mode = CROWD_GOAL_SEEK;
+    d.goal.exits = set;
+    ok = ok && ids && in && v_place(w, d, n, 0.5f, x1, 0.5f, 19.5f, 1111, ids);
+    for (int i = 0; ok && i < n; ++i) in[i] = true;
     int by[2] = {0, 0}, left = 0, tick = 0;
     const int limit = 12000;
     r->has_plot = true;

@@ -57,6 +57,23 @@ float v_wall_distance(const vwalls* walls, crowd_vec2 p) {
     return best;
 }
 
+// Rows and columns over the area, each agent moved by up to 15% of its cell on each axis.
+bool v_place(crowd_world* w, crowd_agent_def d, int n, float x0, float x1, float y0, float y1,
+             uint64_t seed, crowd_agent_id* ids) {
+    const float aw = x1 - x0, ah = y1 - y0;
+    const int cols = (int)ceil(sqrt((double)n * aw / ah)), rows = (n + cols - 1) / cols;
+    const float sx = aw / (float)cols, sy = ah / (float)rows;
+    for (int i = 0; i < n; ++i) {
+        const int col = i % cols, row = i / cols;
+        const float jx = (float)(v_draw(seed, 2 * (uint64_t)i) - 0.5) * 0.3f * sx;
+        const float jy = (float)(v_draw(seed, 2 * (uint64_t)i + 1) - 0.5) * 0.3f * sy;
+        d.position =
+            (crowd_vec2){x0 + ((float)col + 0.5f) * sx + jx, y0 + ((float)row + 0.5f) * sy + jy};
+        if (crowd_agent_add(w, &d, &ids[i]) != CROWD_OK) return false;
+    }
+    return true;
+}
+
 // splitmix64 of the seed and key: independent of call order, so a case's draws do not depend on
 // how many agents or runs came before.
 double v_draw(uint64_t seed, uint64_t key) {
