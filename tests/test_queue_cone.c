@@ -123,7 +123,7 @@ static int check_cone_pass(crowd_world* w) {
         const uint32_t idx = c->id[s];
         float want = INFINITY;
         if (!(c->flags[s] & CS_FLAG_QUEUE)) continue;
-        const cs_queue_rec* q = cs_queue_of(w, idx);
+        const crowd_queue_def q = cs_queue_def_at(w, s);
         {
             const crowd_vec2 pos = {c->px[s], c->py[s]}, vel = {c->vx[s], c->vy[s]};
             const float len = sqrtf(vel.x * vel.x + vel.y * vel.y);
@@ -133,15 +133,15 @@ static int check_cone_pass(crowd_world* w) {
                     if (o == s) continue;
                     const float ox = c->px[o] - pos.x, oy = c->py[o] - pos.y;
                     const float along = ox * hx + oy * hy;
-                    if (along < 0.0f || along > q->def.cone_length) continue;
+                    if (along < 0.0f || along > q.cone_length) continue;
                     const float dx = ox - hx * along, dy = oy - hy * along;
-                    if (sqrtf(dx * dx + dy * dy) > q->def.cone_width) continue;
+                    if (sqrtf(dx * dx + dy * dy) > q.cone_width) continue;
                     if (along < want) want = along;
                 }
             }
         }
         // The neighbor pass's output: the distance over the cone's length.
-        const float got = cs_nb_out(w, CS_NB_CONE, 0)[s], over = want / q->def.cone_length;
+        const float got = cs_nb_out(w, CS_NB_CONE, 0)[s], over = want / q.cone_length;
         cr_assert_eq(got, over, "slot %d (agent %u): engine %.9g, brute force %.9g", s, idx,
                      (double)got, (double)over);
         hits += want < INFINITY;

@@ -48,15 +48,15 @@ static int check_file_pass(crowd_world* w) {
     int found = 0;
     for (int s = 0; s < n; ++s) {
         if (!(c->flags[s] & CS_FLAG_QUEUE_FILE)) continue;
-        const cs_queue_rec* q = cs_queue_of(w, c->id[s]);
-        const crowd_vec2 g = q->def.goal;
+        const crowd_queue_def q = cs_queue_def_at(w, s);
+        const crowd_vec2 g = q.goal;
         const float px = c->px[s], py = c->py[s];
         const float tx = g.x - px, ty = g.y - py, gd2 = tx * tx + ty * ty, d = sqrtf(gd2);
         crowd_vec2 want = {INFINITY, 0.0f};
         if (d >= CROWD_QUEUE_MIN_SPEED) {
             const float hx = tx / d, hy = ty / d;
-            const float reach = q->def.cone_length * CROWD_QUEUE_FILE_REACH;
-            const float w2 = q->def.cone_width * q->def.cone_width;
+            const float reach = q.cone_length * CROWD_QUEUE_FILE_REACH;
+            const float w2 = q.cone_width * q.cone_width;
             float best = INFINITY, bx = INFINITY, by = INFINITY;
             int bo = -1;
             for (int o = 0; o < n; ++o) {
@@ -72,7 +72,7 @@ static int check_file_pass(crowd_world* w) {
                     best = along, bx = ox, by = oy, bo = o;
             }
             if (bo >= 0 && (c->flags[bo] & CS_FLAG_QUEUE_FILE)) {
-                const crowd_vec2 og = cs_queue_of(w, c->id[bo])->def.goal;
+                const crowd_vec2 og = cs_queue_def_at(w, bo).goal;
                 if (og.x == g.x && og.y == g.y) want = (crowd_vec2){bx, by};
             }
         }

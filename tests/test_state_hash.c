@@ -97,10 +97,16 @@ Test(state_hash, covers_every_record_kind) {
     float* gx = &cs_hot_f32(s.w, CS_HOT_GOAL_X)[s.w->slot_of[idx(s.goal)]];
     CHECK_FIELD(*gx, *gx = up(old), *gx = old);
 
+    // The queue's settings are its profile, its goal point hot columns, and the record holds
+    // whether its STOP arrival was reported (behaviors/queue/queue_internal.h).
     cs_queue_rec* q = cs_queue_of(s.w, idx(s.queue));
     cr_assert_not_null(q);
-    CHECK_FIELD(q->def.cone_length, q->def.cone_length = up(old), q->def.cone_length = old);
-    CHECK_FIELD(q->def.cone_width, q->def.cone_width = up(old), q->def.cone_width = old);
+    const int qs = s.w->slot_of[idx(s.queue)];
+    cs_queue_profile* qp = (cs_queue_profile*)cs_queue_profile_at(s.w, qs);
+    CHECK_FIELD(qp->def.cone_length, qp->def.cone_length = up(old), qp->def.cone_length = old);
+    CHECK_FIELD(qp->def.cone_width, qp->def.cone_width = up(old), qp->def.cone_width = old);
+    float* qx = &cs_hot_f32(s.w, CS_HOT_QUEUE_X)[qs];
+    CHECK_FIELD(*qx, *qx = up(old), *qx = old);
     CHECK_FIELD(q->done, q->done = !old, q->done = old);
 
     // The path cursor is in hot columns (behaviors/path/path_internal.h).

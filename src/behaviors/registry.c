@@ -37,16 +37,17 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
             {
                 .name = "goal",
                 .flags = CS_FLAG_GOAL | CS_FLAG_HEADWAY,
-                // Hot: the target, the profile and, while the world counts routes, a routed
-                // goal's field memo. No records.
-                .hot = {{CS_HOT_GOAL_X, 0, 0},
-                        {CS_HOT_GOAL_Y, 0, 0},
-                        {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL},
-                        {CS_HOT_GOAL_MEMO_CELL, 0, 0},
-                        {CS_HOT_GOAL_MEMO_ENTRY, 0, 0},
-                        {CS_HOT_GOAL_MEMO_EPOCH, 0, 0},
-                        {CS_HOT_GOAL_AIM_X, 0, 0},
-                        {CS_HOT_GOAL_AIM_Y, 0, 0}},
+                // Hot: the target, the profile, while the world counts routes a routed goal's
+                // field memo, and a pedestrian goal's aim (0 for every other agent, so the sort
+                // gathers it only while some agent walks the pedestrian model). No records.
+                .hot = {{CS_HOT_GOAL_X, 0, 0, 0},
+                        {CS_HOT_GOAL_Y, 0, 0, 0},
+                        {CS_HOT_GOAL_PROFILE, CS_PROF_GOAL + 1, CS_FLAG_GOAL, 0},
+                        {CS_HOT_GOAL_MEMO_CELL, 0, 0, 0},
+                        {CS_HOT_GOAL_MEMO_ENTRY, 0, 0, 0},
+                        {CS_HOT_GOAL_MEMO_EPOCH, 0, 0, 0},
+                        {CS_HOT_GOAL_AIM_X, 0, 0, CS_FLAG_HEADWAY},
+                        {CS_HOT_GOAL_AIM_Y, 0, 0, CS_FLAG_HEADWAY}},
                 .hot_count = 8,
                 .profile_kind = CS_PROF_GOAL,
                 .profile_size = sizeof(cs_goal_profile),
@@ -95,9 +96,9 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .passes = {{CROWD_PHASE_ARRIVAL, cs_pass_arrival}},
                 // Hot: its profile. The cone the goal pass brakes with (CROWD_QUEUE_LITERAL),
                 // and the one ahead in the file (CROWD_QUEUE_FILE), from the profile.
-                .hot = {{CS_HOT_QUEUE_PROFILE, CS_PROF_QUEUE + 1, CS_FLAG_QUEUE},
-                        {CS_HOT_QUEUE_X, 0, 0},
-                        {CS_HOT_QUEUE_Y, 0, 0}},
+                .hot = {{CS_HOT_QUEUE_PROFILE, CS_PROF_QUEUE + 1, CS_FLAG_QUEUE, 0},
+                        {CS_HOT_QUEUE_X, 0, 0, 0},
+                        {CS_HOT_QUEUE_Y, 0, 0, 0}},
                 .hot_count = 3,
                 .profile_kind = CS_PROF_QUEUE,
                 .profile_size = sizeof(cs_queue_profile),
@@ -132,15 +133,15 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .flags = CS_FLAG_PATH,
                 // Hot: the profile and the progress (cursor, revision, lost distance) and, while
                 // the world counts routes, a routed leg's field memo. No records.
-                .hot = {{CS_HOT_PATH_PROFILE, CS_PROF_PATH + 1, CS_FLAG_PATH},
-                        {CS_HOT_PATH_INDEX, 0, 0},
-                        {CS_HOT_PATH_SEGMENT, 0, 0},
-                        {CS_HOT_PATH_STATE, 0, 0},
-                        {CS_HOT_PATH_REVISION, 0, 0},
-                        {CS_HOT_PATH_LOST, 0, 0},
-                        {CS_HOT_PATH_MEMO_CELL, 0, 0},
-                        {CS_HOT_PATH_MEMO_ENTRY, 0, 0},
-                        {CS_HOT_PATH_MEMO_EPOCH, 0, 0}},
+                .hot = {{CS_HOT_PATH_PROFILE, CS_PROF_PATH + 1, CS_FLAG_PATH, 0},
+                        {CS_HOT_PATH_INDEX, 0, 0, 0},
+                        {CS_HOT_PATH_SEGMENT, 0, 0, 0},
+                        {CS_HOT_PATH_STATE, 0, 0, 0},
+                        {CS_HOT_PATH_REVISION, 0, 0, 0},
+                        {CS_HOT_PATH_LOST, 0, 0, 0},
+                        {CS_HOT_PATH_MEMO_CELL, 0, 0, 0},
+                        {CS_HOT_PATH_MEMO_ENTRY, 0, 0, 0},
+                        {CS_HOT_PATH_MEMO_EPOCH, 0, 0, 0}},
                 .hot_count = 9,
                 .profile_kind = CS_PROF_PATH,
                 .profile_size = sizeof(cs_path_profile),
@@ -182,7 +183,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 // Every agent is kept out of the walls; only a def other than the default has a
                 // record. The obstacles are world geometry (src/walls/), saved in the walls
                 // section.
-                .hot = {{CS_HOT_WALL_PROFILE, CS_PROF_WALL + 1, 0}},
+                .hot = {{CS_HOT_WALL_PROFILE, CS_PROF_WALL + 1, 0, 0}},
                 .hot_count = 1,
                 .profile_kind = CS_PROF_WALL,
                 .profile_size = sizeof(crowd_wall_def),

@@ -17,6 +17,14 @@ void cs_sep_push_refresh(crowd_world* w, uint32_t idx) {
         headway = headway || (cs_behaviors[b].headway && cs_behaviors[b].headway(w, idx, flags));
     const uint32_t f = push ? flags | CS_FLAG_SEP_PUSH : flags & ~(uint32_t)CS_FLAG_SEP_PUSH;
     w->cur.flags[s] = headway ? f | CS_FLAG_HEADWAY : f & ~(uint32_t)CS_FLAG_HEADWAY;
+    // A column gated on a flag the agent has just lost goes to 0 for it (core/behavior.h).
+    const uint32_t lost = flags & ~w->cur.flags[s];
+    for (int b = 0; b < CS_BEH_COUNT && lost; ++b)
+        for (int k = 0; k < cs_behaviors[b].hot_count; ++k) {
+            const cs_hot_def* h = &cs_behaviors[b].hot[k];
+            uint32_t* col = w->cur.hot[h->col];
+            if ((h->gate & lost) && col) col[s] = 0;
+        }
 }
 
 bool cs_sep_loaded(crowd_world* w) {

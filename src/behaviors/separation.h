@@ -11,7 +11,9 @@
 // steers toward a desired velocity, which damps the agent; the spec's separation adds a drag of
 // the agent's velocity per neighbor that, in a group or a flow, holds agents well below their
 // speed. Sets CS_FLAG_HEADWAY too, while a behavior's headway hook says so (that pedestrian
-// goal). Called whenever one of those behaviors or the goal changes.
+// goal), and zeroes the agent's hot columns gated on a flag it loses (the goal's aim: a column
+// gated on CS_FLAG_HEADWAY holds 0 for every agent without it, core/behavior.h). Called whenever
+// one of those behaviors or the goal changes.
 void cs_sep_push_refresh(crowd_world* w, uint32_t idx);
 // Table hook (after a snapshot load): every agent's CS_FLAG_SEP_PUSH and CS_FLAG_HEADWAY are the
 // ones cs_sep_push_refresh gives it.

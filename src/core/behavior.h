@@ -130,6 +130,10 @@ typedef struct cs_hot_def {
     int col; // cs_hot_col
     int profile;
     uint32_t flag; // agents with any of these flags hold a value other than 0 here (0: none)
+    // Agents without any of these flags hold 0 here (0: no such rule). The behavior keeps that
+    // true (behaviors/separation.h zeroes the column when an agent loses the flag), so while no
+    // agent has the flag the column is 0 in every slot and the sort does not gather it.
+    uint32_t gate;
 } cs_hot_def;
 
 #define CS_BEHAVIOR_MAX_HOT 10

@@ -15,9 +15,11 @@ static bool small(int64_t capacity) {
     return capacity < CS_POOL_PAGE;
 }
 
+// A block holds its records, then the aux elements of as many (paged: page by page alike).
 static size_t block_bytes(const cs_pool* p, int32_t page) {
-    return small(p->capacity) ? (size_t)p->capacity * p->size
-                              : (size_t)p->block[page] * CS_POOL_PAGE * p->size;
+    const size_t both = (size_t)p->size + p->aux_size;
+    return small(p->capacity) ? (size_t)p->capacity * both
+                              : (size_t)p->block[page] * CS_POOL_PAGE * both;
 }
 
 static void free_blocks(crowd_world* w, cs_pool* p) {
@@ -37,21 +39,12 @@ static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
     // A small pool that outgrows a page becomes one page (or the pages `need` takes).
     if (!small(cap) && small(p->capacity)) cap = need > CS_POOL_PAGE ? need : CS_POOL_PAGE;
     if (!small(cap)) cap = (cap + CS_POOL_PAGE - 1) / CS_POOL_PAGE * CS_POOL_PAGE;
-    // The aux array is copied when it grows: by a quarter at least.
-    int64_t aux_cap = p->aux_capacity;
-    if (p->aux_size && aux_cap < cap) {
-        aux_cap += aux_cap / 4;
-        if (aux_cap > w->capacity) aux_cap = w->capacity;
-        if (aux_cap < cap) aux_cap = cap;
-    }
 
-    // A small pool is copied into its new block (less than a page of records); a paged one only
-    // gets a block for the pages it lacks.
+    // A small pool is copied into its new block (less than a page of records and aux elements);
+    // a paged one only gets a block for the pages it lacks.
     const bool copy = small(p->capacity);
     const int64_t from = copy ? 0 : p->capacity; // first record of the new block
-    const bool aux_grows = aux_cap != p->aux_capacity;
-    const size_t bytes = (size_t)(cap - from) * p->size;
-    const size_t aux_bytes = aux_grows ? (size_t)aux_cap * p->aux_size : 0;
+    const size_t bytes = (size_t)(cap - from) * ((size_t)p->size + p->aux_size);
     const int32_t pages = small(cap) ? 1 : (int32_t)(cap / CS_POOL_PAGE);
     const int32_t page_cap = pages <= p->page_cap      ? p->page_cap
                              : pages < 2 * p->page_cap ? 2 * p->page_cap
@@ -66,46 +59,49 @@ static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
     const bool new_table = page_cap != p->page_cap;
     const size_t table_bytes = (size_t)page_cap * sizeof(unsigned char*);
     const size_t blocks_bytes = (size_t)page_cap * sizeof(int32_t);
+    const bool aux = p->aux_size > 0;
     unsigned char* data = cs_alloc(w, bytes);
     unsigned char** table = data && new_table ? cs_alloc(w, table_bytes) : NULL;
+    unsigned char** aux_table = data && new_table && aux ? cs_alloc(w, table_bytes) : NULL;
     int32_t* blocks = data && new_table ? cs_alloc(w, blocks_bytes) : NULL;
-    void* aux = data && aux_bytes ? cs_alloc(w, aux_bytes) : NULL;
-    if (!data || (new_table && (!table || !blocks)) || (aux_bytes && !aux)) {
+    if (!data || (new_table && (!table || !blocks || (aux && !aux_table)))) {
         cs_free(w, data, bytes);
         cs_free(w, table, new_table ? table_bytes : 0);
+        cs_free(w, aux_table, new_table && aux ? table_bytes : 0);
         cs_free(w, blocks, new_table ? blocks_bytes : 0);
-        cs_free(w, aux, aux_bytes);
         return CROWD_ERR_OUT_OF_MEMORY;
     }
     if (new_table) {
         if (p->pages_used) {
             memcpy(table, p->pages, (size_t)p->pages_used * sizeof *table);
             memcpy(blocks, p->block, (size_t)p->pages_used * sizeof *blocks);
+            if (aux) memcpy(aux_table, p->aux_pages, (size_t)p->pages_used * sizeof *aux_table);
         }
         cs_free(w, p->pages, (size_t)p->page_cap * sizeof(unsigned char*));
+        cs_free(w, p->aux_pages, aux ? (size_t)p->page_cap * sizeof(unsigned char*) : 0);
         cs_free(w, p->block, (size_t)p->page_cap * sizeof(int32_t));
         p->pages = table;
+        p->aux_pages = aux_table;
         p->block = blocks;
         p->page_cap = page_cap;
     }
-    if (copy) {
-        if (p->used) memcpy(data, p->pages[0], (size_t)p->used * p->size);
+    // The new block's aux elements follow its records.
+    unsigned char* const data_aux = data + (size_t)(cap - from) * p->size;
+    if (copy && p->pages_used) {
+        // The aux elements are the owner's list, not tied to records: all of them are copied.
+        memcpy(data, p->pages[0], (size_t)p->used * p->size);
+        if (aux) memcpy(data_aux, p->aux_pages[0], (size_t)p->capacity * p->aux_size);
         free_blocks(w, p);
         p->pages_used = 0;
     }
     const int32_t first = p->pages_used;
     for (int32_t i = first; i < pages; ++i) {
         p->pages[i] = data + (size_t)(i - first) * CS_POOL_PAGE * p->size;
+        if (aux) p->aux_pages[i] = data_aux + (size_t)(i - first) * CS_POOL_PAGE * p->aux_size;
         p->block[i] = 0;
     }
     p->block[first] = pages - first;
     p->pages_used = pages;
-    if (aux_grows) {
-        if (p->aux) memcpy(aux, p->aux, (size_t)p->aux_capacity * p->aux_size);
-        cs_free(w, p->aux, (size_t)p->aux_capacity * p->aux_size);
-        p->aux = aux;
-        p->aux_capacity = (int32_t)aux_cap;
-    }
     if (spare_bytes) {
         // The spare array holds nothing between steps: the old one goes first, so the two are
         // never held at once (a pool grown page by page would otherwise hold both at every page).
@@ -256,7 +252,7 @@ void cs_pool_settle(cs_pool* p) {
 void cs_pool_free(crowd_world* w, cs_pool* p) {
     free_blocks(w, p);
     cs_free(w, p->pages, (size_t)p->page_cap * sizeof(unsigned char*));
+    cs_free(w, p->aux_pages, p->aux_size ? (size_t)p->page_cap * sizeof(unsigned char*) : 0);
     cs_free(w, p->block, (size_t)p->page_cap * sizeof(int32_t));
-    cs_free(w, p->aux, (size_t)p->aux_capacity * p->aux_size);
     cs_pool_init(p, p->size, p->aux_size);
 }

@@ -11,9 +11,10 @@
 // array, so the step never allocates. Record numbers are therefore private to the pool: everything
 // else names a record by its agent index.
 //
-// A pool may carry an `aux` array with one element per record of capacity that belongs to no
-// record in particular: a list that can be as long as the pool (the queue's arrivals, the
-// leaders' dirty list). It grows with the pool, its contents kept.
+// A pool may carry `aux` elements, one per record of capacity, that belong to no record in
+// particular: a list that can be as long as the pool (the queue's arrivals, the leaders' dirty
+// list), element k at cs_pool_aux_at(p, k). They live in the pool's blocks after the records, page
+// by page, so they grow with the pool, their contents kept, without a copy either.
 #ifndef CS_POOL_H
 #define CS_POOL_H
 
@@ -44,11 +45,12 @@ typedef struct cs_scratch {
 
 typedef struct cs_pool {
     unsigned char** pages; // page_cap entries; the first pages_used point into the blocks
-    int32_t* block;        // per page: pages in the block that starts at it, 0 inside a block
+    // The aux elements of each page (page_cap entries; NULL when aux_size is 0).
+    unsigned char** aux_pages;
+    int32_t* block; // per page: pages in the block that starts at it, 0 inside a block
     int32_t pages_used, page_cap;
-    void* aux; // aux_capacity >= capacity elements of `aux_size` bytes, NULL when aux_size is 0
     uint32_t size, aux_size;
-    int32_t capacity, aux_capacity;
+    int32_t capacity;
     int32_t used;      // records ever handed out (high-water mark)
     int32_t live;      // records acquired and not released
     int32_t free_head; // last released record, -1 when none; each free record holds the next
@@ -92,6 +94,11 @@ void cs_pool_free(crowd_world* w, cs_pool* p);
 
 static inline void* cs_pool_at(const cs_pool* p, int32_t rec) {
     return p->pages[rec >> CS_POOL_PAGE_SHIFT] + (size_t)(rec & (CS_POOL_PAGE - 1)) * p->size;
+}
+
+// Aux element k < capacity.
+static inline void* cs_pool_aux_at(const cs_pool* p, int32_t k) {
+    return p->aux_pages[k >> CS_POOL_PAGE_SHIFT] + (size_t)(k & (CS_POOL_PAGE - 1)) * p->aux_size;
 }
 
 // The record of an agent index through the behavior's per-index record numbers, or NULL. A kind

@@ -155,10 +155,44 @@ typedef struct gather_plan {
     void* free[CS_FREE_COLS]; // the buffers that hold nothing afterwards
 } gather_plan;
 
+// The flags among `want` that some agent has: the OR of the flags column, in blocks that stop as
+// soon as every bit of `want` has been seen (a world with such agents usually meets one at once).
+static uint32_t flags_present(const crowd_world* w, uint32_t want) {
+    enum { BLOCK = 4096 };
+    const uint32_t* restrict flags = w->cur.flags;
+    uint32_t seen = 0;
+    for (int lo = 0; lo < w->count && (seen & want) != want; lo += BLOCK) {
+        const int hi = w->count - lo < BLOCK ? w->count : lo + BLOCK;
+        uint32_t any = 0;
+        for (int s = lo; s < hi; ++s) any |= flags[s];
+        seen |= any;
+    }
+    return seen & want;
+}
+
+// Hot columns the sort leaves where they are: those gated on flags no agent has, which then hold 0
+// in every slot (core/behavior.h, cs_hot_def.gate), so gathering them would change nothing.
+static uint32_t hot_idle(const crowd_world* w) {
+    uint32_t gates = 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int k = 0; k < cs_behaviors[b].hot_count; ++k)
+            if (cs_hot_live(w, cs_behaviors[b].hot[k].col)) gates |= cs_behaviors[b].hot[k].gate;
+    const uint32_t present = gates ? flags_present(w, gates) : 0;
+    uint32_t idle = 0;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        for (int k = 0; k < cs_behaviors[b].hot_count; ++k) {
+            const cs_hot_def* h = &cs_behaviors[b].hot[k];
+            if (h->gate && !(h->gate & present)) idle |= 1u << h->col;
+        }
+    return idle;
+}
+
 static void plan_gather(const crowd_world* w, gather_plan* p) {
+    const uint32_t idle = hot_idle(w);
     p->n = 0;
     for (int c = 0; c < CS_COL_ALL; ++c)
-        if (c != CS_COL_ID && (c < CS_COL_COUNT || cs_hot_live(w, c - CS_COL_COUNT)))
+        if (c != CS_COL_ID && (c < CS_COL_COUNT || (cs_hot_live(w, c - CS_COL_COUNT) &&
+                                                    !(idle >> (c - CS_COL_COUNT) & 1u))))
             p->col[p->n++] = c;
     // Buffers free for the next group, oldest first: the free buffers, then each group's old ones.
     void* avail[CS_FREE_COLS + CS_COL_ALL];

@@ -133,15 +133,11 @@ static cs_leader* make_leader(crowd_world* w, uint32_t li) {
     return cs_pool_at(&w->pools[CS_REC_LEADER], *rec);
 }
 
-static uint32_t* dirty_list(const crowd_world* w) {
-    return w->pools[CS_REC_LEADER].aux; // as long as the leader pool: room for every leader
-}
-
 static void mark_dirty(crowd_world* w, uint32_t li) {
     cs_follow_world* fs = cs_follow_world_of(w);
     cs_leader* l = cs_leader_of(w, li);
     if (l->dirty) return;
-    dirty_list(w)[fs->dirty_count++] = li;
+    *cs_follow_dirty_at(w, fs->dirty_count++) = li;
     l->dirty = (uint32_t)fs->dirty_count;
 }
 
@@ -150,9 +146,8 @@ static void unmark_dirty(crowd_world* w, uint32_t li) {
     cs_leader* l = cs_leader_of(w, li);
     const uint32_t pos = l->dirty;
     if (!pos) return;
-    uint32_t* dirty = dirty_list(w);
-    const uint32_t last = dirty[--fs->dirty_count];
-    dirty[pos - 1] = last;
+    const uint32_t last = *cs_follow_dirty_at(w, --fs->dirty_count);
+    *cs_follow_dirty_at(w, (int)pos - 1) = last;
     cs_leader_of(w, last)->dirty = pos;
     l->dirty = 0;
 }

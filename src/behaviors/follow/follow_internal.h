@@ -80,6 +80,12 @@ static inline cs_leader* cs_leader_of(const crowd_world* w, uint32_t idx) {
     return cs_record_of(w, CS_REC_LEADER, idx);
 }
 
+// Entry k of the list of leaders waiting for a slot reassignment (the leader pool's aux elements:
+// room for every leader).
+static inline uint32_t* cs_follow_dirty_at(const crowd_world* w, int k) {
+    return cs_pool_aux_at(&w->pools[CS_REC_LEADER], k);
+}
+
 // Links follower x (record f) at the tail of leader l's list and counts it; the caller sets f->next
 // and the slot count.
 static inline void cs_follow_append(const crowd_world* w, cs_leader* l, cs_follower* f,

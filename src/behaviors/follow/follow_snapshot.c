@@ -252,18 +252,17 @@ crowd_status cs_snap_load_follow(crowd_world* w, cs_snap_reader* in) {
         if (st != CROWD_OK) return st;
     }
     // The pending list: the dirty positions of the leaders are exactly 1 .. dirty_count.
-    uint32_t* dirty = w->pools[CS_REC_LEADER].aux;
     int pending = 0;
     for (int i = 0; i < w->index_count; ++i) {
         const cs_leader* l = cs_leader_of(w, (uint32_t)i);
-        if (l && l->dirty) dirty[pending++] = UINT32_MAX;
+        if (l && l->dirty) *cs_follow_dirty_at(w, pending++) = UINT32_MAX;
     }
     for (int i = 0; i < w->index_count; ++i) {
         const cs_leader* l = cs_leader_of(w, (uint32_t)i);
         if (!l || !l->dirty) continue;
-        if (l->dirty > (uint32_t)pending || dirty[l->dirty - 1] != UINT32_MAX)
+        if (l->dirty > (uint32_t)pending || *cs_follow_dirty_at(w, (int)l->dirty - 1) != UINT32_MAX)
             return CROWD_ERR_SNAPSHOT_CORRUPT;
-        dirty[l->dirty - 1] = (uint32_t)i;
+        *cs_follow_dirty_at(w, (int)l->dirty - 1) = (uint32_t)i;
     }
     fs->dirty_count = pending;
     // Columns and flags agree with the records: the group column names an ACTIVE follower's

@@ -82,8 +82,8 @@ static void assign_team(void* arg, int t, int nt) {
     const cs_follow_world* fs = cs_follow_world_of(a->w);
     int lo, hi;
     cs_team_range(fs->dirty_count, 1, t, nt, &lo, &hi);
-    const uint32_t* dirty = a->w->pools[CS_REC_LEADER].aux;
-    for (int k = lo; k < hi; ++k) assign_group(a->w, dirty[k], a->scratch + a->bytes * (size_t)t);
+    for (int k = lo; k < hi; ++k)
+        assign_group(a->w, *cs_follow_dirty_at(a->w, k), a->scratch + a->bytes * (size_t)t);
 }
 
 static void assign_dirty(crowd_world* w) {
@@ -95,8 +95,7 @@ static void assign_dirty(crowd_world* w) {
     if (threads < 1) threads = 1;
     assign_ctx ctx = {w, fs->scratch, fs->scratch_bytes};
     cs_team_run(threads, assign_team, &ctx);
-    const uint32_t* dirty = w->pools[CS_REC_LEADER].aux;
-    for (int k = 0; k < count; ++k) cs_leader_of(w, dirty[k])->dirty = 0;
+    for (int k = 0; k < count; ++k) cs_leader_of(w, *cs_follow_dirty_at(w, k))->dirty = 0;
     fs->dirty_count = 0;
 }
 

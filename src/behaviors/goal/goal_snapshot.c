@@ -4,8 +4,9 @@
 //
 //  'GOAL' (since version 7): u32 count (0 when no agent has had a goal other than the default,
 //         else the agent count), then count x (f32 aim x, f32 aim y) in the 'AGNT' section's slot
-//         order. An aim is of unit length or (0, 0). Older snapshots have no aims: their goals
-//         walk the spec's form, which has none.
+//         order. An aim is of unit length or (0, 0), and (0, 0) for an agent without
+//         CS_FLAG_HEADWAY (one that does not walk the pedestrian model). Older snapshots have no
+//         aims: their goals walk the spec's form, which has none.
 #include <math.h>
 
 #include "behaviors/goal/goal_internal.h"
@@ -40,9 +41,11 @@ crowd_status cs_snap_load_goal(crowd_world* w, cs_snap_reader* in) {
     for (int k = CS_HOT_GOAL_AIM_X; k <= CS_HOT_GOAL_AIM_Y; ++k) cs_hot_use(w, k);
     for (uint32_t s = 0; s < n; ++s) {
         const float x = cs_snap_get_f32(in), y = cs_snap_get_f32(in);
-        // Unit length give or take rounding, or none (NaN fails the test).
+        // Unit length give or take rounding, or none (NaN fails the test); none for an agent
+        // that does not walk the pedestrian model (the column is gated on CS_FLAG_HEADWAY).
         const float len2 = x * x + y * y;
         if (!(len2 == 0.0f || (len2 > 0.999f && len2 < 1.001f))) return CROWD_ERR_SNAPSHOT_CORRUPT;
+        if (len2 != 0.0f && !(w->cur.flags[s] & CS_FLAG_HEADWAY)) return CROWD_ERR_SNAPSHOT_CORRUPT;
         cs_hot_f32(w, CS_HOT_GOAL_AIM_X)[s] = x;
         cs_hot_f32(w, CS_HOT_GOAL_AIM_Y)[s] = y;
     }

@@ -135,7 +135,7 @@ static void release_profile(crowd_world* w, int s) {
 }
 
 void cs_queue_store(crowd_world* w, uint32_t idx, int s, const crowd_queue_def* def, bool done) {
-    *cs_queue_of(w, idx) = (cs_queue_rec){.def = *def, .done = (uint8_t)done};
+    *cs_queue_of(w, idx) = (cs_queue_rec){.done = done};
     release_profile(w, s);
     cs_queue_profile p;
     memset(&p, 0, sizeof p); // the padding too: profiles are compared byte for byte
@@ -161,15 +161,13 @@ void cs_queue_on_remove(crowd_world* w, uint32_t idx) {
 
 // Table hook: a queue in a file separates without drag (behaviors/separation.h).
 cs_sep_form cs_queue_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
-    (void)flags;
-    const cs_queue_rec* q = cs_queue_of(w, idx);
-    return q && q->def.form == CROWD_QUEUE_FILE ? CS_SEP_PUSH : CS_SEP_ANY;
+    return flags & CS_FLAG_QUEUE_FILE && cs_queue_of(w, idx) ? CS_SEP_PUSH : CS_SEP_ANY;
 }
 
 // Table hook (a split world): an agent whose arrival removes it is removed inside a step.
 bool cs_queue_removes_in_step(const crowd_world* w, uint32_t idx) {
-    const cs_queue_rec* q = cs_queue_of(w, idx);
-    return q && q->def.on_arrival == CROWD_QUEUE_REMOVE;
+    return cs_queue_of(w, idx) &&
+           cs_queue_profile_at(w, w->slot_of[idx])->def.on_arrival == CROWD_QUEUE_REMOVE;
 }
 
 crowd_status crowd_agent_clear_queue(crowd_world* w, crowd_agent_id id) {
@@ -188,9 +186,8 @@ crowd_status crowd_agent_get_queue(const crowd_world* w, crowd_agent_id id, crow
     crowd_status st = cs_agent_slot(w, id, &s);
     if (st != CROWD_OK) return st;
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
-    const cs_queue_rec* q = cs_queue_of(w, id.index1 - 1);
-    if (!q) return CROWD_ERR_NOT_QUEUEING;
-    *out = q->def;
+    if (!cs_queue_of(w, id.index1 - 1)) return CROWD_ERR_NOT_QUEUEING;
+    *out = cs_queue_def_at(w, s);
     return CROWD_OK;
 }
 
@@ -201,7 +198,8 @@ int crowd_world_arrival_count(const crowd_world* w) {
 uint64_t cs_queue_hash(const crowd_world* w, uint32_t idx, uint64_t h) {
     const cs_queue_rec* q = cs_queue_of(w, idx);
     if (!q) return h;
-    const crowd_queue_def* d = &q->def;
+    const crowd_queue_def def = cs_queue_def_at(w, w->slot_of[idx]);
+    const crowd_queue_def* d = &def;
     h = cs_hash_float(h, d->cone_length);
     h = cs_hash_float(h, d->cone_width);
     h = cs_hash_float(h, d->goal.x);
@@ -226,9 +224,8 @@ crowd_status crowd_world_get_arrivals(const crowd_world* w, crowd_arrival* out, 
         return CROWD_ERR_BUFFER_TOO_SMALL;
     }
     if (n > 0 && !out) return CROWD_ERR_NULL_ARGUMENT;
-    const cs_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
     for (int i = 0; i < n; ++i) {
-        const cs_arrival* a = &arrivals[i];
+        const cs_arrival* a = cs_pool_aux_at(&w->pools[CS_REC_QUEUE], i);
         out[i] = (crowd_arrival){
             .id = {.index1 = a->index1, .generation = a->generation, .world = w->tag},
             .user_data = a->user_data,
@@ -265,7 +262,7 @@ static void respawn(crowd_world* w, uint32_t idx) {
     // Earlier removals in the arrivals loop may have moved the agent: its slot is looked up now.
     const int32_t s = w->slot_of[idx];
     const crowd_agent_id id = cs_agent_handle(w, idx);
-    const crowd_queue_def* d = &cs_queue_of(w, idx)->def;
+    const crowd_queue_def* d = &cs_queue_profile_at(w, s)->def;
     for (uint32_t k = 0; k < CROWD_QUEUE_RESPAWN_DRAWS; ++k) {
         const float x =
             draw_range(draw_bits(w->seed, id, w->tick, 2 * k), d->start_min.x, d->start_max.x);
@@ -289,9 +286,13 @@ static int cmp_arrival(const void* a, const void* b) {
 
 typedef struct arrival_ctx {
     crowd_world* w;
-    cs_arrival* arrivals; // as long as the queue pool: room for every queueing agent
+    const cs_pool* arrivals; // its aux elements: room for every queueing agent
     atomic_int count;
 } arrival_ctx;
+
+static void* arrival_at(const void* pool, size_t i) {
+    return cs_pool_aux_at(pool, (int32_t)i);
+}
 
 static void arrival_team(void* arg, int t, int nt) {
     arrival_ctx* a = arg;
@@ -311,7 +312,7 @@ static void arrival_team(void* arg, int t, int nt) {
         const uint32_t idx = c->id[s];
         if (cs_queue_of(w, idx)->done) continue;
         const int at = atomic_fetch_add_explicit(&a->count, 1, memory_order_relaxed);
-        a->arrivals[at] = (cs_arrival){
+        *(cs_arrival*)cs_pool_aux_at(a->arrivals, at) = (cs_arrival){
             .index1 = idx + 1,
             .generation = w->generation[idx],
             .action = (uint8_t)d->on_arrival,
@@ -330,16 +331,16 @@ void cs_pass_arrival(crowd_world* w) {
     cs_queue_world* qw = cs_queue_world_of(w);
     qw->arrival_count = 0;
     if (w->pools[CS_REC_QUEUE].live == 0) return;
-    cs_arrival* arrivals = w->pools[CS_REC_QUEUE].aux;
+    const cs_pool* arrivals = &w->pools[CS_REC_QUEUE];
     arrival_ctx ctx = {.w = w, .arrivals = arrivals};
     atomic_init(&ctx.count, 0);
     cs_team_run(w->threads, arrival_team, &ctx);
     const int k = atomic_load_explicit(&ctx.count, memory_order_relaxed);
-    cs_heapsort(arrivals, (size_t)k, sizeof *arrivals, cmp_arrival);
+    cs_heapsort_at(arrivals, arrival_at, (size_t)k, sizeof(cs_arrival), cmp_arrival);
     qw->arrival_count = k;
 
     for (int i = 0; i < k; ++i) {
-        const cs_arrival* a = &arrivals[i];
+        const cs_arrival* a = cs_pool_aux_at(arrivals, i);
         const uint32_t idx = a->index1 - 1;
         switch ((crowd_queue_policy)a->action) {
         case CROWD_QUEUE_STOP:

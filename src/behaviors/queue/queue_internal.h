@@ -19,12 +19,11 @@ typedef struct cs_queue_profile {
     float width2;
 } cs_queue_profile;
 
-// One per queueing agent, read on events only (an arrival, a respawn, the API, a snapshot): the
-// def as set and whether its STOP arrival was reported.
+// One per queueing agent, read on events only (an arrival, the API, a snapshot): whether its STOP
+// arrival was reported. Its def is its profile's with its goal point from the hot columns
+// (cs_queue_def_at).
 typedef struct cs_queue_rec {
-    crowd_queue_def def;
-    uint8_t done; // STOP: the arrival was reported; no more arrivals until set again
-    uint8_t pad[3];
+    uint32_t done; // STOP: the arrival was reported; no more arrivals until set again
 } cs_queue_rec;
 
 // The largest float t with sqrtf(t) <= width (cs_steer_width2): the cone's test without a root.
@@ -38,6 +37,13 @@ static inline crowd_vec2 cs_queue_goal_at(const crowd_world* w, int s) {
 // The queue profile of the agent in slot s (it queues).
 static inline const cs_queue_profile* cs_queue_profile_at(const crowd_world* w, int s) {
     return cs_profiles_at(&w->profiles[CS_PROF_QUEUE], cs_hot_u32(w, CS_HOT_QUEUE_PROFILE)[s] - 1);
+}
+
+// The def of the queueing agent in slot s, as it was set: its profile's with its goal point.
+static inline crowd_queue_def cs_queue_def_at(const crowd_world* w, int s) {
+    crowd_queue_def d = cs_queue_profile_at(w, s)->def;
+    d.goal = cs_queue_goal_at(w, s);
+    return d;
 }
 
 // Gives agent idx in slot s the queue `def` (its record exists; room for the profile and the
@@ -64,7 +70,7 @@ typedef struct cs_arrival {
 _Static_assert(sizeof(cs_arrival) == 24, "an arrival is kept in 24 bytes");
 
 // The queue behavior's world state: the last step's arrivals (the list itself is the queue
-// pool's aux array of cs_arrival, as long as the pool).
+// pool's aux elements, cs_arrival each: room for every queueing agent).
 typedef struct cs_queue_world {
     int arrival_count;
 } cs_queue_world;

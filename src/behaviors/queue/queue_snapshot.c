@@ -27,7 +27,8 @@ void cs_snap_save_queue(const crowd_world* w, cs_snap_writer* out) {
     for (int i = 0; i < w->index_count; ++i) {
         const cs_queue_rec* q = cs_queue_of(w, (uint32_t)i);
         if (!q) continue;
-        const crowd_queue_def* d = &q->def;
+        const crowd_queue_def def = cs_queue_def_at(w, w->slot_of[i]);
+        const crowd_queue_def* d = &def;
         cs_snap_put_u32(out, (uint32_t)i);
         cs_snap_put_f32(out, d->cone_length);
         cs_snap_put_f32(out, d->cone_width);
