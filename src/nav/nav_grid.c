@@ -202,6 +202,13 @@ static void pinch_runs(const crowd_world* w, cs_nav* nav, int32_t di, int32_t dj
         }
 }
 
+// A cell beside a diagonal that stays blocked whatever the pinch passes decide (a pinch mark may
+// still become FREE, so it does not count).
+static inline bool side_blocks(const cs_nav* nav, int32_t i, int32_t j) {
+    const uint8_t s = grid_at(nav, i, j);
+    return s == CS_NAV_NEAR || s == CS_NAV_SOLID;
+}
+
 static void open_pinches(const crowd_world* w, cs_nav* nav) {
     const float h = nav->def.cell_size, keep = nav->def.clearance - 0.5f * h;
     if (!(keep > 0.0f)) return;
@@ -209,8 +216,12 @@ static void open_pinches(const crowd_world* w, cs_nav* nav) {
     pinch_runs(w, nav, 1, 0, most, keep);
     pinch_runs(w, nav, 0, 1, most, keep);
     // A pinch cell may lie close to a wall that runs beside its run: it must not become the
-    // neighbor of a FREE or pinch cell across that wall (the grid's promise above). Decided from
-    // the marks as they are, so the order of the cells does not matter.
+    // neighbor of a FREE or pinch cell across that wall (the grid's promise above). Only steps
+    // count: a diagonal neighbor with a NEAR or SOLID cell beside the step is none (routes and
+    // lines of sight take a diagonal only with both cells beside it FREE), and the line to it
+    // often meets the end of a wall, as where a corridor's pinch meets a door's jamb, which would
+    // cut the corridor off. Decided from the marks as they are, so the order of the cells does not
+    // matter.
     for (int32_t j = 0; j < nav->gh; ++j)
         for (int32_t i = 0; i < nav->gw; ++i) {
             uint8_t* s = &nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i];
@@ -223,6 +234,7 @@ static void open_pinches(const crowd_world* w, cs_nav* nav) {
                     if ((di | dj) == 0 || x < 0 || y < 0 || x >= nav->gw || y >= nav->gh) continue;
                     const uint8_t m = grid_at(nav, x, y);
                     if (m != CS_NAV_FREE && m < NAV_PINCH) continue;
+                    if (di && dj && (side_blocks(nav, x, j) || side_blocks(nav, i, y))) continue;
                     const crowd_vec2 q =
                         cs_nav_center(nav, (uint32_t)y * (uint32_t)nav->gw + (uint32_t)x);
                     crossed = cs_walls_crossed(&w->walls, p.x, p.y, q.x, q.y);
