@@ -96,8 +96,8 @@ void vcase_bottleneck(const vopts* o, vresult* r) {
              "through a bottleneck grows about linearly with its width, with specific flows of "
              "about 1.6 to 2.0 persons/(m s). The experiments measured doors up to about "
              "1.2-1.6 m; beyond that the band assumes the linear law holds. RiMEA 3.0.0 test 12 "
-             "asks that a bottleneck hold a jam before it (here: the room), not its exact "
-             "room-corridor-room geometry.");
+             "(a jam before a bottleneck, here the room) has its room-corridor-room geometry in "
+             "the rimea12 case.");
     const int total = nw * seeds;
     door_run* runs = calloc((size_t)total, sizeof *runs);
     if (!runs) return;
