@@ -124,14 +124,14 @@ void vcase_rimea12(const vopts* o, vresult* r) {
         // more than half of it.
         const bool sample = (tick + 1) % 10 == 0;
         for (int a = 0; a < m; ++a) {
-            double nearest = INFINITY;
-            for (int b = 0; b < m; ++b)
-                if (b != a)
-                    nearest = fmin(nearest,
-                                   hypot((double)pos[a].x - pos[b].x, (double)pos[a].y - pos[b].y));
-            min_pair = fmin(min_pair, nearest);
+            double nearest = INFINITY; // squared
+            for (int b = 0; b < m; ++b) {
+                const double dx = (double)pos[a].x - pos[b].x, dy = (double)pos[a].y - pos[b].y;
+                if (b != a) nearest = fmin(nearest, dx * dx + dy * dy);
+            }
+            min_pair = fmin(min_pair, sqrt(nearest));
             if (sample && nearest < INFINITY) {
-                seen++, touching += nearest < 0.6, deep += nearest < 0.3;
+                seen++, touching += nearest < 0.6 * 0.6, deep += nearest < 0.3 * 0.3;
             }
         }
         if (sample && samples < MAX_SAMPLES) {
