@@ -14,12 +14,12 @@
 #define DT 0.1
 
 // The floor (metres): room 1 x in [0, 10], y in [0, 10]; the corridor x in [10, 15], y in
-// [4.4, 5.6]; room 2 x in [15, 25], y in [0, 10]; the exit a 1.2 m opening in room 2's east wall,
+// [4.5, 5.5]; room 2 x in [15, 25], y in [0, 10]; the exit a 1 m opening in room 2's east wall,
 // centred on y = 5.
 #define R12_CORR_X0 10.0f
 #define R12_CORR_X1 15.0f
 #define R12_EXIT_X 25.0f
-#define R12_HALF 0.6f // half the corridor's and the exit's width
+#define R12_HALF 0.5f // half the corridor's and the exit's width
 // The measurement areas, 2 m x 2 m: before the corridor's entrance (room 1) and before the exit
 // (room 2).
 #define R12_AREA 2.0f
@@ -43,8 +43,8 @@ void vcase_rimea12(const vopts* o, vresult* r) {
     const int n = o->small ? 60 : 150;
     const float fill = o->small ? 4.0f : 8.0f; // the crowd's east edge in room 1
     snprintf(r->setup, VTEXT,
-             "Room 1 (10 m x 10 m) opens through a corridor 1.2 m wide and 5 m long into room 2 "
-             "(10 m x 10 m), whose exit is a 1.2 m opening in the far wall, in line with the "
+             "Room 1 (10 m x 10 m) opens through a corridor 1 m wide and 5 m long into room 2 "
+             "(10 m x 10 m), whose exit is a 1 m opening in the far wall, in line with the "
              "corridor. %d agents on a jittered grid over room 1's west part (x from 0.4 to %.1f "
              "m, %.1f persons/m^2), reaction time 0, with a routed SEEK goal 1.5 m past the exit; "
              "removed once out. Measured, over the middle half of the passages through the "

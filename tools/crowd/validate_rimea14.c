@@ -14,7 +14,7 @@
 #define DT 0.1
 
 // The floor (metres): the room x in [0, 10], y in [0, R14_TOP]; between x = 10 and x = 20 two
-// corridors, the short one 1.2 m wide (y in [4.4, 5.6]) and the long one 2 m wide along the top
+// corridors, the short one 1 m wide (y in [4.5, 5.5]) and the long one 2 m wide along the top
 // (y in [R14_LONG, R14_TOP]), with a solid block between them and one below the short one; then
 // the destination's room x in [20, 26], the same height, the goal at (R14_GOAL_X, R14_GOAL_Y).
 #define R14_LONG 12.0f
@@ -29,9 +29,9 @@ static bool r14_floor(crowd_world* w, vwalls* k) {
     return v_wall(w, k, 0, 0, 26, 0) && v_wall(w, k, 0, t, 26, t) && v_wall(w, k, 0, 0, 0, t) &&
            v_wall(w, k, 26, 0, 26, t) &&
            // the block below the short corridor and the block between the corridors
-           v_wall(w, k, a, 0, a, 4.4f) && v_wall(w, k, a, 4.4f, b, 4.4f) &&
-           v_wall(w, k, b, 4.4f, b, 0) && v_wall(w, k, a, 5.6f, a, l) && v_wall(w, k, a, l, b, l) &&
-           v_wall(w, k, b, l, b, 5.6f) && v_wall(w, k, a, 5.6f, b, 5.6f);
+           v_wall(w, k, a, 0, a, 4.5f) && v_wall(w, k, a, 4.5f, b, 4.5f) &&
+           v_wall(w, k, b, 4.5f, b, 0) && v_wall(w, k, a, 5.5f, a, l) && v_wall(w, k, a, l, b, l) &&
+           v_wall(w, k, b, l, b, 5.5f) && v_wall(w, k, a, 5.5f, b, 5.5f);
 }
 
 // The way the field sends an agent from p: 1 the long one (its corners reach the long corridor),
@@ -41,7 +41,7 @@ static int r14_way(const crowd_world* w, const crowd_goal* g, crowd_vec2 p) {
         crowd_route_info ri;
         if (crowd_nav_route_from(w, g, p, &ri) != CROWD_OK || ri.state != CROWD_ROUTE_STATE_ROUTED)
             return -1;
-        if (ri.aim.x > R14_X0 - 0.5f) return ri.aim.y > 0.5f * (5.6f + R14_LONG) ? 1 : 0;
+        if (ri.aim.x > R14_X0 - 0.5f) return ri.aim.y > 0.5f * (5.5f + R14_LONG) ? 1 : 0;
         if (ri.aim.x == p.x && ri.aim.y == p.y) return -1;
         p = ri.aim;
     }
@@ -51,8 +51,8 @@ static int r14_way(const crowd_world* w, const crowd_goal* g, crowd_vec2 p) {
 void vcase_rimea14(const vopts* o, vresult* r) {
     const int n = o->small ? 80 : 250;
     snprintf(r->setup, VTEXT,
-             "A room 10 m x 14 m with two ways east to a second room: a short corridor 1.2 m "
-             "wide and 10 m long at mid-height (y 4.4-5.6 m) and a long one 2 m wide along the top "
+             "A room 10 m x 14 m with two ways east to a second room: a short corridor 1 m "
+             "wide and 10 m long at mid-height (y 4.5-5.5 m) and a long one 2 m wide along the top "
              "(y 12-14 m), reached from the room's top, solid between them. The goal is a point in "
              "the second room, %.0f m past the corridors' ends and %.0f m north of the short one's "
              "line. %d agents on a jittered grid over the room (x 0.4-8 m, y 0.4-13.6 m), with a "
@@ -106,6 +106,7 @@ void vcase_rimea14(const vopts* o, vresult* r) {
     vseries* s_short = vplot_add(p, VSERIES_LINE, "by the short way", "#e76f51");
     vseries* s_long = vplot_add(p, VSERIES_LINE, "by the long way", "#2a9d8f");
     int by[2] = {0, 0}, left = 0, tick = 0;
+    double last[2] = {0, 0}; // the last arrival by each way
     float min_clear = INFINITY;
     const int limit = (int)(400.0 / DT);
     for (; ok && tick < limit && left < n; ++tick) {
@@ -116,9 +117,10 @@ void vcase_rimea14(const vopts* o, vresult* r) {
             crowd_agent_get_position(w, ids[i], &q);
             min_clear = fminf(min_clear, v_wall_distance(&walls, q) - 0.3f);
             if (took[i] < 0 && q.x > R14_X0 + 0.5f)
-                took[i] = q.y > 0.5f * (5.6f + R14_LONG) ? 1 : 0;
+                took[i] = q.y > 0.5f * (5.5f + R14_LONG) ? 1 : 0;
             if (q.x <= R14_X1 + 0.3f) continue;
             by[took[i] == 1]++;
+            last[took[i] == 1] = (tick + 1) * DT;
             in[i] = false;
             left++;
             crowd_agent_remove(w, ids[i]);
@@ -145,10 +147,11 @@ void vcase_rimea14(const vopts* o, vresult* r) {
     snprintf(r->measured, VTEXT,
              "alone: %.0f%% short, %.0f%% long; in the crowd: %.0f%% short, %.0f%% long (%d "
              "changed to the long way, %d to the short); %d of %d arrived, the last after %.1f "
-             "s; a lone agent from the centre takes the %s way; least clearance between a body "
+             "s (by the long way: %.1f s); a lone agent from the centre takes the %s way; least "
+             "clearance between a body "
              "and a wall %.3f m",
              100.0 * (n - static_long) / n, 100.0 * static_long / n, 100.0 * by[0] / n,
-             100.0 * by[1] / n, to_long, to_short, left, n, tick * DT,
+             100.0 * by[1] / n, to_long, to_short, left, n, tick * DT, last[1],
              lone == 0   ? "short"
              : lone == 1 ? "long"
                          : "(no)",
