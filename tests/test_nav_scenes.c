@@ -526,3 +526,117 @@ Test(nav_scenes, routes_pass_narrow_doors_at_every_offset) {
             crowd_world_destroy(w);
         }
 }
+
+// A 1 m corridor with rooms on both sides, each opening onto it through a 0.9 m door, and short
+// stubs of wall between the doors: the corridor is walkable from every door to its open end,
+// wherever the floor lies against the cells. The centre test leaves no cell in such a corridor
+// with its clearance (RiMEA test 10's floor, docs/validation.md), so the way runs through the
+// pinches the grid opens; every step checks that no body reaches into a wall.
+Test(nav_scenes, routes_run_along_a_corridor_with_doors_at_every_offset) {
+    enum { ROOMS = 5 };
+    const float room = 1.5f, door = 0.9f, depth = 2.0f, len = ROOMS * room;
+    static const float offsets[] = {0.0f, 0.125f, 0.25f, 0.375f};
+    for (int ox = 0; ox < 4; ++ox)
+        for (int oy = 0; oy < 4; ++oy) {
+            const float x0 = offsets[ox], y0 = offsets[oy]; // the corridor's south-west corner
+            crowd_world* w = nav_world(1);
+            for (int side = 0; side < 2; ++side) {
+                const float y = y0 + (float)side, far = side ? y + depth : y - depth;
+                float x = x0;
+                for (int c = 0; c < ROOMS; ++c) {
+                    const float mid = x0 + ((float)c + 0.5f) * room;
+                    const crowd_vec2 stub[2] = {{x, y}, {mid - 0.5f * door, y}};
+                    add_walls(w, CROWD_OBSTACLE_WALL, stub, 2);
+                    x = mid + 0.5f * door;
+                    const crowd_vec2 back[2] = {{x0 + (float)c * room, far},
+                                                {x0 + (float)(c + 1) * room, far}};
+                    const crowd_vec2 wall[2] = {{x0 + (float)(c + 1) * room, y},
+                                                {x0 + (float)(c + 1) * room, far}};
+                    add_walls(w, CROWD_OBSTACLE_WALL, back, 2);
+                    add_walls(w, CROWD_OBSTACLE_WALL, wall, 2);
+                }
+                const crowd_vec2 stub[2] = {{x, y}, {x0 + len, y}};
+                add_walls(w, CROWD_OBSTACLE_WALL, stub, 2);
+            }
+            const crowd_vec2 west[2] = {{x0, y0 - depth}, {x0, y0 + 1.0f + depth}};
+            add_walls(w, CROWD_OBSTACLE_WALL, west, 2);
+            const crowd_vec2 goal = {x0 + len + 2.0f, y0 + 0.5f};
+            const crowd_goal g = arrive_at(goal);
+            run r;
+            run_init(&r, w, &goal, 1);
+            for (int side = 0; side < 2; ++side)
+                for (int c = 0; c < ROOMS; ++c)
+                    run_add(&r,
+                            (crowd_vec2){x0 + ((float)c + 0.5f) * room,
+                                         side ? y0 + 1.0f + 0.5f * depth : y0 - 0.5f * depth},
+                            &g);
+            cr_assert_eq(crowd_world_nav_update(w), CROWD_OK);
+            for (int i = 0; i < r.n; ++i) {
+                crowd_route_info ri = {0};
+                cr_assert_eq(crowd_agent_get_route(w, r.id[i], &ri), CROWD_OK);
+                cr_assert_eq(ri.state, CROWD_ROUTE_STATE_ROUTED,
+                             "offset (%.3f, %.3f), agent %d: state %d", (double)x0, (double)y0, i,
+                             (int)ri.state);
+            }
+            while (r.left > 0 && r.t < 60.0f) run_step(&r);
+            cr_assert_eq(r.left, 0, "offset (%.3f, %.3f): %d of %d never arrived", (double)x0,
+                         (double)y0, r.left, r.n);
+            crowd_world_destroy(w);
+        }
+}
+
+// A room whose only way out is a plain corridor `width` m wide and 6 m long (no doors along it),
+// its floor at offset (x0, y0) against the cells; ten agents in the room route to a goal past the
+// corridor's far end. Returns how many of them the field routes; with `walk`, steps until they
+// arrive (every step checks that no body reaches into a wall) and asserts that all did.
+static int corridor_room(float width, float x0, float y0, bool walk) {
+    crowd_world* w = nav_world(1);
+    const float len = 6.0f, yc = y0 + 0.5f * width;
+    // The room x in [x0 - 4, x0], y in [yc - 3, yc + 3], open east into the corridor.
+    const crowd_vec2 room[6] = {
+        {x0, y0},        {x0, yc - 3.0f}, {x0 - 4.0f, yc - 3.0f}, {x0 - 4.0f, yc + 3.0f},
+        {x0, yc + 3.0f}, {x0, y0 + width}};
+    add_walls(w, CROWD_OBSTACLE_WALL, room, 6);
+    const crowd_vec2 south[2] = {{x0, y0}, {x0 + len, y0}};
+    const crowd_vec2 north[2] = {{x0, y0 + width}, {x0 + len, y0 + width}};
+    add_walls(w, CROWD_OBSTACLE_WALL, south, 2);
+    add_walls(w, CROWD_OBSTACLE_WALL, north, 2);
+    const crowd_vec2 goal = {x0 + len + 2.0f, yc};
+    const crowd_goal g = arrive_at(goal);
+    run r;
+    run_init(&r, w, &goal, 1);
+    for (int k = 0; k < 10; ++k)
+        run_add(&r,
+                (crowd_vec2){x0 - 3.2f + 0.6f * (float)(k % 5), yc - 1.5f + 3.0f * (float)(k / 5)},
+                &g);
+    cr_assert_eq(crowd_world_nav_update(w), CROWD_OK);
+    int routed = 0;
+    for (int i = 0; i < r.n; ++i) {
+        crowd_route_info ri = {0};
+        cr_assert_eq(crowd_agent_get_route(w, r.id[i], &ri), CROWD_OK);
+        routed += ri.state == CROWD_ROUTE_STATE_ROUTED;
+    }
+    if (walk) {
+        while (r.left > 0 && r.t < 90.0f) run_step(&r);
+        cr_assert_eq(r.left, 0, "corridor %.2f m at (%.3f, %.3f): %d of %d never arrived",
+                     (double)width, (double)x0, (double)y0, r.left, r.n);
+    }
+    crowd_world_destroy(w);
+    return routed;
+}
+
+// A plain 1 m corridor is walkable wherever it lies against the cells: where both rows of centres
+// across it fall within the clearance of a wall (a quarter of a cell from each) it had no
+// walkable cell, and its runs of such cells are too long for a door's pinch. A 0.5 m one, which
+// an agent of the clearance's radius does not fit, stays closed at every offset.
+Test(nav_scenes, a_plain_corridor_is_walkable_at_every_offset_and_a_too_narrow_one_is_not) {
+    static const float offsets[] = {0.0f, 0.125f, 0.25f, 0.375f};
+    for (int ox = 0; ox < 4; ++ox)
+        for (int oy = 0; oy < 4; ++oy) {
+            const float x0 = offsets[ox], y0 = offsets[oy];
+            cr_assert_eq(corridor_room(1.0f, x0, y0, true), 10, "1 m corridor at (%.3f, %.3f)",
+                         (double)x0, (double)y0);
+            cr_assert_eq(corridor_room(0.5f, x0, y0, false), 0,
+                         "0.5 m corridor at (%.3f, %.3f) routed", (double)x0, (double)y0);
+        }
+}

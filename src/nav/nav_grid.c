@@ -12,8 +12,10 @@
 // (open_pinches) between two FREE cells, in a row or a column, whose centres' segment keeps
 // clearance - cell size / 2 from every wall (the least a door of 2 * clearance leaves a row of
 // centres, wherever the grid lies) and which has walls close on both sides (no FREE cell beside
-// it: a gap, not the side of a wall) is made FREE. Routes through such a pinch pass closer than
-// the clearance; the agents' own wall avoidance keeps them off the jambs.
+// it: a gap, not the side of a wall) is made FREE. A corridor narrow enough that both rows of
+// centres across it are NEAR is opened the same way, cell by cell (passages). Routes through
+// such a pinch pass closer than the clearance; the agents' own wall avoidance keeps them off the
+// jambs.
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,10 +153,12 @@ static void fill_polygons(const crowd_world* w, cs_nav* nav, int32_t most) {
     }
 }
 
-// Marks of open_pinches while it runs, in nav->blocked: a NEAR cell of an accepted run, and one
-// of those found to be across a wall from a FREE or pinch neighbor (it stays NEAR).
+// Marks of open_pinches while it runs, in nav->blocked: a NEAR cell of an accepted run, one of a
+// corridor's cross-section (passages), and one of those found to be across a wall from a FREE or
+// pinch neighbor (it stays NEAR).
 #define NAV_PINCH 3
 #define NAV_PINCH_NO 4
+#define NAV_PASSAGE 5
 
 static inline uint8_t grid_at(const cs_nav* nav, int32_t i, int32_t j) {
     if (i < 0 || j < 0 || i >= nav->gw || j >= nav->gh) return CS_NAV_FREE; // open ground
@@ -168,18 +172,29 @@ static inline bool near_at(const cs_nav* nav, int32_t i, int32_t j) {
     return s == CS_NAV_NEAR || s >= NAV_PINCH;
 }
 
+// To the pinch runs (laid after the passages), a corridor's cell is walkable ground a run may
+// start or end at, and never part of one.
+static inline bool run_at(const cs_nav* nav, int32_t i, int32_t j) {
+    const uint8_t s = grid_at(nav, i, j);
+    return s == CS_NAV_NEAR || s == NAV_PINCH;
+}
+
+static inline bool end_at(const cs_nav* nav, int32_t i, int32_t j) {
+    const uint8_t s = grid_at(nav, i, j);
+    return s == CS_NAV_FREE || s == NAV_PASSAGE;
+}
+
 // Runs of NEAR cells along (di, dj) from each cell (i, j) that starts one: see the top of the
 // file. At most `most` cells long: a door through a wall up to about a metre thick.
 static void pinch_runs(const crowd_world* w, cs_nav* nav, int32_t di, int32_t dj, int32_t most,
                        float keep) {
     for (int32_t j = 0; j < nav->gh; ++j)
         for (int32_t i = 0; i < nav->gw; ++i) {
-            if (!near_at(nav, i, j) || grid_at(nav, i - di, j - dj) != CS_NAV_FREE || i - di < 0 ||
-                j - dj < 0)
+            if (!run_at(nav, i, j) || !end_at(nav, i - di, j - dj) || i - di < 0 || j - dj < 0)
                 continue;
             int32_t n = 0;
             bool gap = true;
-            while (n <= most && near_at(nav, i + n * di, j + n * dj)) {
+            while (n <= most && run_at(nav, i + n * di, j + n * dj)) {
                 const int32_t x = i + n * di, y = j + n * dj;
                 // Beside the run on both sides: not FREE (walls close on either hand).
                 gap = gap && x + dj < nav->gw && y + di < nav->gh && x - dj >= 0 && y - di >= 0 &&
@@ -188,8 +203,7 @@ static void pinch_runs(const crowd_world* w, cs_nav* nav, int32_t di, int32_t dj
                 ++n;
             }
             const int32_t ei = i + n * di, ej = j + n * dj;
-            if (n > most || !gap || ei >= nav->gw || ej >= nav->gh ||
-                grid_at(nav, ei, ej) != CS_NAV_FREE)
+            if (n > most || !gap || ei >= nav->gw || ej >= nav->gh || !end_at(nav, ei, ej))
                 continue;
             const crowd_vec2 a =
                 cs_nav_center(nav, (uint32_t)(j - dj) * (uint32_t)nav->gw + (uint32_t)(i - di));
@@ -202,19 +216,72 @@ static void pinch_runs(const crowd_world* w, cs_nav* nav, int32_t di, int32_t dj
         }
 }
 
+// A cell beside a diagonal that stays blocked whatever the pinch passes decide (a pinch mark may
+// still become FREE, so it does not count).
+static inline bool side_blocks(const cs_nav* nav, int32_t i, int32_t j) {
+    const uint8_t s = grid_at(nav, i, j);
+    return s == CS_NAV_NEAR || s == CS_NAV_SOLID;
+}
+
+static crowd_vec2 center_at(const cs_nav* nav, int32_t i, int32_t j) {
+    return cs_nav_center(nav, (uint32_t)j * (uint32_t)nav->gw + (uint32_t)i);
+}
+
+// Whether NEAR cell (i, j) and its neighbor a step (di, dj) further are a corridor's cross-section
+// (see passages): both inside the grid with a cell beyond each, their segment keeps `keep` from
+// every wall, and a wall lies between each of them and the cell beyond it.
+static bool cross_section(const crowd_world* w, const cs_nav* nav, int32_t i, int32_t j, int32_t di,
+                          int32_t dj, float keep) {
+    const int32_t x = i + di, y = j + dj;
+    if (i - di < 0 || j - dj < 0 || x + di >= nav->gw || y + dj >= nav->gh || !near_at(nav, x, y))
+        return false;
+    const crowd_vec2 a = center_at(nav, i, j), b = center_at(nav, x, y);
+    const crowd_vec2 a0 = center_at(nav, i - di, j - dj), b1 = center_at(nav, x + di, y + dj);
+    return !cs_walls_near_line(&w->walls, a.x, a.y, b.x, b.y, keep) &&
+           cs_walls_crossed(&w->walls, a.x, a.y, a0.x, a0.y) &&
+           cs_walls_crossed(&w->walls, b.x, b.y, b1.x, b1.y);
+}
+
+// Corridors: a passage between two walls along a row or a column, so narrow that both of the two
+// rows of centres across it lie within the clearance of a wall (a 1 m corridor does, on a 0.5 m
+// grid, when its walls lie a quarter of a cell from the centres), has no FREE cell, and its runs
+// of NEAR cells along it are longer than a door's pinch. A NEAR cell that with a neighbor across
+// the passage forms such a cross-section (both centres keep clearance - cell size / 2 from every
+// wall, so the passage is at least 2 * clearance wide across; a wall beyond each of the two) is
+// opened like a pinch cell, and a door's pinch run may start or end at it (where the corridor
+// opens into a room its last cells, by the ends of its walls, have no wall beyond them). A room's
+// corner or the side of a wall has open ground beyond one of the two, not a wall, and stays NEAR.
+// Decided from the NEAR state as laid, cell by cell.
+static void passages(const crowd_world* w, cs_nav* nav, float keep) {
+    for (int32_t j = 0; j < nav->gh; ++j)
+        for (int32_t i = 0; i < nav->gw; ++i) {
+            uint8_t* s = &nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i];
+            if (*s != CS_NAV_NEAR) continue;
+            if (cross_section(w, nav, i, j, 1, 0, keep) ||
+                cross_section(w, nav, i, j, -1, 0, keep) ||
+                cross_section(w, nav, i, j, 0, 1, keep) || cross_section(w, nav, i, j, 0, -1, keep))
+                *s = NAV_PASSAGE;
+        }
+}
+
 static void open_pinches(const crowd_world* w, cs_nav* nav) {
     const float h = nav->def.cell_size, keep = nav->def.clearance - 0.5f * h;
     if (!(keep > 0.0f)) return;
     const int32_t most = (int32_t)ceilf(2.0f * nav->def.clearance / h) + 2;
+    passages(w, nav, keep);
     pinch_runs(w, nav, 1, 0, most, keep);
     pinch_runs(w, nav, 0, 1, most, keep);
     // A pinch cell may lie close to a wall that runs beside its run: it must not become the
-    // neighbor of a FREE or pinch cell across that wall (the grid's promise above). Decided from
-    // the marks as they are, so the order of the cells does not matter.
+    // neighbor of a FREE or pinch cell across that wall (the grid's promise above). Only steps
+    // count: a diagonal neighbor with a NEAR or SOLID cell beside the step is none (routes and
+    // lines of sight take a diagonal only with both cells beside it FREE), and the line to it
+    // often meets the end of a wall, as where a corridor's pinch meets a door's jamb, which would
+    // cut the corridor off. Decided from the marks as they are, so the order of the cells does not
+    // matter.
     for (int32_t j = 0; j < nav->gh; ++j)
         for (int32_t i = 0; i < nav->gw; ++i) {
             uint8_t* s = &nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i];
-            if (*s != NAV_PINCH && *s != NAV_PINCH_NO) continue;
+            if (*s < NAV_PINCH) continue;
             const crowd_vec2 p = cs_nav_center(nav, (uint32_t)j * (uint32_t)nav->gw + (uint32_t)i);
             bool crossed = false;
             for (int32_t dj = -1; dj <= 1 && !crossed; ++dj)
@@ -223,6 +290,7 @@ static void open_pinches(const crowd_world* w, cs_nav* nav) {
                     if ((di | dj) == 0 || x < 0 || y < 0 || x >= nav->gw || y >= nav->gh) continue;
                     const uint8_t m = grid_at(nav, x, y);
                     if (m != CS_NAV_FREE && m < NAV_PINCH) continue;
+                    if (di && dj && (side_blocks(nav, x, j) || side_blocks(nav, i, y))) continue;
                     const crowd_vec2 q =
                         cs_nav_center(nav, (uint32_t)y * (uint32_t)nav->gw + (uint32_t)x);
                     crossed = cs_walls_crossed(&w->walls, p.x, p.y, q.x, q.y);
@@ -231,7 +299,7 @@ static void open_pinches(const crowd_world* w, cs_nav* nav) {
         }
     for (size_t c = 0; c < nav->cells; ++c)
         if (nav->blocked[c] >= NAV_PINCH)
-            nav->blocked[c] = nav->blocked[c] == NAV_PINCH ? CS_NAV_FREE : CS_NAV_NEAR;
+            nav->blocked[c] = nav->blocked[c] == NAV_PINCH_NO ? CS_NAV_NEAR : CS_NAV_FREE;
 }
 
 // ---- laying part of the grid again -------------------------------------------------------------
@@ -250,12 +318,13 @@ static cs_nav_rect grow(const cs_nav* nav, cs_nav_rect r, int32_t by) {
 }
 
 // What a change of an obstacle can reach: its own cells (NEAR within the clearance of its edges,
-// SOLID inside), a cell more for the quantization; then the pinch runs through or beside those
-// (at most pinch_most cells long, with a cell at either end and either side) and the pinch cells
-// beside those (a cell, across a wall or not).
+// SOLID inside), a cell more for the quantization; then the corridor cells whose cross-section
+// reads those (two cells), the pinch runs through or beside those (at most pinch_most cells long,
+// with a cell at either end and either side) and the pinch cells beside those (a cell, across a
+// wall or not).
 cs_nav_rect cs_nav_grid_reach(const cs_nav* nav, float x0, float y0, float x1, float y1) {
     const float r = nav->def.clearance;
-    const int32_t pad = (int32_t)ceilf(r * nav->inv_cell) + 2 + pinch_most(nav) + 3;
+    const int32_t pad = (int32_t)ceilf(r * nav->inv_cell) + 2 + pinch_most(nav) + 5;
     const int64_t i0 = (int64_t)cs_nav_quantize(x0, nav->inv_cell) - nav->gx0 - pad;
     const int64_t j0 = (int64_t)cs_nav_quantize(y0, nav->inv_cell) - nav->gy0 - pad;
     const int64_t i1 = (int64_t)cs_nav_quantize(x1, nav->inv_cell) - nav->gx0 + pad;
@@ -267,10 +336,11 @@ cs_nav_rect cs_nav_grid_reach(const cs_nav* nav, float x0, float y0, float x1, f
 }
 
 // The window laid to decide the cells of r: r and room for every pinch run (and the cells beside
-// it) that can make a cell of r or its neighbor a pinch cell. Where the window ends inside the grid
+// it, and the two cells a corridor cell at its end reads) that can make a cell of r or its
+// neighbor a pinch cell. Where the window ends inside the grid
 // its own edge (open ground to the pinch runs) lies further than any run that matters.
 static cs_nav_rect window_of(const cs_nav* nav, cs_nav_rect r) {
-    return grow(nav, r, 2 * pinch_most(nav) + 8);
+    return grow(nav, r, 2 * pinch_most(nav) + 10);
 }
 
 size_t cs_nav_grid_window_cells(const cs_nav* nav, cs_nav_rect r) {

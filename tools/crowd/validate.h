@@ -112,6 +112,8 @@ void vcase_rimea7(const vopts* o, vresult* r);
 void vcase_rimea9(const vopts* o, vresult* r);
 void vcase_rimea10(const vopts* o, vresult* r);
 void vcase_rimea11(const vopts* o, vresult* r);
+void vcase_rimea12(const vopts* o, vresult* r);
+void vcase_rimea14(const vopts* o, vresult* r);
 void vcase_bottleneck(const vopts* o, vresult* r);
 void vcase_door_route(const vopts* o, vresult* r);
 void vcase_counterflow(const vopts* o, vresult* r);
