@@ -29,10 +29,11 @@
 // process.
 // So is the follow graph (who follows whom, formations, slot assignments): every rank keeps it
 // whole, and a leader on another rank is fetched by handle for each step, whatever the distance.
-// crowd_dist_create refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world with a neighbor cap (which
-// candidates its scan examines depends on the other agents a world holds) and one where an agent
-// that follows, leads or is a fallback has a queue that removes it on arrival (a removal inside the
-// step would change the follow graph on its owner alone).
+// A neighbor cap (crowd_world_set_max_neighbors) is split like the rest: the candidates its scan
+// examines are those of the agent's query box, in the same order on every rank. crowd_dist_create
+// refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world where an agent that follows, leads or is a
+// fallback has a queue that removes it on arrival (a removal inside the step would change the
+// follow graph on its owner alone).
 #ifndef CROWD_DIST_H
 #define CROWD_DIST_H
 

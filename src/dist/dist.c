@@ -396,8 +396,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
     *out = NULL;
     if (!world) return CROWD_ERR_NULL_ARGUMENT;
-    if (world->max_neighbors > 0 || cs_dist_links_removed_in_step(world))
-        return CROWD_ERR_NOT_DISTRIBUTABLE;
+    if (cs_dist_links_removed_in_step(world)) return CROWD_ERR_NOT_DISTRIBUTABLE;
     crowd_dist* d = zalloc(world, sizeof *d);
     if (!d) return CROWD_ERR_OUT_OF_MEMORY;
     d->comm = comm;

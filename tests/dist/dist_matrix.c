@@ -4,10 +4,10 @@
 // scene gives in one process, at every checkpoint. Run under mpiexec with any rank count:
 //
 //   mpiexec -n K dist_matrix [--agents N] [--ticks T] [--threads T] [--scene NAME]
-//                            [--split bisection|strips] [--rebalance X]
+//                            [--split bisection|strips] [--rebalance X] [--max-neighbors K]
 //
 // --split and --rebalance set crowd_dist_set_split and crowd_dist_set_rebalance (defaults: the
-// split world's).
+// split world's); --max-neighbors sets a neighbor cap on both worlds (default none).
 //
 // Rank 0 steps the one-process reference beside its share of the split world and prints one line
 // per scene; the exit status is 1 on any difference.
@@ -59,10 +59,12 @@ int main(int argc, char** argv) {
     const char* only = NULL;
     crowd_dist_split split = CROWD_DIST_BISECTION;
     double rebalance = CROWD_DIST_REBALANCE_DEFAULT;
+    int cap = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--split"))
             split = strcmp(argv[i + 1], "strips") ? CROWD_DIST_BISECTION : CROWD_DIST_STRIPS;
         if (!strcmp(argv[i], "--rebalance")) rebalance = atof(argv[i + 1]);
+        if (!strcmp(argv[i], "--max-neighbors")) cap = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--agents")) agents = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--ticks")) ticks = atol(argv[i + 1]);
         if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
         if (rank == 0) {
             target one = {0};
             st = scene_create(&def, &one.w);
+            if (st == CROWD_OK) st = crowd_world_set_max_neighbors(one.w, cap);
             int unused = 0;
             if (st == CROWD_OK) st = run(&one, &def, ticks, ref, &unused);
             crowd_world_destroy(one.w);
@@ -90,6 +93,7 @@ int main(int argc, char** argv) {
         target part = {0};
         crowd_world* w = NULL;
         crowd_status sst = scene_create(&def, &w);
+        if (sst == CROWD_OK) sst = crowd_world_set_max_neighbors(w, cap);
         if (sst == CROWD_OK) sst = crowd_dist_create(MPI_COMM_WORLD, w, &part.d);
         if (sst == CROWD_OK) sst = crowd_dist_set_split(part.d, split);
         if (sst == CROWD_OK) sst = crowd_dist_set_rebalance(part.d, rebalance);
