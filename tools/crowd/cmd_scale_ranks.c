@@ -59,7 +59,7 @@ static cJSON* num(double v) {
 static cJSON* json_head(const scale_args* a, const scenario* sc, int threads) {
     cJSON* root = cJSON_CreateObject();
     if (!root) return NULL;
-    cJSON_AddStringToObject(root, "schema", "crowdstep-scale-ranks/1");
+    cJSON_AddStringToObject(root, "schema", "crowdstep-scale-ranks/2");
     cJSON* src = cJSON_AddObjectToObject(root, "source");
     cJSON_AddStringToObject(src, "kind", a->file ? "scenario" : "scene");
     cJSON_AddStringToObject(src, "name", sc->name);
@@ -87,9 +87,11 @@ static int measure(const scale_args* a, const scenario* sc) {
             return 1;
         }
     double* col = malloc(sizeof *col * 6 * (size_t)ticks);
+    double* load = malloc(sizeof *load * 2 * (size_t)ticks); // per tick: imbalance, then agents
     rank_figures* all = malloc(sizeof *all * (size_t)world_size);
-    if (!col || !all) {
+    if (!col || !all || !load) {
         free(col);
+        free(load);
         free(all);
         cli_error(cmd, "out of memory");
         return 1;
@@ -131,6 +133,11 @@ static int measure(const scale_args* a, const scenario* sc) {
                     st = crowd_dist_create(comm, b.world, &d);
                     if (st != CROWD_OK && me == 0)
                         cli_error(cmd, "cannot split the world: %s", crowd_status_string(st));
+                    if (st == CROWD_OK)
+                        st = crowd_dist_set_split(d, a->strips ? CROWD_DIST_STRIPS
+                                                               : CROWD_DIST_BISECTION);
+                    if (st == CROWD_OK && a->rebalance > 0.0)
+                        st = crowd_dist_set_rebalance(d, a->rebalance);
                 }
                 for (int t = 0; st == CROWD_OK && t < a->warmup; ++t) st = crowd_dist_step(d);
                 int rebalanced = 0;
@@ -144,6 +151,8 @@ static int measure(const scale_args* a, const scenario* sc) {
                     col[3 * ticks + t] = (double)x.bytes_sent / 1e3;
                     col[4 * ticks + t] = x.step_ms;
                     col[5 * ticks + t] = x.exchange_ms;
+                    load[t] = K > 1 ? x.load_imbalance : 1.0;
+                    load[ticks + t] = crowd_dist_agent_count(d);
                 }
                 uint64_t h = 0;
                 if (st == CROWD_OK) st = crowd_dist_state_hash(d, &h);
@@ -171,6 +180,12 @@ static int measure(const scale_args* a, const scenario* sc) {
                         const double tick = g->step_ms + g->exchange_ms;
                         slow = tick > slow ? tick : slow;
                     }
+                    // The load imbalance of every tick (the same on every rank): median, most.
+                    double li_most = 0.0;
+                    for (int t = 0; t < ticks; ++t) li_most = load[t] > li_most ? load[t] : li_most;
+                    memcpy(col, load, sizeof *col * (size_t)ticks);
+                    qsort(col, (size_t)ticks, sizeof *col, cmp_dbl);
+                    const double li_median = col[ticks / 2];
                     if (k == 0) first_hash = h;
                     same &= h == first_hash;
                     char hex[17];
@@ -189,7 +204,16 @@ static int measure(const scale_args* a, const scenario* sc) {
                         cJSON_AddNumberToObject(c, "ranks", K);
                         cJSON_AddItemToObject(c, "imbalance",
                                               num(sum > 0.0 ? most * K / sum : 1.0));
-                        cJSON_AddNumberToObject(c, "strips_recomputed", rebalanced);
+                        cJSON_AddNumberToObject(c, "split_cut", rebalanced);
+                        cJSON_AddStringToObject(c, "split", a->strips ? "strips" : "bisection");
+                        cJSON_AddItemToObject(c, "load_imbalance_median", num(li_median));
+                        cJSON_AddItemToObject(c, "load_imbalance_most", num(li_most));
+                        cJSON* li = cJSON_AddArrayToObject(c, "load_imbalance_by_tick");
+                        cJSON* ag = cJSON_AddArrayToObject(c, "agents_by_tick");
+                        for (int t = 0; t < ticks; ++t) {
+                            cJSON_AddItemToArray(li, num(load[t]));
+                            cJSON_AddItemToArray(ag, num(load[ticks + t]));
+                        }
                         cJSON_AddItemToObject(c, "kb_sent_per_tick", num(kb));
                         cJSON_AddItemToObject(c, "slowest_tick_ms", num(slow));
                         cJSON_AddStringToObject(c, "state_hash", hex);
@@ -207,10 +231,12 @@ static int measure(const scale_args* a, const scenario* sc) {
                             cJSON_AddItemToObject(o, "exchange_ms", num(g->exchange_ms));
                         }
                     }
-                    printf("  imbalance (most agents on a rank / mean) %.3f, strips recomputed "
-                           "before %d of %d ticks, KB sent per tick in all %.1f, slowest rank's "
-                           "tick %.3f ms, state-hash %s\n",
-                           sum > 0.0 ? most * K / sum : 1.0, rebalanced, ticks, kb, slow, hex);
+                    printf("  imbalance (most agents on a rank / mean) %.3f, %s cut again before "
+                           "%d of %d ticks, load imbalance of the stepped agents median %.3f, "
+                           "most %.3f, KB sent per tick in all %.1f, slowest rank's tick %.3f ms, "
+                           "state-hash %s\n",
+                           sum > 0.0 ? most * K / sum : 1.0, a->strips ? "strips" : "bisection",
+                           rebalanced, ticks, li_median, li_most, kb, slow, hex);
                 }
                 if (d)
                     crowd_dist_destroy(d);
@@ -248,6 +274,7 @@ static int measure(const scale_args* a, const scenario* sc) {
     }
     cJSON_Delete(doc);
     free(col);
+    free(load);
     free(all);
     return rc;
 }
