@@ -196,6 +196,9 @@ void cs_split_compute(const crowd_world* w, cs_split* s, bool strips, cs_split_r
             const int64_t want = (total * low + e->ranks - 1) / e->ranks;
             int64_t run = 0, b = 0;
             while (b < lv[i].bins && run < want) run += h[b++];
+            // The bin that reached the share goes to whichever side it leaves nearer its share
+            // (a bin is a whole cell column or row: a dense one holds many agents).
+            if (b > 1 && run - want > want - (run - h[b - 1])) --b;
             e->cut = b < lv[i].bins ? lv[i].lo + bin_start(b, lv[i].span, lv[i].bins)
                                     : lv[i].lo + lv[i].span;
         }

@@ -4,8 +4,9 @@
 //
 // The tree's shape depends on the rank count alone: a node of n ranks gives its first n / 2 to
 // its low child and the rest to its high one. Its cuts come from the agents: each node cuts its
-// agents across the longer side of their occupied box (columns when the split is strips), where
-// the running count of a histogram reaches the low child's share of the ranks. The histograms are
+// agents across the longer side of their occupied box (columns when the split is strips), at the
+// bin boundary of a histogram of their cells whose running count is nearest the low child's share
+// of the ranks (at least one bin on the low side). The histograms are
 // integers summed over the ranks (a caller's reduction), so every rank computes the same tree.
 // The outermost rectangles reach to infinity, so every cell has an owner whatever the tree.
 #ifndef CS_DIST_SPLIT_H

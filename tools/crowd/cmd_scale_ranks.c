@@ -47,7 +47,21 @@ static int cmp_dbl(const void* x, const void* y) {
 // One rank's figures over the timed ticks.
 typedef struct rank_figures {
     double agents, ghosts, linked, kb_per_tick, step_ms, exchange_ms; // medians of the ticks
+    double rss_kb, peak_kb; // the process's resident memory after the ticks, and its peak so far
 } rank_figures;
+
+// A "Name:  N kB" line of /proc/self/status (Linux), 0 where there is none.
+static double status_kb(const char* name) {
+    FILE* f = fopen("/proc/self/status", "r");
+    if (!f) return 0.0;
+    char line[256];
+    double kb = 0.0;
+    const size_t n = strlen(name);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, name, n)) kb = strtod(line + n, NULL);
+    fclose(f);
+    return kb;
+}
 
 static cJSON* num(double v) {
     char buf[32];
@@ -164,7 +178,9 @@ static int measure(const scale_args* a, const scenario* sc) {
                 }
                 bad = st != CROWD_OK;
                 MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-                MPI_Gather(&mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, comm);
+                mine.rss_kb = status_kb("VmRSS:");
+                mine.peak_kb = status_kb("VmHWM:");
+                MPI_Gather(&mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, comm);
                 if (me == 0 && !bad) {
                     const int agents = crowd_dist_agent_count(d);
                     double most = 0.0, sum = 0.0, slow = 0.0, kb = 0.0;
@@ -229,8 +245,19 @@ static int measure(const scale_args* a, const scenario* sc) {
                             cJSON_AddItemToObject(o, "kb_sent_per_tick", num(g->kb_per_tick));
                             cJSON_AddItemToObject(o, "step_ms", num(g->step_ms));
                             cJSON_AddItemToObject(o, "exchange_ms", num(g->exchange_ms));
+                            cJSON_AddItemToObject(o, "rss_kb", num(g->rss_kb));
+                            cJSON_AddItemToObject(o, "peak_rss_kb", num(g->peak_kb));
                         }
                     }
+                    double rss = 0.0, peak = 0.0;
+                    for (int r = 0; r < K; ++r) {
+                        rss = all[r].rss_kb > rss ? all[r].rss_kb : rss;
+                        peak = all[r].peak_kb > peak ? all[r].peak_kb : peak;
+                    }
+                    printf(
+                        "  memory of the largest rank: %.1f MB resident after the ticks, %.1f MB "
+                        "at its peak (set-up included)\n",
+                        rss / 1024.0, peak / 1024.0);
                     printf("  imbalance (most agents on a rank / mean) %.3f, %s cut again before "
                            "%d of %d ticks, load imbalance of the stepped agents median %.3f, "
                            "most %.3f, KB sent per tick in all %.1f, slowest rank's tick %.3f ms, "
