@@ -692,8 +692,8 @@ crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
     if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
     if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_world* w = d->w;
-    size_t n = 0;
-    for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
+    size_t n = 0; // rank 0 keeps its own agents where they are
+    for (int s = 0; d->rank != 0 && s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
     int ok = n <= INT_MAX && grow(d->w, (void**)&d->send, &d->send_cap, n + 1, 1);
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;

@@ -169,8 +169,11 @@ static int measure(const scale_args* a, const scenario* sc) {
                     load[ticks + t] = crowd_dist_agent_count(d);
                 }
                 uint64_t h = 0;
-                if (st == CROWD_OK) st = crowd_dist_state_hash(d, &h);
+                // Memory before the hash, which gathers the whole world into rank 0's.
                 rank_figures mine = {0};
+                mine.rss_kb = status_kb("VmRSS:");
+                mine.peak_kb = status_kb("VmHWM:");
+                if (st == CROWD_OK) st = crowd_dist_state_hash(d, &h);
                 double* f = &mine.agents;
                 for (int c = 0; c < 6; ++c) {
                     qsort(col + (size_t)c * (size_t)ticks, (size_t)ticks, sizeof *col, cmp_dbl);
@@ -178,8 +181,6 @@ static int measure(const scale_args* a, const scenario* sc) {
                 }
                 bad = st != CROWD_OK;
                 MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-                mine.rss_kb = status_kb("VmRSS:");
-                mine.peak_kb = status_kb("VmHWM:");
                 MPI_Gather(&mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, comm);
                 if (me == 0 && !bad) {
                     const int agents = crowd_dist_agent_count(d);
