@@ -26,6 +26,9 @@
 #include "core/dist_hooks.h"
 #include "dist/split.h"
 
+// The whole-world gather (crowd_dist_with_whole_world): its messages' tag and largest piece.
+enum { GATHER_TAG = 7301, GATHER_PIECE = 1 << 30 };
+
 struct crowd_dist {
     MPI_Comm comm;
     int rank, size;
@@ -40,6 +43,7 @@ struct crowd_dist {
     bool resplit;     // the split's kind changed: cut again before the next step
     int halo;         // cells of ghosts on each side of a rectangle
     int* near;        // ranks whose rectangle meets an agent's halo
+    int64_t* sizes;   // per rank: the bytes it sends rank 0 in the whole-world gather
     double rebalance; // the split is cut again when the imbalance reaches it
     bool failed;      // a step failed on some rank: every later call is refused (crowd/dist.h)
 
@@ -379,6 +383,7 @@ static void release(crowd_dist* d) {
     cs_free(w, d->bucket_cap, k * sizeof(size_t));
     cs_split_free(w, &d->split);
     cs_free(w, d->near, k * sizeof(int));
+    cs_free(w, d->sizes, k * sizeof *d->sizes);
     cs_free(w, d->scount, k * sizeof(int));
     cs_free(w, d->sdispl, k * sizeof(int));
     cs_free(w, d->rcount, k * sizeof(int));
@@ -406,6 +411,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     const size_t k = (size_t)d->size;
     const crowd_status sst = cs_split_init(world, &d->split, d->size);
     d->near = zalloc(world, k * sizeof(int));
+    d->sizes = zalloc(world, k * sizeof *d->sizes);
     d->scount = zalloc(world, k * sizeof(int));
     d->sdispl = zalloc(world, k * sizeof(int));
     d->rcount = zalloc(world, k * sizeof(int));
@@ -413,8 +419,8 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     d->bucket = zalloc(world, k * sizeof *d->bucket);
     d->bucket_len = zalloc(world, k * sizeof(size_t));
     d->bucket_cap = zalloc(world, k * sizeof(size_t));
-    if (sst != CROWD_OK || !d->near || !d->scount || !d->sdispl || !d->rcount || !d->rdispl ||
-        !d->bucket || !d->bucket_len || !d->bucket_cap ||
+    if (sst != CROWD_OK || !d->near || !d->sizes || !d->scount || !d->sdispl || !d->rcount ||
+        !d->rdispl || !d->bucket || !d->bucket_len || !d->bucket_cap ||
         !live_reserve(d, world->index_count + 1)) {
         cs_dist_set_live(world, NULL);
         release(d); // the world stays the caller's
@@ -694,27 +700,39 @@ crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
     crowd_world* w = d->w;
     size_t n = 0; // rank 0 keeps its own agents where they are
     for (int s = 0; d->rank != 0 && s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
-    int ok = n <= INT_MAX && grow(d->w, (void**)&d->send, &d->send_cap, n + 1, 1);
+    int ok = grow(d->w, (void**)&d->send, &d->send_cap, n + 1, 1);
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
-    const int bytes = d->rank == 0 ? 0 : (int)n;
     if (d->rank != 0)
         for (size_t at = 0, s = 0; s < (size_t)w->count; ++s) {
             cs_dist_pack(w, w->cur.id[s], d->send + at);
             at += cs_dist_packed_size(w, w->cur.id[s]);
         }
-    COLLECTIVE(MPI_Igather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, d->comm);
+    // The whole world may exceed MPI's int counts: the byte counts go as 64-bit integers, and each
+    // rank's bytes to rank 0 in pieces of at most GATHER_PIECE, one rank after the other.
+    int64_t mine = (int64_t)n;
+    COLLECTIVE(MPI_Igather, &mine, 1, MPI_INT64_T, d->sizes, 1, MPI_INT64_T, 0, d->comm);
     size_t total = 0;
     if (d->rank == 0)
-        for (int r = 0; r < d->size; ++r) {
-            d->rdispl[r] = (int)total;
-            total += (size_t)d->rcount[r];
-        }
-    ok = total <= INT_MAX && grow(d->w, (void**)&d->recv, &d->recv_cap, total + 1, 1);
+        for (int r = 0; r < d->size; ++r) total += (size_t)d->sizes[r];
+    ok = d->rank != 0 || grow(d->w, (void**)&d->recv, &d->recv_cap, total + 1, 1);
     COLLECTIVE(MPI_Ibcast, &ok, 1, MPI_INT, 0, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
-    COLLECTIVE(MPI_Igatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0,
-               d->comm);
+    size_t at = 0;
+    for (int r = 1; r < d->size; ++r) {
+        if (d->rank != 0 && d->rank != r) continue;
+        const size_t len = d->rank == 0 ? (size_t)d->sizes[r] : n;
+        for (size_t off = 0; off < len; off += GATHER_PIECE) {
+            const int piece = (int)(len - off < GATHER_PIECE ? len - off : GATHER_PIECE);
+            MPI_Request q;
+            if (d->rank == 0)
+                MPI_Irecv(d->recv + at + off, piece, MPI_BYTE, r, GATHER_TAG, d->comm, &q);
+            else
+                MPI_Isend(d->send + off, piece, MPI_BYTE, 0, GATHER_TAG, d->comm, &q);
+            settle(&q);
+        }
+        at += len;
+    }
     crowd_status st = CROWD_OK;
     if (d->rank == 0) {
         // Listed through the ghost list (the flag taken off at once): they are no ghosts.

@@ -324,14 +324,16 @@ static int ranks_holding(const twin* t) {
     return held;
 }
 
-// Strips cannot cut one column: one rank holds the crowd and the others none, and the state is the
-// one-process state. Bisection cuts it across its rows: every rank holds some of it.
+// Strips cannot cut a column: the crowd, spread by separation over one or two columns, is on at
+// most two ranks, and the state is the one-process state. Bisection cuts it across its rows: every
+// rank holds some of it.
 static void one_column(void) {
     twin t = make(build_column);
     CHECK(crowd_dist_set_split(t.d, CROWD_DIST_STRIPS) == CROWD_OK, "strips");
     step(&t, 100, "one column in strips");
     const int strips = ranks_holding(&t);
-    CHECK(strips == 1, "strips: %d ranks hold agents", strips);
+    // Separation spreads it over a column or two: strips give it at most one rank per column.
+    CHECK(strips <= 2 && strips <= size, "strips: %d ranks hold agents", strips);
     CHECK(crowd_dist_set_split(t.d, CROWD_DIST_BISECTION) == CROWD_OK, "bisection");
     step(&t, 1, "one column, bisection");
     CHECK(size == 1 || crowd_dist_get_stats(t.d).rebalanced == 1, "a new kind is cut at once");
