@@ -3,9 +3,9 @@
 //  - a world whose slots were left in another order by an earlier sort steps bit-identically;
 //  - a crowd steps bit-identically whether the world also holds agents out of its reach, near
 //    enough to keep the dense layout but with another bounding box, or far enough to make the
-//    layout sparse (where rows share keys). This is what a world split across processes needs:
-//    each process holds the agents near its own, and the neighbor sums of an agent must not
-//    depend on which others are there;
+//    layout sparse (where rows share keys), with and without a neighbor cap. This is what a world
+//    split across processes needs: each process holds the agents near its own, and the neighbor
+//    sums of an agent must not depend on which others are there;
 //  - a respawn point does not depend on whether another agent respawns in the same tick.
 #include <criterion/criterion.h>
 #include <string.h>
@@ -139,8 +139,10 @@ Test(canonical, slot_history_does_not_matter) {
     crowd_world_destroy(b);
 }
 
-Test(canonical, agents_out_of_reach_do_not_matter) {
+// With `cap` (crowd_world_set_max_neighbors, 0 for none).
+static void out_of_reach(int cap) {
     crowd_world* alone = make_world(CROWD_N);
+    cr_assert_eq(crowd_world_set_max_neighbors(alone, cap), CROWD_OK);
     crowd_agent_id ids[CROWD_N];
     add_crowd(alone, ids, true);
     kin ref[CROWD_N], got[CROWD_N];
@@ -158,6 +160,7 @@ Test(canonical, agents_out_of_reach_do_not_matter) {
     } far[] = {{-90.0f, -90.0f, true, "dense, wider box"}, {9e5f, 9e5f, false, "sparse"}};
     for (size_t k = 0; k < sizeof far / sizeof far[0]; ++k) {
         crowd_world* w = make_world(CROWD_N + FAR_N);
+        cr_assert_eq(crowd_world_set_max_neighbors(w, cap), CROWD_OK);
         crowd_agent_id wid[CROWD_N];
         add_crowd(w, wid, true);
         add_far(w, far[k].x, far[k].y);
@@ -167,6 +170,16 @@ Test(canonical, agents_out_of_reach_do_not_matter) {
         assert_same_crowd(ref, got, far[k].what);
         crowd_world_destroy(w);
     }
+}
+
+Test(canonical, agents_out_of_reach_do_not_matter) {
+    out_of_reach(0);
+}
+
+// The capped pass examines a budget of candidates: the same ones, cell by cell, in either layout
+// (a query box's cells hold about 30 of the crowd's agents, against a budget of 16).
+Test(canonical, agents_out_of_reach_do_not_matter_capped) {
+    out_of_reach(4);
 }
 
 // Every agent put down in one cell at once, from all over: the cell's agents arrive in the order of

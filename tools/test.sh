@@ -10,7 +10,8 @@
 #     scenario files (three with walls, two of them routed);
 #  6. the MPI build (-DCROWD_MPI=ON): a world split across 1, 2, 3, 4 and 7 ranks (7 more than
 #     this machine's cores) gives the one-process state hash for every scene it supports, with
-#     churn, and the split world's cases (tests/dist/).
+#     churn, also with the split cut before every step (bisection and strips) and with a
+#     neighbor cap, and the split world's cases (tests/dist/).
 #  7. (after 1) the Python package's pytest suite (python/tests) on the Release build's module:
 #     the API against `crowd run --hash`, errors, column views, worlds and threads, the examples.
 #  8. (after 5) the WebAssembly build (tools/web.sh): the state hashes of every built-in scene and

@@ -1,11 +1,12 @@
 // One world stepped by several MPI processes, bit-identical to the same world stepped by one.
 // Built only with -DCROWD_MPI=ON (library crowd_dist); the plain library has no MPI dependency.
 //
-// Each process (rank) holds an ordinary crowd_world with the agents it owns: those whose hash-cell
-// column lies in its strip of the plane. Strips are whole cell columns, recomputed so each holds
-// about the same number of agents whenever the imbalance passes a threshold. For the step, each
-// rank also holds copies (ghosts) of every agent whose column lies within the interaction range of
-// its strip, over as many strips as that range crosses; after it, the ghosts are dropped and agents
+// Each process (rank) holds an ordinary crowd_world with the agents it owns: those whose hash cell
+// lies in its rectangle of the plane. The rectangles (a recursive bisection of the cells, or strips
+// of columns; crowd_dist_set_split) are cut again so each holds about the same number of agents
+// whenever the imbalance passes a threshold. For the step, each rank also holds copies (ghosts) of
+// every agent whose cell lies within the interaction range of its rectangle, over as many
+// rectangles as that range crosses; after it, the ghosts are dropped and agents
 // that left a strip move to its owner with their behavior records. Every rank keeps the same handle
 // table, so a handle names the same agent on every rank, and the tick's result does not depend on
 // the number of ranks (docs/distributed.md says which rules make that so).
@@ -28,10 +29,11 @@
 // process.
 // So is the follow graph (who follows whom, formations, slot assignments): every rank keeps it
 // whole, and a leader on another rank is fetched by handle for each step, whatever the distance.
-// crowd_dist_create refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world with a neighbor cap (which
-// candidates its scan examines depends on the other agents a world holds) and one where an agent
-// that follows, leads or is a fallback has a queue that removes it on arrival (a removal inside the
-// step would change the follow graph on its owner alone).
+// A neighbor cap (crowd_world_set_max_neighbors) is split like the rest: the candidates its scan
+// examines are those of the agent's query box, in the same order on every rank. crowd_dist_create
+// refuses with CROWD_ERR_NOT_DISTRIBUTABLE a world where an agent that follows, leads or is a
+// fallback has a queue that removes it on arrival (a removal inside the step would change the
+// follow graph on its owner alone).
 #ifndef CROWD_DIST_H
 #define CROWD_DIST_H
 
@@ -54,14 +56,17 @@ typedef struct crowd_dist_stats {
     int owned;  // agents this rank owns (after the step)
     int ghosts; // copies of other ranks' agents it held for the step
     int linked; // more copies, fetched by handle: leaders and group members linked to its agents
-    int migrated_in;     // agents that moved to this rank before the step
-    int64_t bytes_sent;  // bytes this rank sent for the step (migration, ghosts, arrivals)
-    int64_t strip_first; // its strip: cell columns [strip_first, strip_last]
-    int64_t strip_last;
-    int halo_columns;   // cell columns of ghosts on each side of the strip
-    double imbalance;   // before the step: the most agents on a rank over the mean (1 = even)
-    int rebalanced;     // 1 when the strips were recomputed for the step (the imbalance reached
-                        // the threshold of crowd_dist_set_rebalance)
+    int migrated_in;    // agents that moved to this rank before the step
+    int64_t bytes_sent; // bytes this rank sent for the step (migration, ghosts, arrivals)
+    // Its rectangle of hash cells: columns floor(x / cell) in [col_first, col_last], rows
+    // floor(y / cell) in [row_first, row_last] (INT64_MIN, INT64_MAX: open; empty when a first
+    // exceeds its last).
+    int64_t col_first, col_last, row_first, row_last;
+    int halo_cells;        // cells of ghosts around the rectangle, on each side
+    double imbalance;      // before the step: the most agents on a rank over the mean (1 = even)
+    double load_imbalance; // the same for the agents the ranks stepped (after migration)
+    int rebalanced;        // 1 when the split was cut again for the step (the imbalance reached the
+                    // threshold of crowd_dist_set_rebalance, or crowd_dist_set_split changed it)
     double step_ms;     // wall time of the rank's crowd_world_step
     double exchange_ms; // wall time of the rest: strips, migration, ghosts, arrivals (waits too)
 } crowd_dist_stats;
@@ -140,11 +145,23 @@ CROWD_API crowd_status crowd_dist_save_stream(crowd_dist* d, crowd_write_fn* wri
 
 CROWD_API crowd_dist_stats crowd_dist_get_stats(const crowd_dist* d);
 
-// Strips are recomputed (agents counted per cell column over all ranks) before a step when the
-// imbalance (the most agents on one rank over the mean) reaches `threshold`: 1 recomputes them
-// before every step. Where the borders lie changes no result. CROWD_ERR_OUT_OF_RANGE below 1.
+// The split is cut again (agents counted per cell over all ranks) before a step when the
+// imbalance (the most agents on one rank over the mean) reaches `threshold`: 1 cuts it before
+// every step. Where the borders lie changes no result. CROWD_ERR_OUT_OF_RANGE below 1.
 #define CROWD_DIST_REBALANCE_DEFAULT 1.1
 CROWD_API crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold);
+
+// How the plane is cut among the ranks. Bisection (the default): recursive coordinate bisection
+// of the hash cells, each cut across the longer side of its agents' box at the count that gives
+// each side its share of the ranks, so every rank holds a rectangle of about the same number of
+// agents. Strips: every cut across columns (the crowd cannot be split along y). Changing it cuts
+// the split again before the next step; it changes no result. CROWD_ERR_OUT_OF_RANGE for another
+// value.
+typedef enum crowd_dist_split {
+    CROWD_DIST_BISECTION = 0,
+    CROWD_DIST_STRIPS = 1,
+} crowd_dist_split;
+CROWD_API crowd_status crowd_dist_set_split(crowd_dist* d, crowd_dist_split kind);
 
 #ifdef __cplusplus
 }

@@ -48,13 +48,19 @@ static inline bool before(float d, uint32_t id, const kept* b) {
     return d < b->d || (d == b->d && id < b->id);
 }
 
-// Examines slots [b, e) until the scan budget is spent. With `sparse`, agents of other rows that
-// share the row's keys are skipped, and count against the budget like every slot looked at.
-static void examine(cap_query* q, uint32_t b, uint32_t e, bool sparse, int32_t row) {
+// Examines slots [b, e) until the scan budget is spent. With `box`, the sparse layout's: agents
+// outside the box's cells of the row (other rows' agents that share the row's keys) are skipped
+// without counting against the budget, so the candidates examined are the box's, cell by cell, as
+// in the dense layout, whatever else the world holds.
+static void examine(cap_query* q, uint32_t b, uint32_t e, const cs_cell_box* box, int32_t row) {
     const cs_columns* c = &q->w->cur;
+    const float inv = q->g->inv_cell;
     for (uint32_t j = b; j < e && q->examined < q->scan; ++j) {
+        if (box) {
+            const int32_t cx = cs_cell_coord(c->px[j], inv);
+            if (cs_cell_coord(c->py[j], inv) != row || cx < box->cx0 || cx > box->cx1) continue;
+        }
         q->examined++;
-        if (sparse && cs_cell_coord(c->py[j], q->g->inv_cell) != row) continue;
         if (j == q->self) continue;
         const float dx = q->px - c->px[j], dy = q->py - c->py[j];
         if (q->cone) {
@@ -103,7 +109,7 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
     const uint32_t n = (uint32_t)q->w->count;
     const bool sparse = !g->dense;
     if (sparse && (int64_t)box->cy1 - box->cy0 >= (int64_t)n) {
-        examine(q, 0, n, false, 0); // as neighbor.c: one walk over all agents
+        examine(q, 0, n, NULL, 0); // as neighbor.c: one walk over all agents
         return;
     }
     int32_t own = cs_cell_coord(q->py, g->inv_cell);
@@ -117,7 +123,7 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
             const int32_t cy = (int32_t)(side == 0 ? own - d : own + d);
             uint32_t b[2], e[2];
             const int ranges = cs_grid_row_ranges(g, box, cy, b, e);
-            for (int k = 0; k < ranges; ++k) examine(q, b[k], e[k], sparse, cy);
+            for (int k = 0; k < ranges; ++k) examine(q, b[k], e[k], sparse ? box : NULL, cy);
         }
     }
 }

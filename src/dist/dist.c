@@ -1,11 +1,11 @@
-// A world split across MPI ranks in strips of cell columns (crowd/dist.h).
+// A world split across MPI ranks in rectangles of hash cells (crowd/dist.h, dist/split.h).
 //
-// A step: when the ranks' agent counts are unbalanced past the threshold, strips from the owned
-// agents' columns (a histogram summed over the ranks, integers only); agents outside their rank's
-// strip sent to its owner; ghosts sent to every rank whose strip lies within the interaction range
-// (the largest neighbor-query reach over all agents, in whole cell columns); the agents that
-// followers read across any distance (leaders, groups being reassigned) gathered by every rank;
-// the ordinary step of the rank's world; the copies dropped; and the arrivals of all ranks
+// A step: when the ranks' agent counts are unbalanced past the threshold, the split cut again from
+// the owned agents' cells (histograms summed over the ranks, integers only); agents outside their
+// rank's rectangle sent to its owner; ghosts sent to every rank whose rectangle lies within the
+// interaction range (the largest neighbor-query reach over all agents, in whole cells); the agents
+// that followers read across any distance (leaders, groups being reassigned) gathered by every
+// rank; the ordinary step of the rank's world; the copies dropped; and the arrivals of all ranks
 // gathered in handle order so every rank frees the same handles in the same order. Nothing is
 // summed across ranks in floating point; the only float reduction is a maximum.
 //
@@ -24,8 +24,10 @@
 #include <string.h>
 
 #include "core/dist_hooks.h"
+#include "dist/split.h"
 
-enum { BINS = 4096 };
+// The whole-world gather (crowd_dist_with_whole_world): its messages' tag and largest piece.
+enum { GATHER_TAG = 7301, GATHER_PIECE = 1 << 30 };
 
 struct crowd_dist {
     MPI_Comm comm;
@@ -36,9 +38,13 @@ struct crowd_dist {
     cs_dist_routes* routes; // per agent index: what it counts in navigation (every rank)
     size_t routes_cap;
     int count;      // agents in the whole world
-    int64_t* first; // strip of rank r: cell columns [first[r], first[r + 1]); first[0] = INT64_MIN
-    int halo;       // cell columns of ghosts on each side of a strip
-    double rebalance; // strips are recomputed when the imbalance exceeds it
+    cs_split split; // which rank owns which cells
+    crowd_dist_split kind;
+    bool resplit;     // the split's kind changed: cut again before the next step
+    int halo;         // cells of ghosts on each side of a rectangle
+    int* near;        // ranks whose rectangle meets an agent's halo
+    int64_t* sizes;   // per rank: the bytes it sends rank 0 in the whole-world gather
+    double rebalance; // the split is cut again when the imbalance reaches it
     bool failed;      // a step failed on some rank: every later call is refused (crowd/dist.h)
 
     unsigned char *send, *recv;
@@ -102,21 +108,9 @@ static void* zalloc(crowd_world* w, size_t bytes) {
     return p;
 }
 
-static int64_t column_of(const crowd_world* w, float x) {
-    const float c = floorf(x / w->cell_size);
-    return (int64_t)c;
-}
-
-static int owner_of(const crowd_dist* d, int64_t col) {
-    int lo = 0, hi = d->size - 1; // the last r with first[r] <= col
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (d->first[mid] <= col)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
+// The rank that owns the cell of a point.
+static int owner_at(const crowd_dist* d, float x, float y) {
+    return cs_split_owner(&d->split, cs_split_column(d->w, x), cs_split_row(d->w, y));
 }
 
 static bool live_reserve(crowd_dist* d, int n) {
@@ -134,44 +128,18 @@ static void routes_end(crowd_dist* d, uint32_t idx) {
     d->routes[idx] = (cs_dist_routes){0};
 }
 
-// ---- strips -------------------------------------------------------------------------------------
+// ---- the split ---------------------------------------------------------------------------------
 
-// Strips of about equal agent counts from a histogram of the agents' columns in BINS bins over
-// the occupied columns. `everyone`: every rank holds every agent (at creation), no sums needed.
-static void compute_strips(crowd_dist* d, bool everyone) {
-    const crowd_world* w = d->w;
-    int64_t range[2] = {INT64_MAX, INT64_MAX}; // min column, -max column
-    for (int s = 0; s < w->count; ++s) {
-        const int64_t c = column_of(w, w->cur.px[s]);
-        if (c < range[0]) range[0] = c;
-        if (-c < range[1]) range[1] = -c;
-    }
-    if (!everyone)
-        COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, range, 2, MPI_INT64_T, MPI_MIN, d->comm);
-    d->first[0] = INT64_MIN;
-    if (range[0] == INT64_MAX) { // no agent anywhere: everything on rank 0
-        for (int r = 1; r <= d->size; ++r) d->first[r] = INT64_MAX;
-        return;
-    }
-    const int64_t lo = range[0], span = -range[1] - lo + 1;
-    const int64_t bins = span < BINS ? span : BINS;
-    int hist[BINS];
-    memset(hist, 0, sizeof hist);
-    for (int s = 0; s < w->count; ++s) hist[(column_of(w, w->cur.px[s]) - lo) * bins / span]++;
-    if (!everyone)
-        COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, hist, (int)bins, MPI_INT, MPI_SUM, d->comm);
-    int64_t total = 0;
-    for (int64_t b = 0; b < bins; ++b) total += hist[b];
-    // Rank r's strip starts at the first bin where the running count reaches r / size of the
-    // total; bin b starts at column lo + ceil(b * span / bins).
-    int64_t run = 0, b = 0;
-    for (int r = 1; r < d->size; ++r) {
-        const int64_t want = (total * r + d->size - 1) / d->size;
-        while (b < bins && run < want) run += hist[b++];
-        d->first[r] = lo + (b * span + bins - 1) / bins;
-        if (d->first[r] < d->first[r - 1]) d->first[r] = d->first[r - 1];
-    }
-    d->first[d->size] = INT64_MAX;
+static void reduce_ranks(void* ctx, int64_t* v, int n, bool min) {
+    const crowd_dist* d = ctx;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, v, n, MPI_INT64_T, min ? MPI_MIN : MPI_SUM, d->comm);
+}
+
+// Cuts the split again from the agents' cells. `everyone`: every rank holds every agent (at
+// creation), no sums needed.
+static void cut_split(crowd_dist* d, bool everyone) {
+    cs_split_compute(d->w, &d->split, d->kind == CROWD_DIST_STRIPS, everyone ? NULL : reduce_ranks,
+                     d);
 }
 
 // The imbalance of the agents the ranks hold (the most on one rank over the mean), the same on
@@ -255,12 +223,12 @@ static crowd_status put_received(crowd_dist* d, size_t bytes, uint32_t flags_or,
     return CROWD_OK;
 }
 
-// Agents outside this rank's strip go to their owners.
+// Agents outside this rank's rectangle go to their owners.
 static crowd_status migrate(crowd_dist* d) {
     crowd_world* w = d->w;
     crowd_status st = CROWD_OK;
     for (int s = 0; s < w->count && st == CROWD_OK;) {
-        const int to = owner_of(d, column_of(w, w->cur.px[s]));
+        const int to = owner_at(d, w->cur.px[s], w->cur.py[s]);
         if (to == d->rank) {
             ++s;
             continue;
@@ -276,22 +244,25 @@ static crowd_status migrate(crowd_dist* d) {
     return st == CROWD_OK ? put_received(d, bytes, 0, 0, &d->stats.migrated_in) : st;
 }
 
-// Copies of the agents within `halo` columns of another rank's strip go to that rank. `st` is the
+// Copies of the agents within `halo` cells of another rank's rectangle go to that rank. `st` is the
 // rank's status so far (agreed in the exchange).
 static crowd_status send_ghosts(crowd_dist* d, crowd_status st) {
     crowd_world* w = d->w;
     float reach = cs_dist_reach(w);
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &reach, 1, MPI_FLOAT, MPI_MAX, d->comm);
-    // A query box reaches ceil(reach / cell) columns past its agent's, and a hash cell may straddle
-    // a column of floor(x / cell) (the grid's origin is its own): one more on each side.
+    // A query box reaches ceil(reach / cell) cells past its agent's, and a hash cell may straddle
+    // a cell of floor(x / cell), floor(y / cell) (the grid's origin is its own): one more on each
+    // side, along both axes.
     const float cols = ceilf(reach / w->cell_size);
     d->halo = cols < (float)(INT_MAX / 4) ? (int)cols + 2 : INT_MAX / 4;
     const int owned = w->count;
     for (int s = 0; s < owned && st == CROWD_OK; ++s) {
-        const int64_t c = column_of(w, w->cur.px[s]);
-        const int lo = owner_of(d, c - d->halo), hi = owner_of(d, c + d->halo);
-        for (int r = lo; r <= hi && st == CROWD_OK; ++r)
-            if (r != d->rank && !bucket_add(d, r, w->cur.id[s])) st = CROWD_ERR_OUT_OF_MEMORY;
+        const int64_t c = cs_split_column(w, w->cur.px[s]), r = cs_split_row(w, w->cur.py[s]);
+        const int n = cs_split_ranks_in(&d->split, c - d->halo, c + d->halo, r - d->halo,
+                                        r + d->halo, d->near);
+        for (int i = 0; i < n && st == CROWD_OK; ++i)
+            if (d->near[i] != d->rank && !bucket_add(d, d->near[i], w->cur.id[s]))
+                st = CROWD_ERR_OUT_OF_MEMORY;
     }
     size_t bytes;
     st = exchange(d, st, &bytes);
@@ -299,7 +270,7 @@ static crowd_status send_ghosts(crowd_dist* d, crowd_status st) {
 }
 
 // Long-range links, fetched by handle whatever the distance: every rank sends every other rank the
-// agents of its strip that the step's leader pass reads (cs_dist_linked: leaders with followers,
+// agents it owns that the step's leader pass reads (cs_dist_linked: leaders with followers,
 // slot followers of leaders whose slots are reassigned), and each rank keeps, as ghosts, those it
 // does not hold already. Leaders are few and a group's slots are reassigned only when it changes,
 // so one gather of them all costs less than asking for each by handle (a request round before the
@@ -410,7 +381,9 @@ static void release(crowd_dist* d) {
     cs_free(w, d->bucket, k * sizeof *d->bucket);
     cs_free(w, d->bucket_len, k * sizeof(size_t));
     cs_free(w, d->bucket_cap, k * sizeof(size_t));
-    cs_free(w, d->first, (k + 1) * sizeof *d->first);
+    cs_split_free(w, &d->split);
+    cs_free(w, d->near, k * sizeof(int));
+    cs_free(w, d->sizes, k * sizeof *d->sizes);
     cs_free(w, d->scount, k * sizeof(int));
     cs_free(w, d->sdispl, k * sizeof(int));
     cs_free(w, d->rcount, k * sizeof(int));
@@ -428,8 +401,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     if (!out) return CROWD_ERR_NULL_ARGUMENT;
     *out = NULL;
     if (!world) return CROWD_ERR_NULL_ARGUMENT;
-    if (world->max_neighbors > 0 || cs_dist_links_removed_in_step(world))
-        return CROWD_ERR_NOT_DISTRIBUTABLE;
+    if (cs_dist_links_removed_in_step(world)) return CROWD_ERR_NOT_DISTRIBUTABLE;
     crowd_dist* d = zalloc(world, sizeof *d);
     if (!d) return CROWD_ERR_OUT_OF_MEMORY;
     d->comm = comm;
@@ -437,7 +409,9 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     MPI_Comm_size(comm, &d->size);
     d->w = world;
     const size_t k = (size_t)d->size;
-    d->first = zalloc(world, (k + 1) * sizeof *d->first);
+    const crowd_status sst = cs_split_init(world, &d->split, d->size);
+    d->near = zalloc(world, k * sizeof(int));
+    d->sizes = zalloc(world, k * sizeof *d->sizes);
     d->scount = zalloc(world, k * sizeof(int));
     d->sdispl = zalloc(world, k * sizeof(int));
     d->rcount = zalloc(world, k * sizeof(int));
@@ -445,8 +419,9 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     d->bucket = zalloc(world, k * sizeof *d->bucket);
     d->bucket_len = zalloc(world, k * sizeof(size_t));
     d->bucket_cap = zalloc(world, k * sizeof(size_t));
-    if (!d->first || !d->scount || !d->sdispl || !d->rcount || !d->rdispl || !d->bucket ||
-        !d->bucket_len || !d->bucket_cap || !live_reserve(d, world->index_count + 1)) {
+    if (sst != CROWD_OK || !d->near || !d->sizes || !d->scount || !d->sdispl || !d->rcount ||
+        !d->rdispl || !d->bucket || !d->bucket_len || !d->bucket_cap ||
+        !live_reserve(d, world->index_count + 1)) {
         cs_dist_set_live(world, NULL);
         release(d); // the world stays the caller's
         return CROWD_ERR_OUT_OF_MEMORY;
@@ -459,9 +434,10 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     cs_dist_set_tag(world, (uint16_t)tag);
     for (int s = 0; s < world->count; ++s)
         d->routes[world->cur.id[s]] = cs_dist_routes_of(world, world->cur.id[s]);
-    compute_strips(d, true);
+    d->kind = CROWD_DIST_BISECTION;
+    cut_split(d, true);
     for (int s = 0; s < world->count;)
-        if (owner_of(d, column_of(world, world->cur.px[s])) != d->rank)
+        if (owner_at(d, world->cur.px[s], world->cur.py[s]) != d->rank)
             cs_dist_drop(world, world->cur.id[s]);
         else
             ++s;
@@ -493,15 +469,18 @@ crowd_status crowd_dist_step(crowd_dist* d) {
     d->stats.rebalanced = 0;
     if (d->size > 1) {
         // Where the borders lie changes no result (docs/distributed.md), only the balance: the
-        // strips move only when the agents' drift has unbalanced them enough.
+        // split moves only when the agents' drift has unbalanced it enough.
         d->stats.imbalance = imbalance(d);
-        if (d->stats.imbalance >= d->rebalance) {
-            compute_strips(d, false);
+        if (d->stats.imbalance >= d->rebalance || d->resplit) {
+            cut_split(d, false);
             d->stats.rebalanced = 1;
+            d->resplit = false;
         }
         // A failure agreed by every rank (agree sets d->failed) ends the step on every rank at
         // the same collective; a failure after a phase's agreement is carried to the next one's.
         st = migrate(d);
+        // The balance of the step itself, the split in force (one more gather of an integer).
+        if (!d->failed) d->stats.load_imbalance = imbalance(d);
         const int owned = w->count;
         if (!d->failed) st = send_ghosts(d, st);
         if (!d->failed) st = fetch_links(d, st, owned);
@@ -515,10 +494,13 @@ crowd_status crowd_dist_step(crowd_dist* d) {
     d->stats.step_ms = (t2 - t1) * 1e3;
     d->stats.exchange_ms = (MPI_Wtime() - t2 + t1 - t0) * 1e3;
     d->stats.owned = w->count;
-    d->stats.strip_first = d->first[d->rank];
-    d->stats.strip_last =
-        d->first[d->rank + 1] == INT64_MAX ? INT64_MAX : d->first[d->rank + 1] - 1;
-    d->stats.halo_columns = d->halo;
+    int64_t box[4];
+    cs_split_region(&d->split, d->rank, box);
+    d->stats.col_first = box[0];
+    d->stats.col_last = box[1];
+    d->stats.row_first = box[2];
+    d->stats.row_last = box[3];
+    d->stats.halo_cells = d->halo;
     return st;
 }
 
@@ -554,7 +536,7 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     d->live[idx] = 1;
     d->count++;
     d->routes[idx] = cs_dist_routes_of(w, idx);
-    if (owner_of(d, column_of(w, def->position.x)) != d->rank) cs_dist_drop(w, idx);
+    if (owner_at(d, def->position.x, def->position.y) != d->rank) cs_dist_drop(w, idx);
     return CROWD_OK;
 }
 
@@ -716,29 +698,41 @@ crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
     if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
     if (d->failed) return CROWD_ERR_RANK_FAILED;
     crowd_world* w = d->w;
-    size_t n = 0;
-    for (int s = 0; s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
-    int ok = n <= INT_MAX && grow(d->w, (void**)&d->send, &d->send_cap, n + 1, 1);
+    size_t n = 0; // rank 0 keeps its own agents where they are
+    for (int s = 0; d->rank != 0 && s < w->count; ++s) n += cs_dist_packed_size(w, w->cur.id[s]);
+    int ok = grow(d->w, (void**)&d->send, &d->send_cap, n + 1, 1);
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
-    const int bytes = d->rank == 0 ? 0 : (int)n;
     if (d->rank != 0)
         for (size_t at = 0, s = 0; s < (size_t)w->count; ++s) {
             cs_dist_pack(w, w->cur.id[s], d->send + at);
             at += cs_dist_packed_size(w, w->cur.id[s]);
         }
-    COLLECTIVE(MPI_Igather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, 0, d->comm);
+    // The whole world may exceed MPI's int counts: the byte counts go as 64-bit integers, and each
+    // rank's bytes to rank 0 in pieces of at most GATHER_PIECE, one rank after the other.
+    int64_t mine = (int64_t)n;
+    COLLECTIVE(MPI_Igather, &mine, 1, MPI_INT64_T, d->sizes, 1, MPI_INT64_T, 0, d->comm);
     size_t total = 0;
     if (d->rank == 0)
-        for (int r = 0; r < d->size; ++r) {
-            d->rdispl[r] = (int)total;
-            total += (size_t)d->rcount[r];
-        }
-    ok = total <= INT_MAX && grow(d->w, (void**)&d->recv, &d->recv_cap, total + 1, 1);
+        for (int r = 0; r < d->size; ++r) total += (size_t)d->sizes[r];
+    ok = d->rank != 0 || grow(d->w, (void**)&d->recv, &d->recv_cap, total + 1, 1);
     COLLECTIVE(MPI_Ibcast, &ok, 1, MPI_INT, 0, d->comm);
     if (!ok) return CROWD_ERR_OUT_OF_MEMORY;
-    COLLECTIVE(MPI_Igatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE, 0,
-               d->comm);
+    size_t at = 0;
+    for (int r = 1; r < d->size; ++r) {
+        if (d->rank != 0 && d->rank != r) continue;
+        const size_t len = d->rank == 0 ? (size_t)d->sizes[r] : n;
+        for (size_t off = 0; off < len; off += GATHER_PIECE) {
+            const int piece = (int)(len - off < GATHER_PIECE ? len - off : GATHER_PIECE);
+            MPI_Request q;
+            if (d->rank == 0)
+                MPI_Irecv(d->recv + at + off, piece, MPI_BYTE, r, GATHER_TAG, d->comm, &q);
+            else
+                MPI_Isend(d->send + off, piece, MPI_BYTE, 0, GATHER_TAG, d->comm, &q);
+            settle(&q);
+        }
+        at += len;
+    }
     crowd_status st = CROWD_OK;
     if (d->rank == 0) {
         // Listed through the ghost list (the flag taken off at once): they are no ghosts.
@@ -792,6 +786,15 @@ crowd_status crowd_dist_set_rebalance(crowd_dist* d, double threshold) {
     if (!isfinite(threshold)) return CROWD_ERR_NOT_FINITE;
     if (threshold < 1.0) return CROWD_ERR_OUT_OF_RANGE;
     d->rebalance = threshold;
+    return CROWD_OK;
+}
+
+crowd_status crowd_dist_set_split(crowd_dist* d, crowd_dist_split kind) {
+    if (!d) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
+    if (kind != CROWD_DIST_BISECTION && kind != CROWD_DIST_STRIPS) return CROWD_ERR_OUT_OF_RANGE;
+    if (kind != d->kind) d->resplit = true;
+    d->kind = kind;
     return CROWD_OK;
 }
 

@@ -6,8 +6,8 @@
 //  - a single-file queue whose file lies across strip borders, its members on several ranks;
 //  - remove, teleport and add of agents another rank owns, and the handles that follow; a wall
 //    across an agent another rank owns (refused everywhere) and one beside it;
-//  - more ranks than occupied strips (the whole crowd in one cell column);
-//  - strips recomputed only past an imbalance threshold: the same result on any threshold;
+//  - a crowd in one cell column: strips leave it on one rank, bisection cuts it among all;
+//  - the split cut again only past an imbalance threshold: the same result on any threshold;
 //  - a snapshot of the split world, saved from up to 3 ranks, loads on 1 and on up to 4 ranks
 //    and steps on as the one-process world does;
 //  - followers whose leaders live on other ranks, far beyond the halo: slot assignment, a removed
@@ -180,7 +180,7 @@ static void every_behavior_migrates(void) {
         for (int i = 0; i < n; ++i) changed[i] |= now[i] != before[i];
     }
     // Handle order: per row seek, file queue, cone queue, path; the wall walker last. Agents of
-    // every kind changed owner (the strips follow the crowd, so not every agent need).
+    // every kind changed owner (the split follows the crowd, so not every agent need).
     int moved = 0, kinds[5] = {0};
     for (int i = 0; i < n; ++i) {
         moved += changed[i];
@@ -305,25 +305,47 @@ static void remote_structure(void) {
     destroy(&t);
 }
 
-// ---- more ranks than occupied strips ------------------------------------------------------------
+// ---- a crowd in one cell column ----------------------------------------------------------------
 
+// 60 agents in one cell column, over 17 rows of cells.
 static void build_column(crowd_world* w) {
-    for (int i = 0; i < 30; ++i) add(w, 0.3f + 0.05f * (float)(i % 3), 0.7f * (float)i, 0.0f);
+    for (int i = 0; i < 60; ++i) add(w, 0.3f + 0.05f * (float)(i % 3), 0.7f * (float)i, 0.0f);
 }
 
-static void more_ranks_than_strips(void) {
-    twin t = make(build_column);
-    step(&t, 100, "one column");
+// The ranks that hold agents of the twin (collective).
+static int ranks_holding(const twin* t) {
     int own[64], held = 0;
-    const int n = owners(&t, own);
+    const int n = owners(t, own);
     for (int r = 0; r < size; ++r) {
         bool h = false;
         for (int i = 0; i < n; ++i) h |= own[i] == r;
         held += h;
     }
-    CHECK(size < 3 || held < size, "every rank holds agents");
+    return held;
+}
+
+// Strips cannot cut a column: the crowd, spread by separation over one or two columns, is on at
+// most two ranks, and the state is the one-process state. Bisection cuts it across its rows: every
+// rank holds some of it.
+static void one_column(void) {
+    twin t = make(build_column);
+    CHECK(crowd_dist_set_split(t.d, CROWD_DIST_STRIPS) == CROWD_OK, "strips");
+    step(&t, 100, "one column in strips");
+    const int strips = ranks_holding(&t);
+    // Separation spreads it over a column or two: strips give it at most one rank per column.
+    CHECK(strips <= 2 && strips <= size, "strips: %d ranks hold agents", strips);
+    CHECK(crowd_dist_set_split(t.d, CROWD_DIST_BISECTION) == CROWD_OK, "bisection");
+    step(&t, 1, "one column, bisection");
+    CHECK(size == 1 || crowd_dist_get_stats(t.d).rebalanced == 1, "a new kind is cut at once");
+    step(&t, 99, "one column, bisection");
+    const int bisection = ranks_holding(&t);
+    CHECK(bisection == size, "bisection: %d of %d ranks hold agents", bisection, size);
+    CHECK(crowd_dist_set_split(t.d, (crowd_dist_split)2) == CROWD_ERR_OUT_OF_RANGE, "bad kind");
+    CHECK(crowd_dist_set_split(NULL, CROWD_DIST_STRIPS) == CROWD_ERR_NULL_ARGUMENT, "null");
     if (rank == 0)
-        printf("one cell column on %d ranks: %d rank(s) hold agents, same hash\n", size, held);
+        printf("one cell column on %d ranks: %d rank(s) hold agents in strips, %d in bisection, "
+               "same hash\n",
+               size, strips, bisection);
     destroy(&t);
 }
 
@@ -343,7 +365,7 @@ static void build_crossing(crowd_world* w) {
     }
 }
 
-// Strips recomputed before every step, past the default threshold, or never past 1e9: the same
+// The split cut before every step, past the default threshold, or never past 1e9: the same
 // hash and arrivals as one process each time, and fewer rebalances with a higher threshold.
 static void rebalance_threshold(void) {
     const double thresholds[3] = {1.0, CROWD_DIST_REBALANCE_DEFAULT, 1e9};
@@ -366,7 +388,7 @@ static void rebalance_threshold(void) {
                         rebalances[1] < rebalances[0] && worst[1] <= worst[2]),
           "rebalances %d / %d / %d", rebalances[0], rebalances[1], rebalances[2]);
     if (rank == 0)
-        printf("rebalance threshold 1 / %.1f / 1e9: strips recomputed before %d / %d / %d of 40 "
+        printf("rebalance threshold 1 / %.1f / 1e9: split cut before %d / %d / %d of 40 "
                "checked steps, worst imbalance %.3f / %.3f / %.3f, same hash each\n",
                CROWD_DIST_REBALANCE_DEFAULT, rebalances[0], rebalances[1], rebalances[2], worst[0],
                worst[1], worst[2]);
@@ -905,7 +927,7 @@ int main(int argc, char** argv) {
     every_behavior_migrates();
     queue_across_borders();
     remote_structure();
-    more_ranks_than_strips();
+    one_column();
     rebalance_threshold();
     snapshots();
     leaders_elsewhere();

@@ -39,7 +39,7 @@ if [ "$rc" = 0 ] && [ "$rows" = 6 ] && [ "$counts" = 3 ] &&
 if python3 - "$tmp/ranks.json" <<'PY'; then ok; else bad "crowd scale --ranks --json"; fi
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["schema"] == "crowdstep-scale-ranks/1" and d["threads_per_rank"] == 1
+assert d["schema"] == "crowdstep-scale-ranks/2" and d["threads_per_rank"] == 1
 (size,) = d["sizes"]
 assert size["agents"] == 3000 and size["hashes_equal"] is True
 counts = size["rank_counts"]
@@ -48,7 +48,20 @@ assert len({c["state_hash"] for c in counts}) == 1
 for c in counts:
     assert len(c["per_rank"]) == c["ranks"]
     assert round(sum(r["agents"] for r in c["per_rank"])) >= 2990
+    assert c["split"] == "bisection" and len(c["load_imbalance_by_tick"]) == d["ticks"]
+    assert c["load_imbalance_most"] >= c["load_imbalance_median"] >= 1.0
+    assert len(c["agents_by_tick"]) == d["ticks"]
 PY
+# Strips, cut before every tick: the same state as bisection.
+out2=$("$crowd" scale --agents 3000 --scene groups --ranks 1,3 --ticks 5 --warmup 1 --threads 1 \
+  --split strips --rebalance 1)
+h1=$(grep -o 'state-hash [0-9a-f]*' <<<"$out" | sort -u)
+h2=$(grep -o 'state-hash [0-9a-f]*' <<<"$out2" | sort -u)
+if [ -n "$h1" ] && [ "$h1" = "$h2" ] && grep -q 'strips cut again before 5 of 5 ticks' <<<"$out2"; then
+  ok; else bad "crowd scale --split strips --rebalance 1: $out2"; fi
+if "$crowd" scale --agents 100 --split tiles --ranks 1 >/dev/null 2>&1; then
+  bad "--split tiles is accepted"
+else ok; fi
 if "$crowd" scale --agents 100 --ranks 1,2 --svg "$tmp/x.svg" >/dev/null 2>&1; then
   bad "--svg with --ranks is accepted"
 else ok; fi

@@ -4,6 +4,10 @@
 // scene gives in one process, at every checkpoint. Run under mpiexec with any rank count:
 //
 //   mpiexec -n K dist_matrix [--agents N] [--ticks T] [--threads T] [--scene NAME]
+//                            [--split bisection|strips] [--rebalance X] [--max-neighbors K]
+//
+// --split and --rebalance set crowd_dist_set_split and crowd_dist_set_rebalance (defaults: the
+// split world's); --max-neighbors sets a neighbor cap on both worlds (default none).
 //
 // Rank 0 steps the one-process reference beside its share of the split world and prints one line
 // per scene; the exit status is 1 on any difference.
@@ -24,7 +28,7 @@ enum { CHECKS = 8 };
 
 // Steps the scene `ticks` ticks with churn every 50 (from tick 25); the hash after every 1/CHECKS
 // of them.
-static crowd_status run(target* t, const scene_def* def, long ticks, uint64_t* hashes) {
+static crowd_status run(target* t, const scene_def* def, long ticks, uint64_t* hashes, int* recut) {
     scene_rng rng = {def->seed ^ 0xc0ffee};
     const scene_calls calls = t->d ? scene_calls_dist(t->d) : scene_calls_world(t->w);
     const float half = scene_side(def) * 0.5f;
@@ -33,6 +37,7 @@ static crowd_status run(target* t, const scene_def* def, long ticks, uint64_t* h
     for (long k = 0; k < ticks && st == CROWD_OK; ++k) {
         if (k % 50 == 25) st = scene_churn(&calls, &rng, half);
         if (st == CROWD_OK) st = t->d ? crowd_dist_step(t->d) : crowd_world_step(t->w);
+        if (st == CROWD_OK && t->d) *recut += crowd_dist_get_stats(t->d).rebalanced;
         if (st == CROWD_OK && check < CHECKS && k + 1 == ticks * (check + 1) / CHECKS) {
             if (t->d)
                 st = crowd_dist_state_hash(t->d, &hashes[check]);
@@ -52,7 +57,14 @@ int main(int argc, char** argv) {
     int agents = 3000, threads = 1;
     long ticks = 200;
     const char* only = NULL;
+    crowd_dist_split split = CROWD_DIST_BISECTION;
+    double rebalance = CROWD_DIST_REBALANCE_DEFAULT;
+    int cap = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--split"))
+            split = strcmp(argv[i + 1], "strips") ? CROWD_DIST_BISECTION : CROWD_DIST_STRIPS;
+        if (!strcmp(argv[i], "--rebalance")) rebalance = atof(argv[i + 1]);
+        if (!strcmp(argv[i], "--max-neighbors")) cap = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--agents")) agents = atoi(argv[i + 1]);
         if (!strcmp(argv[i], "--ticks")) ticks = atol(argv[i + 1]);
         if (!strcmp(argv[i], "--threads")) threads = atoi(argv[i + 1]);
@@ -73,21 +85,27 @@ int main(int argc, char** argv) {
         if (rank == 0) {
             target one = {0};
             st = scene_create(&def, &one.w);
-            if (st == CROWD_OK) st = run(&one, &def, ticks, ref);
+            if (st == CROWD_OK) st = crowd_world_set_max_neighbors(one.w, cap);
+            int unused = 0;
+            if (st == CROWD_OK) st = run(&one, &def, ticks, ref, &unused);
             crowd_world_destroy(one.w);
         }
-        target split = {0};
+        target part = {0};
         crowd_world* w = NULL;
         crowd_status sst = scene_create(&def, &w);
-        if (sst == CROWD_OK) sst = crowd_dist_create(MPI_COMM_WORLD, w, &split.d);
-        if (sst == CROWD_OK) sst = run(&split, &def, ticks, got);
-        const crowd_dist_stats stats = crowd_dist_get_stats(split.d);
+        if (sst == CROWD_OK) sst = crowd_world_set_max_neighbors(w, cap);
+        if (sst == CROWD_OK) sst = crowd_dist_create(MPI_COMM_WORLD, w, &part.d);
+        if (sst == CROWD_OK) sst = crowd_dist_set_split(part.d, split);
+        if (sst == CROWD_OK) sst = crowd_dist_set_rebalance(part.d, rebalance);
+        int recut = 0;
+        if (sst == CROWD_OK) sst = run(&part, &def, ticks, got, &recut);
+        const crowd_dist_stats stats = crowd_dist_get_stats(part.d);
         int ghosts = stats.ghosts, linked = stats.linked, owned = stats.owned, most = owned;
         MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &linked, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (split.d)
-            crowd_dist_destroy(split.d);
+        if (part.d)
+            crowd_dist_destroy(part.d);
         else
             crowd_world_destroy(w);
         if (rank != 0) continue;
@@ -96,9 +114,10 @@ int main(int argc, char** argv) {
         printf(
             "%-10s %d ranks: %s %016" PRIx64 " (one process %016" PRIx64
             "), %d checkpoints; last step: %d ghosts and %d linked in all, most agents on a rank "
-            "%d%s%s\n",
+            "%d; split (%s) cut before %d steps%s%s\n",
             scene_kind_name(kinds[k]), size, same ? "same" : "DIFFERENT", got[CHECKS - 1],
             ref[CHECKS - 1], CHECKS, ghosts, linked, most,
+            split == CROWD_DIST_STRIPS ? "strips" : "bisection", recut,
             st == CROWD_OK ? "" : " (reference failed)",
             sst == CROWD_OK ? "" : crowd_status_string(sst));
         if (!same)

@@ -34,6 +34,9 @@ static void usage(FILE* f) {
         "                        report per rank its agents, ghosts, bytes sent per tick and\n"
         "                        step and exchange times, and the load imbalance. Started\n"
         "                        alone, crowd starts itself under mpiexec with the most ranks.\n"
+        "  --split KIND          with --ranks: bisection (default) or strips\n"
+        "  --rebalance X         with --ranks: cut the split again when the imbalance (most\n"
+        "                        agents on a rank / mean) reaches X >= 1 (default 1.1)\n"
         "  -h, --help            show this help\n",
         f);
 }
@@ -88,6 +91,21 @@ static int parse(int argc, char** argv, scale_args* a) {
             cli_error(cmd, "--ranks needs the MPI build (cmake -DCROWD_MPI=ON)");
             return EXIT_USAGE;
 #endif
+        } else if (!strcmp(f, "--split")) {
+            if (!(v = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
+            if (strcmp(v, "bisection") && strcmp(v, "strips")) {
+                cli_error(cmd, "--split: expected bisection or strips, got '%s'", v);
+                return EXIT_USAGE;
+            }
+            a->strips = !strcmp(v, "strips");
+        } else if (!strcmp(f, "--rebalance")) {
+            if (!(v = cli_value(cmd, argc, argv, &i)) ||
+                !cli_double(cmd, f, v, 0.0, 1e300, &a->rebalance))
+                return EXIT_USAGE;
+            if (a->rebalance < 1.0) {
+                cli_error(cmd, "--rebalance: expected at least 1, got %s", v);
+                return EXIT_USAGE;
+            }
         } else if (!strcmp(f, "--json")) {
             if (!(a->json = cli_value(cmd, argc, argv, &i))) return EXIT_USAGE;
         } else if (!strcmp(f, "--svg")) {
@@ -112,6 +130,10 @@ static int parse(int argc, char** argv, scale_args* a) {
     }
     if (a->rank_count && a->svg) {
         cli_error(cmd, "--svg charts thread counts; with --ranks the figures go to --json");
+        return EXIT_USAGE;
+    }
+    if (!a->rank_count && (a->strips || a->rebalance > 0.0)) {
+        cli_error(cmd, "--split and --rebalance go with --ranks");
         return EXIT_USAGE;
     }
     if (!a->file && a->scale_count) {

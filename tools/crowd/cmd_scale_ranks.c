@@ -47,7 +47,21 @@ static int cmp_dbl(const void* x, const void* y) {
 // One rank's figures over the timed ticks.
 typedef struct rank_figures {
     double agents, ghosts, linked, kb_per_tick, step_ms, exchange_ms; // medians of the ticks
+    double rss_kb, peak_kb; // the process's resident memory after the ticks, and its peak so far
 } rank_figures;
+
+// A "Name:  N kB" line of /proc/self/status (Linux), 0 where there is none.
+static double status_kb(const char* name) {
+    FILE* f = fopen("/proc/self/status", "r");
+    if (!f) return 0.0;
+    char line[256];
+    double kb = 0.0;
+    const size_t n = strlen(name);
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, name, n)) kb = strtod(line + n, NULL);
+    fclose(f);
+    return kb;
+}
 
 static cJSON* num(double v) {
     char buf[32];
@@ -59,7 +73,7 @@ static cJSON* num(double v) {
 static cJSON* json_head(const scale_args* a, const scenario* sc, int threads) {
     cJSON* root = cJSON_CreateObject();
     if (!root) return NULL;
-    cJSON_AddStringToObject(root, "schema", "crowdstep-scale-ranks/1");
+    cJSON_AddStringToObject(root, "schema", "crowdstep-scale-ranks/2");
     cJSON* src = cJSON_AddObjectToObject(root, "source");
     cJSON_AddStringToObject(src, "kind", a->file ? "scenario" : "scene");
     cJSON_AddStringToObject(src, "name", sc->name);
@@ -87,9 +101,11 @@ static int measure(const scale_args* a, const scenario* sc) {
             return 1;
         }
     double* col = malloc(sizeof *col * 6 * (size_t)ticks);
+    double* load = malloc(sizeof *load * 2 * (size_t)ticks); // per tick: imbalance, then agents
     rank_figures* all = malloc(sizeof *all * (size_t)world_size);
-    if (!col || !all) {
+    if (!col || !all || !load) {
         free(col);
+        free(load);
         free(all);
         cli_error(cmd, "out of memory");
         return 1;
@@ -131,6 +147,11 @@ static int measure(const scale_args* a, const scenario* sc) {
                     st = crowd_dist_create(comm, b.world, &d);
                     if (st != CROWD_OK && me == 0)
                         cli_error(cmd, "cannot split the world: %s", crowd_status_string(st));
+                    if (st == CROWD_OK)
+                        st = crowd_dist_set_split(d, a->strips ? CROWD_DIST_STRIPS
+                                                               : CROWD_DIST_BISECTION);
+                    if (st == CROWD_OK && a->rebalance > 0.0)
+                        st = crowd_dist_set_rebalance(d, a->rebalance);
                 }
                 for (int t = 0; st == CROWD_OK && t < a->warmup; ++t) st = crowd_dist_step(d);
                 int rebalanced = 0;
@@ -144,10 +165,15 @@ static int measure(const scale_args* a, const scenario* sc) {
                     col[3 * ticks + t] = (double)x.bytes_sent / 1e3;
                     col[4 * ticks + t] = x.step_ms;
                     col[5 * ticks + t] = x.exchange_ms;
+                    load[t] = K > 1 ? x.load_imbalance : 1.0;
+                    load[ticks + t] = crowd_dist_agent_count(d);
                 }
                 uint64_t h = 0;
-                if (st == CROWD_OK) st = crowd_dist_state_hash(d, &h);
+                // Memory before the hash, which gathers the whole world into rank 0's.
                 rank_figures mine = {0};
+                mine.rss_kb = status_kb("VmRSS:");
+                mine.peak_kb = status_kb("VmHWM:");
+                if (st == CROWD_OK) st = crowd_dist_state_hash(d, &h);
                 double* f = &mine.agents;
                 for (int c = 0; c < 6; ++c) {
                     qsort(col + (size_t)c * (size_t)ticks, (size_t)ticks, sizeof *col, cmp_dbl);
@@ -155,7 +181,7 @@ static int measure(const scale_args* a, const scenario* sc) {
                 }
                 bad = st != CROWD_OK;
                 MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
-                MPI_Gather(&mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, comm);
+                MPI_Gather(&mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, comm);
                 if (me == 0 && !bad) {
                     const int agents = crowd_dist_agent_count(d);
                     double most = 0.0, sum = 0.0, slow = 0.0, kb = 0.0;
@@ -171,6 +197,12 @@ static int measure(const scale_args* a, const scenario* sc) {
                         const double tick = g->step_ms + g->exchange_ms;
                         slow = tick > slow ? tick : slow;
                     }
+                    // The load imbalance of every tick (the same on every rank): median, most.
+                    double li_most = 0.0;
+                    for (int t = 0; t < ticks; ++t) li_most = load[t] > li_most ? load[t] : li_most;
+                    memcpy(col, load, sizeof *col * (size_t)ticks);
+                    qsort(col, (size_t)ticks, sizeof *col, cmp_dbl);
+                    const double li_median = col[ticks / 2];
                     if (k == 0) first_hash = h;
                     same &= h == first_hash;
                     char hex[17];
@@ -189,7 +221,16 @@ static int measure(const scale_args* a, const scenario* sc) {
                         cJSON_AddNumberToObject(c, "ranks", K);
                         cJSON_AddItemToObject(c, "imbalance",
                                               num(sum > 0.0 ? most * K / sum : 1.0));
-                        cJSON_AddNumberToObject(c, "strips_recomputed", rebalanced);
+                        cJSON_AddNumberToObject(c, "split_cut", rebalanced);
+                        cJSON_AddStringToObject(c, "split", a->strips ? "strips" : "bisection");
+                        cJSON_AddItemToObject(c, "load_imbalance_median", num(li_median));
+                        cJSON_AddItemToObject(c, "load_imbalance_most", num(li_most));
+                        cJSON* li = cJSON_AddArrayToObject(c, "load_imbalance_by_tick");
+                        cJSON* ag = cJSON_AddArrayToObject(c, "agents_by_tick");
+                        for (int t = 0; t < ticks; ++t) {
+                            cJSON_AddItemToArray(li, num(load[t]));
+                            cJSON_AddItemToArray(ag, num(load[ticks + t]));
+                        }
                         cJSON_AddItemToObject(c, "kb_sent_per_tick", num(kb));
                         cJSON_AddItemToObject(c, "slowest_tick_ms", num(slow));
                         cJSON_AddStringToObject(c, "state_hash", hex);
@@ -205,12 +246,25 @@ static int measure(const scale_args* a, const scenario* sc) {
                             cJSON_AddItemToObject(o, "kb_sent_per_tick", num(g->kb_per_tick));
                             cJSON_AddItemToObject(o, "step_ms", num(g->step_ms));
                             cJSON_AddItemToObject(o, "exchange_ms", num(g->exchange_ms));
+                            cJSON_AddItemToObject(o, "rss_kb", num(g->rss_kb));
+                            cJSON_AddItemToObject(o, "peak_rss_kb", num(g->peak_kb));
                         }
                     }
-                    printf("  imbalance (most agents on a rank / mean) %.3f, strips recomputed "
-                           "before %d of %d ticks, KB sent per tick in all %.1f, slowest rank's "
-                           "tick %.3f ms, state-hash %s\n",
-                           sum > 0.0 ? most * K / sum : 1.0, rebalanced, ticks, kb, slow, hex);
+                    double rss = 0.0, peak = 0.0;
+                    for (int r = 0; r < K; ++r) {
+                        rss = all[r].rss_kb > rss ? all[r].rss_kb : rss;
+                        peak = all[r].peak_kb > peak ? all[r].peak_kb : peak;
+                    }
+                    printf(
+                        "  memory of the largest rank: %.1f MB resident after the ticks, %.1f MB "
+                        "at its peak (set-up included)\n",
+                        rss / 1024.0, peak / 1024.0);
+                    printf("  imbalance (most agents on a rank / mean) %.3f, %s cut again before "
+                           "%d of %d ticks, load imbalance of the stepped agents median %.3f, "
+                           "most %.3f, KB sent per tick in all %.1f, slowest rank's tick %.3f ms, "
+                           "state-hash %s\n",
+                           sum > 0.0 ? most * K / sum : 1.0, a->strips ? "strips" : "bisection",
+                           rebalanced, ticks, li_median, li_most, kb, slow, hex);
                 }
                 if (d)
                     crowd_dist_destroy(d);
@@ -248,6 +302,7 @@ static int measure(const scale_args* a, const scenario* sc) {
     }
     cJSON_Delete(doc);
     free(col);
+    free(load);
     free(all);
     return rc;
 }

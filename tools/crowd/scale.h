@@ -49,6 +49,8 @@ typedef struct scale_args {
     const char* scene_name;
     long ticks, warmup;
     int ranks[SCALE_MAX_THREADS], rank_count;
+    bool strips;      // --split strips (else bisection)
+    double rebalance; // --rebalance (0: the split world's default)
 } scale_args;
 
 // Builds the world of one size (index into the sizes or scales) with `threads`: the scenario's
