@@ -138,6 +138,8 @@ typedef struct crowd_nav_stats {
     bool suspended;            // no grid: too many cells or fields for the limits (crowd_nav_def)
     uint64_t repairs;          // fields repaired after obstacle changes rather than built whole
     int64_t last_repair_cells; // cells the last update's repairs solved again, over all fields
+    int spread;                // destinations in use routed by the spread strategy (no field)
+    size_t spread_bytes;       // memory the spread strategy takes (its graph, scratch and plans)
 } crowd_nav_stats;
 
 CROWD_API crowd_nav_stats crowd_world_nav_stats(const crowd_world* world);
