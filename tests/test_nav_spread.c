@@ -172,9 +172,11 @@ Test(nav_spread, goals_of_their_own_beyond_the_budget_are_spread_and_all_arrive)
     cr_assert_leq(st.field_bytes + st.spread_bytes, budget);
     cr_assert_eq(st.field_bytes / field + (size_t)st.spread, (size_t)AGENTS,
                  "every destination not spread has its field");
-    // Every agent reports a route, at least as long as the straight line.
+    // Every agent reports a route within 1.25 times the shortest way (a brute-force Dijkstra; all
+    // but at most two of the agents are spread: the budget holds fewer than three fields beside
+    // the spread graph).
     int spread_checked = 0;
-    double worst_walk = 0.0;
+    double worst_walk = 0.0, worst_route = 0.0;
     float walked[AGENTS] = {0};
     bool arrived[AGENTS] = {0};
     crowd_vec2 last[AGENTS];
@@ -183,8 +185,16 @@ Test(nav_spread, goals_of_their_own_beyond_the_budget_are_spread_and_all_arrive)
         crowd_route_info q;
         cr_assert_eq(crowd_agent_get_route(r.w, r.id[i], &q), CROWD_OK);
         cr_assert_eq(q.state, CROWD_ROUTE_STATE_ROUTED, "agent %d: state %d", i, q.state);
-        cr_assert_geq(q.distance,
-                      hypotf(r.goal[i].x - r.start[i].x, r.goal[i].y - r.start[i].y) - 0.01f);
+        const double ref = ref_shortest(r.start[i], r.goal[i], 0.3);
+        cr_assert(isfinite(ref));
+        // The reference's 8 steps make it up to 8% longer than the exact shortest way.
+        cr_assert_leq(q.distance, 1.5 * ref,
+                      "agent %d: route %.2f, shortest %.2f (%.1f %.1f to %.1f %.1f, aim %.1f %.1f)",
+                      i, q.distance, ref, r.start[i].x, r.start[i].y, r.goal[i].x, r.goal[i].y,
+                      q.aim.x, q.aim.y);
+        cr_assert_geq(q.distance, ref / 1.09, "agent %d: route %.2f, shortest %.2f", i, q.distance,
+                      ref);
+        worst_route = fmax(worst_route, q.distance / ref);
         spread_checked++;
     }
     cr_assert_gt(spread_checked, 0);
@@ -213,14 +223,15 @@ Test(nav_spread, goals_of_their_own_beyond_the_budget_are_spread_and_all_arrive)
     }
     cr_assert_eq(done, AGENTS, "%d of %d agents arrived", done, AGENTS);
     // The ways walked (through a crowd going every way) within 1.5 times the shortest.
-    for (int i = 0; i < AGENTS; i += 6) {
+    for (int i = 0; i < AGENTS; ++i) {
         const double ref = ref_shortest(r.start[i], r.goal[i], 0.3);
         const double ratio = walked[i] / ref;
         worst_walk = ratio > worst_walk ? ratio : worst_walk;
-        cr_assert_leq(walked[i], 1.5 * ref + 2.0, "agent %d walked %.2f, shortest %.2f", i,
-                      walked[i], ref);
+        cr_assert_leq(walked[i], 1.25 * ref, "agent %d walked %.2f, shortest %.2f", i, walked[i],
+                      ref);
     }
-    cr_log_info("spread: worst walked / shortest %.3f", worst_walk);
+    cr_log_info("spread: worst route / shortest %.3f, walked / shortest %.3f", worst_route,
+                worst_walk);
     crowd_world_destroy(r.w);
 }
 

@@ -108,8 +108,9 @@ typedef struct cs_nav_field {
 #define CS_NAV_NO_REGION 0xffu
 
 typedef struct cs_nav_portal {
-    uint32_t cell[2]; // the run's middle cell on either side: [0] in region r[0], [1] in r[1]
-    uint32_t r[2];    // the regions it joins, r[0] on the lower tile's side
+    uint32_t cell[2];  // the run's middle cell on either side: [0] in region r[0], [1] in r[1]
+    uint32_t r[2];     // the regions it joins, r[0] on the lower tile's side
+    uint16_t local[2]; // its place in each region's list of portals
 } cs_nav_portal;
 
 typedef struct cs_nav_spread {
@@ -121,7 +122,14 @@ typedef struct cs_nav_spread {
     uint32_t* port_first;  // per region + 1: where its portals start in port_list
     uint32_t* port_list;   // the portals of each region
     cs_nav_portal* portal; // every portal
-    uint32_t nregions, nportals, nlist;
+    // The walking distances within a region (over its cells, 8 steps, a diagonal one between two
+    // FREE cells of the region): per region, from its centre to each of its portals' cells on its
+    // side (rep_d, as port_list), and between each two of them (mat from mat_first[region], a
+    // row per portal of its list).
+    float* rep_d;
+    float* mat;
+    uint32_t* mat_first; // per region + 1
+    uint32_t nregions, nportals, nlist, nmat;
     uint32_t heap_cap; // entries a search may push (each node settled once pushes its region's
                        // portals and the goal)
     size_t bytes;      // of all of the above

@@ -70,6 +70,9 @@ static void free_graph(crowd_world* w, cs_nav_spread* sp, size_t cells) {
     cs_free(w, sp->port_first, ((size_t)sp->nregions + 1) * sizeof *sp->port_first);
     cs_free(w, sp->port_list, sp->nlist * sizeof *sp->port_list);
     cs_free(w, sp->portal, sp->nportals * sizeof *sp->portal);
+    cs_free(w, sp->rep_d, sp->nlist * sizeof *sp->rep_d);
+    cs_free(w, sp->mat, sp->nmat * sizeof *sp->mat);
+    cs_free(w, sp->mat_first, ((size_t)sp->nregions + 1) * sizeof *sp->mat_first);
     *sp = (cs_nav_spread){0};
 }
 
@@ -174,6 +177,92 @@ static void label_tile(const label_job* j, int32_t tx, int32_t ty) {
         }
 }
 
+static inline void heap_push(uint64_t* h, uint32_t* n, uint64_t e);
+static inline uint64_t heap_pop(uint64_t* h, uint32_t* n);
+static inline uint64_t key(float f, uint32_t node);
+
+// The walking distance from cell src to every cell of its region (label l of the tile whose lower
+// left cell is (i0, j0)), by local cell (y - j0) * TILE + (x - i0), INFINITY elsewhere: Dijkstra
+// with the 8 steps (a diagonal one between two cells of the region), in cell units.
+static void local_dist(const cs_nav* nav, int32_t i0, int32_t j0, uint8_t l, uint32_t src,
+                       float* d) {
+    const int32_t i1 = i0 + TILE < nav->gw ? i0 + TILE : nav->gw;
+    const int32_t j1 = j0 + TILE < nav->gh ? j0 + TILE : nav->gh;
+    const size_t gw = (size_t)nav->gw;
+    const uint8_t* label = nav->sp.label;
+    for (int k = 0; k < TILE * TILE; ++k) d[k] = INFINITY;
+    uint64_t heap[8 * TILE * TILE + 1];
+    uint8_t done[TILE * TILE];
+    memset(done, 0, sizeof done);
+    uint32_t hn = 0;
+    const int32_t si = (int32_t)(src % (uint32_t)gw) - i0, sj = (int32_t)(src / (uint32_t)gw) - j0;
+    d[sj * TILE + si] = 0.0f;
+    heap_push(heap, &hn, key(0.0f, (uint32_t)(sj * TILE + si)));
+#define IN(x, y)                                                                                   \
+    ((x) >= 0 && (y) >= 0 && (x) < i1 - i0 && (y) < j1 - j0 &&                                     \
+     label[(size_t)((y) + j0) * gw + (size_t)((x) + i0)] == l)
+    while (hn) {
+        const uint32_t m = (uint32_t)heap_pop(heap, &hn);
+        if (done[m]) continue;
+        done[m] = 1;
+        const int32_t x = (int32_t)(m % TILE), y = (int32_t)(m / TILE);
+        for (int32_t dy = -1; dy <= 1; ++dy)
+            for (int32_t dx = -1; dx <= 1; ++dx) {
+                if ((dx | dy) == 0 || !IN(x + dx, y + dy)) continue;
+                if (dx && dy && !(IN(x + dx, y) && IN(x, y + dy))) continue;
+                const uint32_t q = (uint32_t)((y + dy) * TILE + (x + dx));
+                const float g = d[m] + (dx && dy ? 1.41421356f : 1.0f);
+                if (done[q] || !(g < d[q])) continue;
+                d[q] = g;
+                heap_push(heap, &hn, key(g, q));
+            }
+    }
+#undef IN
+}
+
+// The distances within each region of tile (tx, ty) (cs_nav_spread.rep_d, .mat), in metres.
+static void region_dists(const cs_nav* nav, int32_t tx, int32_t ty) {
+    const cs_nav_spread* sp = &nav->sp;
+    const uint32_t tile = (uint32_t)ty * (uint32_t)sp->tw + (uint32_t)tx;
+    const int32_t i0 = tx * TILE, j0 = ty * TILE;
+    const float h = nav->def.cell_size;
+    float d[TILE * TILE];
+    for (uint32_t r = sp->first[tile]; r < sp->first[tile + 1]; ++r) {
+        const uint8_t l = (uint8_t)(r - sp->first[tile]);
+        const uint32_t k0 = sp->port_first[r], deg = sp->port_first[r + 1] - k0;
+        for (uint32_t k = 0; k <= deg; ++k) {
+            // k < deg: from the portal's cell on r's side; k == deg: from the centre.
+            uint32_t src;
+            if (k < deg) {
+                const cs_nav_portal* p = &sp->portal[sp->port_list[k0 + k]];
+                src = p->cell[p->r[0] == r ? 0 : 1];
+            } else {
+                src = sp->rep[r];
+            }
+            local_dist(nav, i0, j0, l, src, d);
+            for (uint32_t m = 0; m < deg; ++m) {
+                const cs_nav_portal* q = &sp->portal[sp->port_list[k0 + m]];
+                const uint32_t c = q->cell[q->r[0] == r ? 0 : 1];
+                const int32_t x = (int32_t)(c % (uint32_t)nav->gw) - i0;
+                const int32_t y = (int32_t)(c / (uint32_t)nav->gw) - j0;
+                const float v = d[y * TILE + x] * h;
+                if (k < deg)
+                    sp->mat[sp->mat_first[r] + k * deg + m] = v;
+                else
+                    sp->rep_d[k0 + m] = v;
+            }
+        }
+    }
+}
+
+static void dist_team(void* arg, int t, int nt) {
+    const cs_nav* nav = arg;
+    int lo, hi;
+    cs_team_range(nav->sp.th, 1, t, nt, &lo, &hi);
+    for (int32_t ty = lo; ty < hi; ++ty)
+        for (int32_t tx = 0; tx < nav->sp.tw; ++tx) region_dists(nav, tx, ty);
+}
+
 static void label_team(void* arg, int t, int nt) {
     const label_job* j = arg;
     const int32_t tw = j->nav->sp.tw, th = j->nav->sp.th;
@@ -213,7 +302,7 @@ static uint32_t border_portals(const cs_nav* nav, int32_t i, int32_t j, int32_t 
             const int32_t m = (k + e - 1) / 2, mi = i + m * di, mj = j + m * dj;
             const uint32_t ma = (uint32_t)((size_t)mj * gw + (size_t)mi);
             const uint32_t mb = (uint32_t)((size_t)(mj + oy) * gw + (size_t)(mi + ox));
-            out[n] = (cs_nav_portal){{ma, mb}, {ra, rb}};
+            out[n] = (cs_nav_portal){{ma, mb}, {ra, rb}, {0, 0}};
         }
         ++n;
         k = e;
@@ -291,9 +380,30 @@ crowd_status cs_nav_spread_lay(crowd_world* w, cs_nav* nav) {
         if (!at) goto fail;
         memcpy(at, sp->port_first, ((size_t)sp->nregions + 1) * sizeof *at);
         for (uint32_t p = 0; p < sp->nportals; ++p)
-            for (int s = 0; s < 2; ++s) sp->port_list[at[sp->portal[p].r[s]]++] = p;
+            for (int s = 0; s < 2; ++s) {
+                const uint32_t r = sp->portal[p].r[s];
+                sp->portal[p].local[s] = (uint16_t)(at[r] - sp->port_first[r]);
+                sp->port_list[at[r]++] = p;
+            }
         cs_free(w, at, ((size_t)sp->nregions + 1) * sizeof *at);
     }
+    // The distances within each region.
+    sp->mat_first = cs_alloc(w, ((size_t)sp->nregions + 1) * sizeof *sp->mat_first);
+    if (!sp->mat_first) goto fail;
+    uint64_t nmat = 0;
+    for (uint32_t r = 0; r < sp->nregions; ++r) {
+        sp->mat_first[r] = (uint32_t)nmat;
+        const uint64_t deg = sp->port_first[r + 1] - sp->port_first[r];
+        if (deg > 4 * TILE) goto fail; // cannot be: at most TILE / 2 runs a side
+        nmat += deg * deg;
+    }
+    if (nmat > UINT32_MAX) goto fail;
+    sp->mat_first[sp->nregions] = (uint32_t)nmat;
+    sp->nmat = (uint32_t)nmat;
+    sp->mat = cs_alloc(w, (size_t)sp->nmat * sizeof *sp->mat);
+    sp->rep_d = cs_alloc(w, (size_t)sp->nlist * sizeof *sp->rep_d);
+    if ((sp->nmat && !sp->mat) || (sp->nlist && !sp->rep_d)) goto fail;
+    cs_team_run(threads, dist_team, nav);
     // A search settles each node once, which then pushes its region's portals and the goal.
     uint64_t heap = 0, most = 0;
     for (uint32_t r = 0; r < sp->nregions; ++r) {
@@ -308,8 +418,9 @@ crowd_status cs_nav_spread_lay(crowd_world* w, cs_nav* nav) {
     heap += most + 2;
     if (heap > UINT32_MAX) goto fail;
     sp->heap_cap = (uint32_t)heap;
-    sp->bytes = nav->cells + (tiles + 1) * 4 + (size_t)sp->nregions * 8 + 4 +
-                (size_t)sp->nlist * 4 + (size_t)sp->nportals * sizeof(cs_nav_portal);
+    sp->bytes = nav->cells + (tiles + 1) * 4 + (size_t)sp->nregions * 12 + 8 +
+                (size_t)sp->nlist * 8 + (size_t)sp->nmat * 4 +
+                (size_t)sp->nportals * sizeof(cs_nav_portal);
     // Scratch for each thread of the goal pass, and a plan per agent index.
     const size_t nodes = 2 * (size_t)sp->nportals + 1;
     nav->sp_scratch = cs_alloc(w, (size_t)threads * sizeof *nav->sp_scratch);
@@ -413,18 +524,52 @@ static uint32_t goal_cell(const cs_nav* nav, crowd_vec2 own) {
     return nearest_free(nav, (int32_t)i, (int32_t)j);
 }
 
-// The plan from region r (its centre) to the goal at `own`, reached in region rg.
-static void plan(const cs_nav* nav, cs_nav_spread_scratch* s, uint32_t r, uint32_t rg,
+// The walking distance from the goal's cell gc (in region rg) to each of rg's portals' cells on its
+// side (dg, as rg's list), and to rg's centre (*to_rep), plus the goal's offset in its cell.
+static void goal_dists(const cs_nav* nav, uint32_t rg, uint32_t gc, crowd_vec2 own, float* dg,
+                       float* to_rep) {
+    const cs_nav_spread* sp = &nav->sp;
+    const uint32_t tile = tile_of(nav, gc);
+    const int32_t i0 = (int32_t)(tile % (uint32_t)sp->tw) * TILE;
+    const int32_t j0 = (int32_t)(tile / (uint32_t)sp->tw) * TILE;
+    float d[TILE * TILE];
+    local_dist(nav, i0, j0, sp->label[gc], gc, d);
+    const float h = nav->def.cell_size, off = dist(cs_nav_center(nav, gc), own);
+    const uint32_t k0 = sp->port_first[rg], deg = sp->port_first[rg + 1] - k0;
+    for (uint32_t k = 0; k <= deg; ++k) {
+        uint32_t c = sp->rep[rg];
+        if (k < deg) {
+            const cs_nav_portal* p = &sp->portal[sp->port_list[k0 + k]];
+            c = p->cell[p->r[0] == rg ? 0 : 1];
+        }
+        const int32_t x = (int32_t)(c % (uint32_t)nav->gw) - i0;
+        const int32_t y = (int32_t)(c / (uint32_t)nav->gw) - j0;
+        const float v = d[y * TILE + x] * h + off;
+        if (k < deg)
+            dg[k] = v;
+        else
+            *to_rep = v;
+    }
+}
+
+// The plan from region r (its centre) to the goal at `own`, whose cell gc (FREE, or CS_NAV_NONE)
+// lies in region rg. Between two portals of a region the way costs the walking distance within
+// the region (cs_nav_spread.mat) and the step across; the heuristic, the straight line to the
+// goal, is below it, so the first way found is the shortest over the graph.
+static void plan(const cs_nav* nav, cs_nav_spread_scratch* s, uint32_t r, uint32_t gc,
                  crowd_vec2 own, cs_nav_plan* out) {
     const cs_nav_spread* sp = &nav->sp;
-    const crowd_vec2 from = cs_nav_center(nav, sp->rep[r]);
+    const uint32_t rg = gc == CS_NAV_NONE ? UINT32_MAX : region_of(nav, gc);
     *out = (cs_nav_plan){.region = r, .epoch = nav->epoch};
-    if (r == rg) {
-        out->total = dist(from, own);
-        return;
-    }
     if (rg == UINT32_MAX) {
         out->n = -1;
+        return;
+    }
+    float dg[4 * TILE]; // a region has at most TILE / 2 portals a side
+    float to_rep = 0.0f;
+    goal_dists(nav, rg, gc, own, dg, &to_rep);
+    if (r == rg) {
+        out->total = to_rep;
         return;
     }
     if (++s->search == 0) { // the stamps wrapped: none of them may pass for this search
@@ -434,6 +579,7 @@ static void plan(const cs_nav* nav, cs_nav_spread_scratch* s, uint32_t r, uint32
         s->search = 1;
     }
     const uint32_t goal = 2 * sp->nportals, stamp = s->search;
+    const float step = nav->def.cell_size; // across a portal
     uint32_t hn = 0;
 #define RELAX(node, gv, par)                                                                       \
     do {                                                                                           \
@@ -449,8 +595,7 @@ static void plan(const cs_nav* nav, cs_nav_spread_scratch* s, uint32_t r, uint32
     // From the centre across each portal of r, into the region on its other side.
     for (uint32_t k = sp->port_first[r]; k < sp->port_first[r + 1]; ++k) {
         const uint32_t p = sp->port_list[k];
-        const uint32_t node = 2 * p + (sp->portal[p].r[0] == r ? 1u : 0u);
-        RELAX(node, dist(from, cs_nav_center(nav, node_cell(nav, node))), CS_NAV_NONE);
+        RELAX(2 * p + (sp->portal[p].r[0] == r ? 1u : 0u), sp->rep_d[k] + step, CS_NAV_NONE);
     }
     bool found = false;
     while (hn) {
@@ -462,14 +607,15 @@ static void plan(const cs_nav* nav, cs_nav_spread_scratch* s, uint32_t r, uint32
             break;
         }
         const uint32_t in = node_region(nav, node);
-        const crowd_vec2 at = cs_nav_center(nav, node_cell(nav, node));
+        const uint32_t li = sp->portal[node >> 1].local[node & 1];
+        const uint32_t k0 = sp->port_first[in], deg = sp->port_first[in + 1] - k0;
+        const float* row = &sp->mat[sp->mat_first[in] + li * deg];
         const float g = s->g[node];
-        if (in == rg) RELAX(goal, g + dist(at, own), node);
-        for (uint32_t k = sp->port_first[in]; k < sp->port_first[in + 1]; ++k) {
-            const uint32_t p = sp->port_list[k];
-            if (p == node >> 1) continue;
-            const uint32_t next = 2 * p + (sp->portal[p].r[0] == in ? 1u : 0u);
-            RELAX(next, g + dist(at, cs_nav_center(nav, node_cell(nav, next))), node);
+        if (in == rg) RELAX(goal, g + dg[li], node);
+        for (uint32_t k = 0; k < deg; ++k) {
+            const uint32_t p = sp->port_list[k0 + k];
+            if (k == li) continue;
+            RELAX(2 * p + (sp->portal[p].r[0] == in ? 1u : 0u), g + row[k] + step, node);
         }
     }
 #undef RELAX
@@ -596,8 +742,7 @@ static uint32_t entry_of(const crowd_world* w, crowd_vec2 own, uint32_t c, cs_na
         return nearest_free(nav, (int32_t)(c % (uint32_t)nav->gw),
                             (int32_t)(c / (uint32_t)nav->gw));
     if (p->region != r || p->epoch != nav->epoch) {
-        const uint32_t gc = goal_cell(nav, own);
-        plan(nav, s, r, gc == CS_NAV_NONE ? UINT32_MAX : region_of(nav, gc), own, p);
+        plan(nav, s, r, goal_cell(nav, own), own, p);
     }
     if (p->n < 0) return CS_NAV_STAND_IN | c;
     if (!p->more && sees(w, nav, c, own)) return CS_NAV_TARGET;
