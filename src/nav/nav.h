@@ -105,6 +105,9 @@ typedef struct cs_nav_field {
 #define CS_NAV_SPREAD_SHIFT 4
 #define CS_NAV_SPREAD_TILE (1 << CS_NAV_SPREAD_SHIFT)
 #define CS_NAV_SPREAD_AHEAD 4
+// Under budget pressure, a goal's destination with fewer users is spread even where a field
+// would fit (cs_nav_rank in nav_cache.c).
+#define CS_NAV_FIELD_USERS 32
 #define CS_NAV_NO_REGION 0xffu
 
 typedef struct cs_nav_portal {

@@ -563,8 +563,10 @@ static int rank_cmp(const void* a, const void* b) {
 // Decides which destinations in use are spread (cs_nav_field.spread). While the fields of all of
 // them fit the budget, none is (the world routes exactly as without the strategy). Beyond it the
 // spread graph is laid, and of the budget it leaves, the pinned destinations (exit sets, waypoint
-// paths) take fields first, then the goals' destinations by users, most first (the lower key
-// among equals), as many as fit; the others are spread. The order depends on the uses alone,
+// paths) take fields first, then the goals' destinations of at least CS_NAV_FIELD_USERS users by
+// users, most first (the lower key among equals), as many as fit; the others are spread (a field
+// costs a search over the whole grid, a plan the tiles on one agent's way: below that many users
+// the plans cost less). The order depends on the uses alone,
 // which every process and a loaded snapshot count alike. *changed: some destination changed
 // sides (the memos of the aims then expire).
 static crowd_status cs_nav_rank(crowd_world* w, cs_nav* nav, bool* changed) {
@@ -583,14 +585,20 @@ static crowd_status cs_nav_rank(crowd_world* w, cs_nav* nav, bool* changed) {
     crowd_status st = cs_nav_spread_lay(w, nav);
     if (st != CROWD_OK) return st;
     const uint32_t n = (uint32_t)(nav->in_use - nav->pinned_in_use);
+    nav->spreading = 0;
     rank_entry* order = cs_alloc(w, (n ? n : 1) * sizeof *order);
     if (!order) return CROWD_ERR_OUT_OF_MEMORY;
     uint32_t k = 0;
     for (uint32_t i = 0; i < nav->nfields; ++i) {
         cs_nav_field* f = &nav->fields[i];
-        if (f->users > 0 && !pinned(f) && k < n)
+        if (f->users >= CS_NAV_FIELD_USERS && !pinned(f) && k < n) {
             order[k++] = (rank_entry){f->users, i, f->key};
-        else if (f->spread) {
+        } else if (f->users > 0 && !pinned(f)) {
+            *changed |= !f->spread;
+            f->spread = true;
+            nav->spreading++;
+            drop_anchor(w, nav, f);
+        } else if (f->spread) {
             f->spread = false;
             *changed = true;
         }
@@ -599,7 +607,6 @@ static crowd_status cs_nav_rank(crowd_world* w, cs_nav* nav, bool* changed) {
     const size_t used = cs_nav_spread_used_bytes(nav);
     int64_t slots = nav->def.budget > used ? (int64_t)((nav->def.budget - used) / bytes) : 0;
     slots -= nav->pinned_in_use;
-    nav->spreading = 0;
     for (uint32_t r = 0; r < k; ++r) {
         cs_nav_field* f = &nav->fields[order[r].field];
         const bool spread = (int64_t)r >= slots;
