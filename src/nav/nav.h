@@ -94,14 +94,14 @@ typedef struct cs_nav_field {
 // ---- the spread strategy (nav_spread.c) ---------------------------------------------------------
 //
 // Destinations without a field of their own (cs_nav_field.spread) are routed over one graph shared
-// by all of them: the grid cut into tiles of CS_NAV_SPREAD_TILE cells a side, each tile's FREE
-// cells split into regions (4-connected within the tile), and portals where two regions of
-// neighboring tiles touch (a run of FREE cells on either side of the tile border, crossed at its
-// middle: the waypoint is the middle cell on the side it enters). An agent's way is planned from
-// its region: an A* search over the portals (between two portals of a region the straight distance)
-// toward its goal's region, from the region's centre cell. The agent steers at the farthest of the
-// first CS_NAV_SPREAD_AHEAD waypoints (or its goal) it sees from its cell, else along the cells of
-// its region toward the first waypoint.
+// by all of them: the grid cut into tiles of CS_NAV_SPREAD_TILE cells a side (8 m at 0.5 m cells),
+// each tile's FREE cells split into regions (4-connected within the tile), and portals where two
+// regions of neighboring tiles touch (a run of FREE cells on either side of the tile border,
+// crossed at its middle: the waypoint is the middle cell on the side it enters). An agent's way is
+// planned from its region: an A* search over the portals (between two portals of a region the
+// straight distance) toward its goal's region, from the region's centre cell. The agent steers at
+// the farthest of the first CS_NAV_SPREAD_AHEAD waypoints (or its goal) it sees from its cell, else
+// along the cells of its region toward the first waypoint.
 #define CS_NAV_SPREAD_SHIFT 4
 #define CS_NAV_SPREAD_TILE (1 << CS_NAV_SPREAD_SHIFT)
 #define CS_NAV_SPREAD_AHEAD 4

@@ -128,6 +128,9 @@ static void label_tile(const label_job* j, int32_t tx, int32_t ty) {
             for (int32_t x = i0; x < i1; ++x) {
                 const uint32_t c = (uint32_t)((size_t)y * gw + (size_t)x);
                 if (j->label[c] != CS_NAV_NO_REGION || nav->blocked[c] != CS_NAV_FREE) continue;
+                // A label is a byte: a tile of more regions (only tiny enclosures could make them)
+                // leaves the rest unlabelled, where spread agents head for the nearest FREE cell.
+                if (regions == CS_NAV_NO_REGION) continue;
                 const uint8_t l = (uint8_t)regions++;
                 uint32_t n = 0;
                 stack[n++] = c;
