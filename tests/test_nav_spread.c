@@ -279,3 +279,28 @@ Test(nav_spread, the_most_used_destination_keeps_its_field) {
     cr_assert_geq(st.field_bytes, field_bytes_of_room(), "the shared one has its field");
     crowd_world_destroy(r.w);
 }
+
+// Plans are not saved: a loaded spread world makes them again, the same, and steps on
+// bit-identically.
+Test(nav_spread, a_loaded_spread_world_steps_on_as_the_saved_one) {
+    const size_t budget = 3 * field_bytes_of_room();
+    room a = make_room(2, budget);
+    for (int t = 0; t < 60; ++t) cr_assert_eq(crowd_world_step(a.w), CROWD_OK);
+    cr_assert_gt(crowd_world_nav_stats(a.w).spread, 0);
+    size_t size = 0;
+    cr_assert_eq(crowd_world_save(a.w, NULL, 0, &size), CROWD_ERR_BUFFER_TOO_SMALL);
+    void* buf = malloc(size);
+    cr_assert_eq(crowd_world_save(a.w, buf, size, &size), CROWD_OK);
+    crowd_world* b = NULL;
+    cr_assert_eq(crowd_world_load(buf, size, NULL, &b), CROWD_OK);
+    free(buf);
+    cr_assert_eq(crowd_world_state_hash(a.w), crowd_world_state_hash(b));
+    for (int t = 0; t < 120; ++t) {
+        cr_assert_eq(crowd_world_step(a.w), CROWD_OK);
+        cr_assert_eq(crowd_world_step(b), CROWD_OK);
+    }
+    cr_assert_eq(crowd_world_state_hash(a.w), crowd_world_state_hash(b));
+    cr_assert_eq(crowd_world_nav_stats(b).spread, crowd_world_nav_stats(a.w).spread);
+    crowd_world_destroy(a.w);
+    crowd_world_destroy(b);
+}
