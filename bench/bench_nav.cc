@@ -758,7 +758,7 @@ BENCHMARK(BM_NavTownRouted)
 
 BENCHMARK(BM_NavSpread)
     ->ArgNames({"agents", "threads", "own"})
-    ->ArgsProduct({{100000}, {2}, {0, 1}})
+    ->ArgsProduct({{20000, 100000}, {2}, {0, 1}})
     ->Iterations(60)
     ->Repetitions(1)
     ->UseManualTime()

@@ -149,10 +149,11 @@ typedef struct cs_nav_spread_scratch {
     uint32_t search;  // the current search's stamp
 } cs_nav_spread_scratch;
 
-// A spread agent's plan, by agent index (cs_nav.spread_memo): the way from its region, valid while
-// the grid is that of `epoch`.
+// A spread agent's plan, by agent index (cs_nav.sp_plan): the way from its region to `goal`, valid
+// while the graph is that of `epoch` (cs_nav.sp_epoch).
 typedef struct cs_nav_plan {
     uint32_t region, epoch;
+    crowd_vec2 goal;
     int32_t n;   // waypoints in wp (-1: the goal cannot be reached from the region)
     bool more;   // the way has waypoints beyond wp
     float total; // the way's length from the region's centre to the goal
@@ -242,11 +243,11 @@ typedef struct cs_nav {
     int sp_scratch_count;
     cs_nav_plan* sp_plan;
     int sp_plan_count;
-    size_t sp_cells; // the grid's cells when the graph was laid
+    size_t sp_cells;   // the grid's cells when the graph was laid
+    uint32_t sp_epoch; // counts the layings of the graph, from 1 (a plan of another is stale)
     int32_t spreading;
     int32_t pinned_in_use; // fields in use that cannot be spread (exit sets, waypoint paths)
     bool rank_dirty;       // the uses changed since the last ranking (cs_nav_rank)
-    uint64_t sp_plans;     // plans made (A* searches) since the world was created
 
     // Exit sets by handle index.
     cs_nav_exits* exits;

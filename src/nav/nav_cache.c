@@ -664,7 +664,8 @@ crowd_status cs_nav_update(crowd_world* w) {
     if (!relay && nav->suspended) return CROWD_OK;
     uint32_t missing = 0;
     for (uint32_t i = 0; i < nav->nfields; ++i)
-        missing += nav->fields[i].users > 0 && (relay || !nav->fields[i].built);
+        missing +=
+            nav->fields[i].users > 0 && !nav->fields[i].spread && (relay || !nav->fields[i].built);
     // Uses changed while every field fits and none is spread: nothing to decide.
     if (nav->rank_dirty && nav->spreading == 0 &&
         (double)anchor_bytes(nav->cells) * (double)nav->in_use <= (double)nav->def.budget)
@@ -674,7 +675,9 @@ crowd_status cs_nav_update(crowd_world* w) {
         (nav->spreading && (!nav->sp.ready || nav->sp_plan_count < w->index_count));
     if (!relay && missing == 0 && !spread_work) return CROWD_OK;
     const double t0 = omp_get_wtime();
-    nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1; // every memo of an entry expires
+    // Every memo of an entry expires (below, too, when fields are built or change sides; a ranking
+    // that changed nothing, after goals of spread destinations changed, keeps them).
+    if (relay || missing) nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1;
     if (relay) {
         // A field left stale by a repair that never ran (a failed update) is built whole: the
         // dirty cells are about to be those of the new changes alone.
@@ -690,6 +693,8 @@ crowd_status cs_nav_update(crowd_world* w) {
     if (nav->rank_dirty || relay || (nav->spreading && !nav->sp.ready)) {
         bool changed;
         const crowd_status st = cs_nav_rank(w, nav, &changed);
+        if (changed && !relay && !missing)
+            nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1;
         if (st != CROWD_OK) return st;
     }
     if (nav->spreading && nav->sp_plan_count < w->index_count) {

@@ -446,6 +446,7 @@ crowd_status cs_nav_spread_lay(crowd_world* w, cs_nav* nav) {
     if (!nav->sp_plan) goto fail;
     memset(nav->sp_plan, 0, (size_t)plans * sizeof *nav->sp_plan);
     nav->sp_plan_count = plans;
+    nav->sp_epoch = nav->sp_epoch == UINT32_MAX ? 1 : nav->sp_epoch + 1;
     sp->ready = true;
     return CROWD_OK;
 fail:
@@ -563,7 +564,7 @@ static void plan(const cs_nav* nav, cs_nav_spread_scratch* s, uint32_t r, uint32
                  crowd_vec2 own, cs_nav_plan* out) {
     const cs_nav_spread* sp = &nav->sp;
     const uint32_t rg = gc == CS_NAV_NONE ? UINT32_MAX : region_of(nav, gc);
-    *out = (cs_nav_plan){.region = r, .epoch = nav->epoch};
+    *out = (cs_nav_plan){.region = r, .epoch = nav->sp_epoch, .goal = own};
     if (rg == UINT32_MAX) {
         out->n = -1;
         return;
@@ -744,7 +745,7 @@ static uint32_t entry_of(const crowd_world* w, crowd_vec2 own, uint32_t c, cs_na
     if (r == UINT32_MAX) // pushed by the crowd onto a NEAR cell: back to the nearest FREE one
         return nearest_free(nav, (int32_t)(c % (uint32_t)nav->gw),
                             (int32_t)(c / (uint32_t)nav->gw));
-    if (p->region != r || p->epoch != nav->epoch) {
+    if (p->region != r || p->epoch != nav->sp_epoch || p->goal.x != own.x || p->goal.y != own.y) {
         plan(nav, s, r, goal_cell(nav, own), own, p);
     }
     if (p->n < 0) return CS_NAV_STAND_IN | c;
