@@ -370,11 +370,31 @@ int destination_of(int agent, int leg, int prev, int count) {
 
 constexpr float kReached = 3.0f; // a destination within this is reached (town.c's arrive_radius)
 
+// An agent's own destination for its leg `leg`: a point of a street of the town of half-side m
+// blocks (on the line x = k * 20 or y = k * 20, anywhere along it and across its lane), from a hash
+// of both, so that no two agents share one (a field cell of its own each).
+crowd_vec2 own_destination(int agent, int leg, int m) {
+    uint64_t x = (uint64_t)agent * 0xd1b54a32d192ed03u + (uint64_t)leg * 0x9e3779b97f4a7c15u + 1;
+    const auto next = [&x]() {
+        x ^= x >> 31;
+        x *= 0x94d049bb133111ebu;
+        x ^= x >> 29;
+        return x;
+    };
+    const float span = (float)m * kPitch;
+    const float along = -span + 2.0f * span * (float)(next() % 1000000) / 1e6f;
+    const float lane = (kPitch - scene_town_block()) * 0.5f - 0.8f;
+    const float across = -lane + 2.0f * lane * (float)(next() % 1000000) / 1e6f;
+    const float street = (float)((int)(next() % (uint64_t)(2 * m + 1)) - m) * kPitch + across;
+    return next() % 2 ? crowd_vec2{street, along} : crowd_vec2{along, street};
+}
+
 // How a town world's agents walk.
 enum class Walk {
     kStraight, // town.c's rectangles along the streets, CROWD_ROUTE_STRAIGHT
     kGoals,    // a routed SEEK goal at one of the destinations, the next once within kReached
     kPaths,    // a looping waypoint path through 4 of the destinations, its legs routed
+    kOwn,      // a routed SEEK goal of its own (own_destination), the next once within kReached
 };
 
 // One town world of a TownCrowd.
@@ -383,6 +403,7 @@ struct TownWorld {
     Walk walk = Walk::kStraight;
     std::vector<crowd_vec2> dests;
     std::vector<int> leg, dest; // by agent index: legs walked, destination number (kGoals)
+    int m = 1;                  // the town's half-side in blocks (kOwn)
     std::vector<crowd_agent_id> ids;
     std::vector<crowd_vec2> pos;
     long arrivals = 0;
@@ -395,6 +416,7 @@ struct TownWorld {
 
     crowd_status build(const TownCrowd& c, int threads, Walk how, int ndest, size_t budget) {
         walk = how;
+        m = c.m;
         w = make_world(threads, c.n, budget);
         if (!w) return CROWD_ERR_OUT_OF_MEMORY;
         crowd_status st = crowd_world_reserve(w, c.n);
@@ -402,7 +424,8 @@ struct TownWorld {
         dests = lattice(c.m, ndest);
         // kPaths: path p visits 4 different destinations, drawn like a goal's legs.
         std::vector<crowd_path_id> paths;
-        for (int p = 0; p < c.paths && st == CROWD_OK && walk != Walk::kGoals; ++p) {
+        const bool goals = walk == Walk::kGoals || walk == Walk::kOwn;
+        for (int p = 0; p < c.paths && st == CROWD_OK && !goals; ++p) {
             crowd_vec2 pts[4];
             const crowd_vec2* at = &c.corners[(size_t)p * 4];
             if (walk == Walk::kPaths) {
@@ -429,9 +452,10 @@ struct TownWorld {
             a.max_speed = c.speed[(size_t)i];
             dest[(size_t)i] = destination_of(i, 0, -1, ndest);
             if (walk == Walk::kGoals) a.goal = seek(dests[(size_t)dest[(size_t)i]]);
+            if (walk == Walk::kOwn) a.goal = seek(own_destination(i, 0, m));
             crowd_agent_id id;
             st = crowd_agent_add(w, &a, &id);
-            if (st != CROWD_OK || walk == Walk::kGoals) continue;
+            if (st != CROWD_OK || goals) continue;
             const int p = i % c.paths;
             const bool reverse = p % 2 == 1;
             crowd_path_follow_def f = crowd_path_follow_def_default();
@@ -463,11 +487,14 @@ struct TownWorld {
         const int nd = (int)dests.size();
         for (int k = 0; k < count; ++k) {
             const int i = (int)ids[(size_t)k].index1 - 1;
-            const crowd_vec2 d = dests[(size_t)dest[(size_t)i]];
+            const bool own = walk == Walk::kOwn;
+            const crowd_vec2 d =
+                own ? own_destination(i, leg[(size_t)i], m) : dests[(size_t)dest[(size_t)i]];
             const float dx = pos[(size_t)k].x - d.x, dy = pos[(size_t)k].y - d.y;
-            if (walk != Walk::kGoals || dx * dx + dy * dy > kReached * kReached) continue;
-            dest[(size_t)i] = destination_of(i, ++leg[(size_t)i], dest[(size_t)i], nd);
-            const crowd_goal g = seek(dests[(size_t)dest[(size_t)i]]);
+            if ((walk != Walk::kGoals && !own) || dx * dx + dy * dy > kReached * kReached) continue;
+            if (!own) dest[(size_t)i] = destination_of(i, ++leg[(size_t)i], dest[(size_t)i], nd);
+            const crowd_goal g = seek(own ? own_destination(i, ++leg[(size_t)i], m)
+                                          : dests[(size_t)dest[(size_t)i]]);
             const crowd_status st = crowd_agent_set_goal(w, ids[(size_t)k], &g);
             if (st != CROWD_OK) return st;
             ++arrivals;
@@ -638,6 +665,60 @@ void BM_NavMillion(benchmark::State& state) {
     state.counters["cells"] = (double)s.grid_w * (double)s.grid_h;
 }
 
+// Destinations spread out (crowd/nav.h, the spread strategy): the town crowd of BM_NavTownRouted,
+// each agent with a routed SEEK goal of its own (own:1; own_destination, a street point, the next
+// once within 3 m), against the same crowd routed to 16 shared destinations (own:0), at the
+// default budget of 1 GiB. Each iteration one tick (the step alone timed; the retargets after it
+// are not). ticks/s is 1000 over the median tick; route_ms the route phase's median (the
+// ranking of destinations after retargets, the spread graph and fields), goal_ms the goal
+// phase's (it plans the spread agents that entered another tile region); setup_ms the first
+// update (the fields that fit and the spread graph); spread the destinations spread; bytes the
+// fields' and the strategy's memory together, MB.
+void BM_NavSpread(benchmark::State& state) {
+    const int n = (int)state.range(0), threads = (int)state.range(1);
+    const bool own = state.range(2) != 0;
+    if (!size_in_run(n)) {
+        state.SkipWithError("left out: more agents than this run's largest --crowd_sizes");
+        return;
+    }
+    const TownCrowd crowd = town_crowd(n);
+    TownWorld tw;
+    if (tw.build(crowd, threads, own ? Walk::kOwn : Walk::kGoals, 16, 0) != CROWD_OK) {
+        state.SkipWithError("cannot build the town");
+        return;
+    }
+    for (int t = 0; t < kNavWarmupTicks; ++t) crowd_world_step(tw.w), tw.after_step();
+    std::vector<double> tick, route, goal;
+    for (auto _ : state) {
+        const auto s0 = Clock::now();
+        const crowd_status st = crowd_world_step(tw.w);
+        tick.push_back(ms_since(s0));
+        state.SetIterationTime(tick.back() * 1e-3);
+        const crowd_profile p = crowd_world_get_profile(tw.w);
+        route.push_back(p.phase_ms[CROWD_PHASE_ROUTE]);
+        goal.push_back(p.phase_ms[CROWD_PHASE_GOAL]);
+        if (st != CROWD_OK || tw.after_step() != CROWD_OK) {
+            state.SkipWithError("a step or a retarget failed");
+            break;
+        }
+    }
+    const crowd_nav_stats s = crowd_world_nav_stats(tw.w);
+    const double med = quantile(tick, 0.5);
+    state.counters["ticks/s"] = med > 0.0 ? 1e3 / med : 0.0;
+    state.counters["tick_ms"] = med;
+    state.counters["route_ms"] = quantile(route, 0.5);
+    state.counters["goal_ms"] = quantile(goal, 0.5);
+    state.counters["setup_ms"] = tw.setup_nav_ms;
+    state.counters["spread"] = s.spread;
+    state.counters["fields_in_use"] = s.fields_in_use;
+    state.counters["fields_built"] = (double)s.field_bytes / (4.0 * s.grid_w * s.grid_h);
+    state.counters["MB"] = (double)(s.field_bytes + s.spread_bytes) / 1048576.0;
+    state.counters["spread_MB"] = (double)s.spread_bytes / 1048576.0;
+    state.counters["routed_share"] = tw.routed_share();
+    state.counters["arrivals"] = (double)tw.arrivals;
+    state.counters["cells"] = (double)s.grid_w * (double)s.grid_h;
+}
+
 } // namespace
 
 BENCHMARK(BM_NavFieldBuild)
@@ -672,6 +753,14 @@ BENCHMARK(BM_NavTownRouted)
     ->ArgNames({"agents", "threads", "destinations", "paths"})
     ->ArgsProduct({{100000}, {1, 2}, {16}, {0, 1}})
     ->Iterations(40)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_NavSpread)
+    ->ArgNames({"agents", "threads", "own"})
+    ->ArgsProduct({{20000, 100000}, {2}, {0, 1}})
+    ->Iterations(60)
+    ->Repetitions(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

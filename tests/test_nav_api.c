@@ -475,7 +475,7 @@ static int64_t wall10_cells(void) {
     return (int64_t)st.grid_w * st.grid_h;
 }
 
-Test(nav_api, the_budget_refuses_a_destination_beyond_it_and_changes_nothing) {
+Test(nav_api, the_budget_spreads_a_goal_beyond_it_and_refuses_an_exit_set) {
     const int64_t cells = wall10_cells();
     cr_assert_gt(cells, 500);
     crowd_nav_def nd = crowd_nav_def_default();
@@ -493,15 +493,26 @@ Test(nav_api, the_budget_refuses_a_destination_beyond_it_and_changes_nothing) {
     cr_assert_eq(st.fields_in_use, 1);
     cr_assert_eq(st.field_bytes, (size_t)cells * 4);
 
-    cr_assert_eq(crowd_agent_set_goal(w, b, &g2), CROWD_ERR_CAPACITY);
-    cr_assert_eq(crowd_world_state_hash(w), hash);
-    cr_assert(goals_equal(goal_of(w, b), crowd_goal_default()));
-    crowd_agent_def d = crowd_agent_def_default();
-    d.position = (crowd_vec2){-3, 3};
-    d.goal = g2;
-    crowd_agent_id c;
-    cr_assert_eq(crowd_agent_add(w, &d, &c), CROWD_ERR_CAPACITY);
-    cr_assert_eq(crowd_world_agent_count(w), 2);
+    // A goal's new destination beyond the budget is spread (nav_spread.c) rather than refused
+    // (here the spread graph leaves no room for a field: both are).
+    cr_assert_eq(crowd_agent_set_goal(w, b, &g2), CROWD_OK);
+    cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    st = crowd_world_nav_stats(w);
+    cr_assert_eq(st.fields_in_use, 2);
+    cr_assert_geq(st.spread, 1);
+    cr_assert_eq(st.field_bytes, (size_t)(2 - st.spread) * (size_t)cells * 4);
+    cr_assert_leq(st.field_bytes + st.spread_bytes, nd.budget);
+    cr_assert_eq(route_of(w, a).state, CROWD_ROUTE_STATE_ROUTED);
+    cr_assert_eq(route_of(w, b).state, CROWD_ROUTE_STATE_ROUTED);
+    const crowd_goal none0 = crowd_goal_default();
+    cr_assert_eq(crowd_agent_set_goal(w, b, &none0), CROWD_OK);
+    cr_assert_eq(crowd_world_nav_update(w), CROWD_OK);
+    st = crowd_world_nav_stats(w);
+    cr_assert_eq(st.spread, 0, "all fit again: nothing spread");
+    cr_assert_eq(st.spread_bytes, 0);
+    const uint64_t hash2 = crowd_world_state_hash(w);
+    // A destination that cannot be spread (an exit set's, a waypoint path's) beyond the budget
+    // is refused and changes nothing.
     const crowd_vec2 ex[1] = {{2, 0}}; // on the grid: it lays the grid again otherwise
     crowd_exits_id set;
     cr_assert_eq(crowd_exits_create(w, ex, 1, &set), CROWD_OK);
@@ -510,7 +521,8 @@ Test(nav_api, the_budget_refuses_a_destination_beyond_it_and_changes_nothing) {
     cr_assert_eq(crowd_exits_destroy(w, set), CROWD_OK, "the refused goal counted a use");
     st = crowd_world_nav_stats(w);
     cr_assert_eq(st.fields_in_use, 1);
-    cr_assert_eq(crowd_world_state_hash(w), hash);
+    cr_assert_eq(crowd_world_state_hash(w), hash2);
+    (void)hash;
     // Straight goals and the destination in use need no room.
     crowd_goal g2s = g2;
     g2s.route = CROWD_ROUTE_STRAIGHT;
@@ -519,7 +531,6 @@ Test(nav_api, the_budget_refuses_a_destination_beyond_it_and_changes_nothing) {
     cr_assert_eq(crowd_world_nav_stats(w).fields_in_use, 1);
     // Once nobody uses the first destination the second fits; the first's cached field makes
     // room for it.
-    cr_assert_eq(crowd_agent_set_goal(w, a, &g2), CROWD_ERR_CAPACITY);
     const crowd_goal none = crowd_goal_default();
     cr_assert_eq(crowd_agent_set_goal(w, b, &none), CROWD_OK);
     cr_assert_eq(crowd_agent_set_goal(w, a, &none), CROWD_OK);

@@ -26,10 +26,31 @@
 // destination when they are set; a step first builds the fields in use that are missing (after
 // obstacles changed, again), in parallel, one field per thread at a time, then reads them. A
 // field nobody uses stays cached until the budget (crowd_nav_def.budget) needs its memory, then
-// the least recently used goes first. A destination that would take the fields in use beyond the
-// budget is refused (CROWD_ERR_CAPACITY) by the call that sets it: so a world where every agent
-// has a goal of its own gets an explicit error once the budget is full, never a step that builds
-// without bound. Uses are counted while the world has obstacles; without any, nothing is
+// the least recently used goes first.
+//
+// Spread destinations. While the fields of every destination in use fit the budget, each has its
+// own (the above, exactly). Beyond it (destinations spread out: every agent with a goal of its
+// own) the goals' destinations are ranked by their users, most first (then by position), and as
+// many as fit beside the strategy's memory get fields; the others are spread
+// (crowd_nav_stats.spread): routed over one graph shared by all of them. The graph cuts the grid
+// into tiles of 16 x 16 cells, splits each tile's walkable cells into connected regions, joins
+// regions of neighboring tiles by portals where they touch, and keeps the walking distances
+// between the portals of each region. An agent with a spread goal plans its way when it enters
+// another region: an A* search over the portals from its region to its goal's, which visits the
+// tiles near its way rather than the grid; it steers at the farthest of its next four portals (or
+// its goal) that its cell sees with the fields' sight rule, so its way is straight lines between
+// corners, not a staircase (else along its region's cells toward the next portal). A plan depends
+// only on the agent's region, its goal and the obstacles, and the ranking only on the counts of
+// uses: spread routing is deterministic on any thread count, rank count and after a snapshot's
+// load. The graph (about 2 bytes a cell), each thread's search scratch and a plan per agent (48
+// bytes) count against the budget (crowd_nav_stats.spread_bytes). The planned way crosses each
+// tile border at the middle of its opening, so its crowd_route_info.distance may exceed the
+// shortest way (at most 1.4 times in tests/test_nav_spread.c's serpentine); agents shortcut it
+// by sight and walked there within 1.13 times the shortest way. Exit sets and the points of
+// waypoint paths are never spread: one that would not fit beside the spread graph is refused
+// (CROWD_ERR_CAPACITY) by the call that sets it, as is a goal's new point when not even the
+// graph fits; a step never builds without bound. Uses are counted while the world has
+// obstacles; without any, nothing is
 // routed and no memory is taken per destination. A grid that would exceed crowd_nav_def.max_cells
 // (obstacles spread over a very large area), or whose fields in use would no longer fit the
 // budget after obstacles grew it, is not laid: navigation is suspended and every agent heads
@@ -138,6 +159,8 @@ typedef struct crowd_nav_stats {
     bool suspended;            // no grid: too many cells or fields for the limits (crowd_nav_def)
     uint64_t repairs;          // fields repaired after obstacle changes rather than built whole
     int64_t last_repair_cells; // cells the last update's repairs solved again, over all fields
+    int spread;                // destinations in use routed by the spread strategy (no field)
+    size_t spread_bytes;       // memory the spread strategy takes (its graph, scratch and plans)
 } crowd_nav_stats;
 
 CROWD_API crowd_nav_stats crowd_world_nav_stats(const crowd_world* world);

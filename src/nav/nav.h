@@ -82,7 +82,84 @@ typedef struct cs_nav_field {
     uint32_t* anchor;  // one per grid cell; NULL until the route phase needs it
     uint64_t last_use; // the clock when it last went out of use (least recently used goes first)
     uint32_t* next;    // while the grid is laid again: its storage of the new size
+    // Waypoint paths that head here (cs_nav_pin): such a destination, like an exit set, always
+    // has a field of its own; only a goal's point may be spread.
+    int32_t pins;
+    // Routed by the spread strategy (nav_spread.c) rather than a field of its own: the budget
+    // does not hold a field for every destination in use, and this one has too few users to be
+    // among those that get one (see cs_nav_rank in nav_cache.c).
+    bool spread;
 } cs_nav_field;
+
+// ---- the spread strategy (nav_spread.c) ---------------------------------------------------------
+//
+// Destinations without a field of their own (cs_nav_field.spread) are routed over one graph shared
+// by all of them: the grid cut into tiles of CS_NAV_SPREAD_TILE cells a side (8 m at 0.5 m cells),
+// each tile's FREE cells split into regions (4-connected within the tile), and portals where two
+// regions of neighboring tiles touch (a run of FREE cells on either side of the tile border,
+// crossed at its middle: the waypoint is the middle cell on the side it enters). An agent's way is
+// planned from its region: an A* search over the portals (between two portals of a region the
+// straight distance) toward its goal's region, from the region's centre cell. The agent steers at
+// the farthest of the first CS_NAV_SPREAD_AHEAD waypoints (or its goal) it sees from its cell, else
+// along the cells of its region toward the first waypoint.
+#define CS_NAV_SPREAD_SHIFT 4
+#define CS_NAV_SPREAD_TILE (1 << CS_NAV_SPREAD_SHIFT)
+#define CS_NAV_SPREAD_AHEAD 4
+// Under budget pressure, a goal's destination with fewer users is spread even where a field
+// would fit (cs_nav_rank in nav_cache.c).
+#define CS_NAV_FIELD_USERS 32
+#define CS_NAV_NO_REGION 0xffu
+
+typedef struct cs_nav_portal {
+    uint32_t cell[2];  // the run's middle cell on either side: [0] in region r[0], [1] in r[1]
+    uint32_t r[2];     // the regions it joins, r[0] on the lower tile's side
+    uint16_t local[2]; // its place in each region's list of portals
+} cs_nav_portal;
+
+typedef struct cs_nav_spread {
+    bool ready;            // built for the grid as it is
+    int32_t tw, th;        // tiles
+    uint8_t* label;        // per cell: its region's number within its tile, CS_NAV_NO_REGION
+    uint32_t* first;       // per tile + 1: its first region (tile-major numbering)
+    uint32_t* rep;         // per region: its centre cell (the cell nearest its cells' mean)
+    uint32_t* port_first;  // per region + 1: where its portals start in port_list
+    uint32_t* port_list;   // the portals of each region
+    cs_nav_portal* portal; // every portal
+    // The walking distances within a region (over its cells, 8 steps, a diagonal one between two
+    // FREE cells of the region): per region, from its centre to each of its portals' cells on its
+    // side (rep_d, as port_list), and between each two of them (mat from mat_first[region], a
+    // row per portal of its list).
+    float* rep_d;
+    float* mat;
+    uint32_t* mat_first; // per region + 1
+    uint32_t nregions, nportals, nlist, nmat;
+    uint32_t heap_cap; // entries a search may push (each node settled once pushes its region's
+                       // portals and the goal)
+    size_t bytes;      // of all of the above
+} cs_nav_spread;
+
+// An A* search's state over the portals, one per thread that plans (a goal pass thread). Its nodes
+// are a portal crossed one way or the other (2 p + the side entered) and the goal (2 nportals).
+typedef struct cs_nav_spread_scratch {
+    float* g;         // per node
+    uint32_t* parent; // per node
+    uint32_t* stamp;  // per node: the search that set g and parent (else they are unset)
+    uint32_t* done;   // per node: the search that settled it
+    uint64_t* heap;   // (f bits, node) keys
+    uint32_t search;  // the current search's stamp
+} cs_nav_spread_scratch;
+
+// A spread agent's plan, by agent index (cs_nav.sp_plan): the way from its region to `goal`, valid
+// while the graph is that of `epoch` (cs_nav.sp_epoch).
+typedef struct cs_nav_plan {
+    uint32_t region, epoch;
+    crowd_vec2 goal;
+    int32_t n;   // waypoints in wp (-1: the goal cannot be reached from the region)
+    bool more;   // the way has waypoints beyond wp
+    float total; // the way's length from the region's centre to the goal
+    uint32_t wp[CS_NAV_SPREAD_AHEAD]; // the waypoint cells, in order
+    float gwp[CS_NAV_SPREAD_AHEAD];   // the way's length from the centre to each
+} cs_nav_plan;
 
 // One exit set. A free slot has points == NULL.
 typedef struct cs_nav_exits {
@@ -157,6 +234,20 @@ typedef struct cs_nav {
     uint32_t index_cap; // a power of two, at least twice nfields; 0 before the first field
     size_t field_bytes; // of the fields' anchors, allocated
     int32_t in_use;     // fields with users
+
+    // The spread strategy (nav_spread.c): its graph, each goal pass thread's search scratch, each
+    // agent index's plan; `spreading` counts the destinations in use it routes. Laid and sized by
+    // the route phase when some destination is spread, dropped when none is.
+    cs_nav_spread sp;
+    cs_nav_spread_scratch* sp_scratch;
+    int sp_scratch_count;
+    cs_nav_plan* sp_plan;
+    int sp_plan_count;
+    size_t sp_cells;   // the grid's cells when the graph was laid
+    uint32_t sp_epoch; // counts the layings of the graph, from 1 (a plan of another is stale)
+    int32_t spreading;
+    int32_t pinned_in_use; // fields in use that cannot be spread (exit sets, waypoint paths)
+    bool rank_dirty;       // the uses changed since the last ranking (cs_nav_rank)
 
     // Exit sets by handle index.
     cs_nav_exits* exits;
@@ -417,6 +508,34 @@ static inline crowd_vec2 cs_nav_steer_point(cs_nav_aim a, crowd_vec2 pos, float 
     const float k = (d + reach) / d;
     return (crowd_vec2){pos.x + dx * k, pos.y + dy * k};
 }
+
+// ---- the spread strategy (nav_spread.c) --------------------------------------------------------
+
+// Bytes the spread strategy's graph takes on a grid of gw x gh cells (an upper bound, for the
+// budget), and its scratch and plans for `threads` and `agents`.
+size_t cs_nav_spread_bytes(int32_t gw, int32_t gh, int threads, int agents);
+// Lays the graph for the grid as it is, sizes the scratch and the plans: all or nothing.
+crowd_status cs_nav_spread_lay(struct crowd_world* w, cs_nav* nav);
+void cs_nav_spread_drop(struct crowd_world* w, cs_nav* nav);
+size_t cs_nav_spread_used_bytes(const cs_nav* nav);
+// The aim of a spread agent (index idx) at pos heading for `own`, through its memo (whose entry is
+// an anchor as a field's: a corner cell, CS_NAV_TARGET for the goal itself, CS_NAV_STAND_IN | its
+// cell where the goal cannot be reached, CS_NAV_NONE outside the grid), planned with thread t's
+// scratch.
+cs_nav_aim cs_nav_spread_aim_memo(const struct crowd_world* w, crowd_vec2 own, crowd_vec2 pos,
+                                  uint32_t idx, int t, cs_nav_memo* memo);
+// The route of an agent at pos heading for `own` (a query: plans with scratch of its own).
+crowd_route_info cs_nav_spread_route(const struct crowd_world* w, crowd_vec2 own, crowd_vec2 pos);
+// Whether the destination of `own` (a goal's point) is spread.
+static inline bool cs_nav_is_spread(const cs_nav* nav, crowd_vec2 own) {
+    if (nav->spreading == 0 || !nav->sp.ready) return false;
+    const cs_nav_field* f = cs_nav_find(nav, cs_nav_point_key(nav, own));
+    return f && f->spread;
+}
+// Counts a waypoint path's use of key (besides cs_nav_ref): such a destination is never spread.
+void cs_nav_pin(struct crowd_world* w, cs_nav_key key, int delta);
+// cs_nav_reserve for a destination that cannot be spread (a waypoint path's).
+crowd_status cs_nav_reserve_pinned(struct crowd_world* w, cs_nav_key key);
 
 // ---- exit sets (nav_exits.c) -------------------------------------------------------------------
 

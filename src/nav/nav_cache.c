@@ -88,6 +88,7 @@ void cs_nav_free(crowd_world* w, cs_nav* nav) {
     cs_free(w, nav->restore, nav->restore_bytes);
     cs_free(w, nav->restore_check, nav->restore_check_bytes);
     free_scratch(w, nav);
+    cs_nav_spread_drop(w, nav);
 }
 
 // ---- the index ----------------------------------------------------------------------------------
@@ -160,14 +161,57 @@ static bool fits(const cs_nav* nav, int64_t cells, int64_t in_use) {
     return (double)anchor_bytes((size_t)cells) * (double)in_use <= (double)nav->def.budget;
 }
 
-crowd_status cs_nav_reserve(crowd_world* w, cs_nav_key key) {
+// Whether `pinned` fields and the spread strategy (its graph, scratch and plans, as
+// cs_nav_spread_bytes counts them before the graph is laid) fit the budget on the grid the
+// obstacles need now: the goals' destinations beyond them are then spread (cs_nav_rank).
+static bool spread_fits(const crowd_world* w, const cs_nav* nav, float x0, float y0, float x1,
+                        float y1, int64_t pinned) {
+    if (!(x0 <= x1 && y0 <= y1)) return true;
+    const cs_nav_box b = cs_nav_grid_box(nav, x0, y0, x1, y1);
+    const int64_t cells = (int64_t)b.gw * b.gh;
+    if (cells > nav->def.max_cells) return true;
+    const double sp = (double)cs_nav_spread_bytes(b.gw, b.gh, w->threads, w->index_count + 1);
+    return (double)anchor_bytes((size_t)cells) * (double)pinned + sp <= (double)nav->def.budget;
+}
+
+// Whether field f may not be spread: an exit set's, or a waypoint path's.
+static bool pinned(const cs_nav_field* f) {
+    return (f->key & CS_NAV_KEY_EXITS) || f->pins > 0;
+}
+
+// Room for a use of key (`pin`: by a waypoint path). Every destination in use gets a field while
+// they all fit the budget; beyond it only the pinned ones must, and the goals' others are spread.
+static crowd_status reserve(crowd_world* w, cs_nav_key key, bool pin) {
     cs_nav* nav = &w->nav;
     const cs_nav_field* f = cs_nav_find(nav, key);
-    if (f && f->users > 0) return CROWD_OK;
+    pin = pin || (key & CS_NAV_KEY_EXITS);
+    const bool used = f && f->users > 0, pinned_now = f && pinned(f);
+    if (used && (!pin || pinned_now)) return CROWD_OK;
     const int64_t cells =
         grid_cells_for(nav, nav->pending_x0, nav->pending_y0, nav->pending_x1, nav->pending_y1);
-    if (!fits(nav, cells, nav->in_use + 1)) return CROWD_ERR_CAPACITY;
+    if (!fits(nav, cells, nav->in_use + !used) &&
+        !spread_fits(w, nav, nav->pending_x0, nav->pending_y0, nav->pending_x1, nav->pending_y1,
+                     nav->pinned_in_use + (pin && !(used && pinned_now))))
+        return CROWD_ERR_CAPACITY;
     return f ? CROWD_OK : room_for_entry(w, nav);
+}
+
+crowd_status cs_nav_reserve(crowd_world* w, cs_nav_key key) {
+    return reserve(w, key, false);
+}
+
+crowd_status cs_nav_reserve_pinned(crowd_world* w, cs_nav_key key) {
+    return reserve(w, key, true);
+}
+
+void cs_nav_pin(crowd_world* w, cs_nav_key key, int delta) {
+    cs_nav* nav = &w->nav;
+    if (!nav->index_cap || !nav->index[slot_of(nav, key)]) return;
+    cs_nav_field* f = &nav->fields[nav->index[slot_of(nav, key)] - 1];
+    const bool was = f->users > 0 && pinned(f);
+    f->pins += delta;
+    nav->pinned_in_use += (f->users > 0 && pinned(f)) - was;
+    nav->rank_dirty = true;
 }
 
 void cs_nav_ref(crowd_world* w, cs_nav_key key, int delta) {
@@ -181,7 +225,10 @@ void cs_nav_ref(crowd_world* w, cs_nav_key key, int delta) {
     }
     cs_nav_field* f = &nav->fields[nav->index[h] - 1];
     const int32_t before = f->users;
+    const bool was = before > 0 && pinned(f);
     f->users += delta;
+    nav->pinned_in_use += (f->users > 0 && pinned(f)) - was;
+    nav->rank_dirty = true;
     if (before == 0 && f->users > 0) nav->in_use++;
     if (before > 0 && f->users == 0) {
         nav->in_use--;
@@ -203,6 +250,9 @@ void cs_nav_stop_counting(crowd_world* w) {
     for (uint32_t i = 0; i < nav->nfields; ++i) drop_anchor(w, nav, &nav->fields[i]);
     nav->nfields = 0;
     nav->in_use = 0;
+    nav->pinned_in_use = 0;
+    nav->spreading = 0;
+    cs_nav_spread_drop(w, nav);
     if (nav->index) memset(nav->index, 0, nav->index_cap * sizeof *nav->index);
 }
 
@@ -283,6 +333,8 @@ static void drop_grid(crowd_world* w, cs_nav* nav) {
     nav->cells = 0;
     nav->gw = nav->gh = 0;
     free_scratch(w, nav);
+    cs_nav_spread_drop(w, nav);
+    nav->rank_dirty = true;
     nav->pending_x0 = nav->pending_y0 = INFINITY;
     nav->pending_x1 = nav->pending_y1 = -INFINITY;
 }
@@ -350,7 +402,9 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
     const cs_nav_box box = cs_nav_grid_box(nav, x0, y0, x1, y1);
     const size_t cells = (size_t)box.gw * (size_t)box.gh;
     nav->pending_x0 = x0, nav->pending_y0 = y0, nav->pending_x1 = x1, nav->pending_y1 = y1;
-    if ((int64_t)cells > nav->def.max_cells || !fits(nav, (int64_t)cells, nav->in_use)) {
+    if ((int64_t)cells > nav->def.max_cells ||
+        (!fits(nav, (int64_t)cells, nav->in_use) &&
+         !spread_fits(w, nav, x0, y0, x1, y1, nav->pinned_in_use))) {
         // Too large a grid, or the fields in use would not fit the budget once it grew: no grid;
         // everybody heads straight until obstacles are removed (crowd_nav_stats.suspended).
         drop_grid(w, nav);
@@ -402,6 +456,8 @@ static crowd_status relay_grid(crowd_world* w, cs_nav* nav) {
     nav->gx0 = box.gx0, nav->gy0 = box.gy0, nav->gw = box.gw, nav->gh = box.gh;
     for (uint32_t i = 0; i < nav->nfields; ++i) nav->fields[i].built = false;
     cs_nav_grid_lay(w, nav);
+    nav->sp.ready = false; // the spread graph is laid again (cs_nav_rank)
+    nav->rank_dirty = true;
     nav->grid_changed = false;
     forget_changes(nav);
     return CROWD_OK;
@@ -451,6 +507,8 @@ static crowd_status relay_part(crowd_world* w, cs_nav* nav, bool* done) {
     }
     cs_free(w, tmp, 2 * room);
     nav->dirty_shrinks = removed || freed > 0;
+    nav->sp.ready = false;
+    nav->rank_dirty = true;
     nav->pending_x0 = x0, nav->pending_y0 = y0, nav->pending_x1 = x1, nav->pending_y1 = y1;
     for (uint32_t i = 0; i < nav->nfields; ++i) {
         cs_nav_field* f = &nav->fields[i];
@@ -471,7 +529,8 @@ static crowd_status relay_part(crowd_world* w, cs_nav* nav, bool* done) {
 // recently used first (the lowest entry among equals).
 static crowd_status give_anchor(crowd_world* w, cs_nav* nav, cs_nav_field* f) {
     const size_t bytes = anchor_bytes(nav->cells);
-    while (nav->field_bytes + bytes > nav->def.budget) {
+    const size_t sp = cs_nav_spread_used_bytes(nav);
+    while (nav->field_bytes + bytes + sp > nav->def.budget) {
         cs_nav_field* old = NULL;
         for (uint32_t i = 0; i < nav->nfields; ++i) {
             cs_nav_field* c = &nav->fields[i];
@@ -483,6 +542,82 @@ static crowd_status give_anchor(crowd_world* w, cs_nav* nav, cs_nav_field* f) {
     f->anchor = cs_alloc(w, bytes);
     if (!f->anchor) return CROWD_ERR_OUT_OF_MEMORY;
     nav->field_bytes += bytes;
+    return CROWD_OK;
+}
+
+// ---- which destinations are spread -------------------------------------------------------------
+
+typedef struct rank_entry {
+    int32_t users;
+    uint32_t field;
+    cs_nav_key key;
+} rank_entry;
+
+// More users first, then the lower key: an order of the destinations alone.
+static int rank_cmp(const void* a, const void* b) {
+    const rank_entry *x = a, *y = b;
+    if (x->users != y->users) return x->users > y->users ? -1 : 1;
+    return x->key < y->key ? -1 : (x->key > y->key);
+}
+
+// Decides which destinations in use are spread (cs_nav_field.spread). While the fields of all of
+// them fit the budget, none is (the world routes exactly as without the strategy). Beyond it the
+// spread graph is laid, and of the budget it leaves, the pinned destinations (exit sets, waypoint
+// paths) take fields first, then the goals' destinations of at least CS_NAV_FIELD_USERS users by
+// users, most first (the lower key among equals), as many as fit; the others are spread (a field
+// costs a search over the whole grid, a plan the tiles on one agent's way: below that many users
+// the plans cost less). The order depends on the uses alone,
+// which every process and a loaded snapshot count alike. *changed: some destination changed
+// sides (the memos of the aims then expire).
+static crowd_status cs_nav_rank(crowd_world* w, cs_nav* nav, bool* changed) {
+    *changed = false;
+    const size_t bytes = anchor_bytes(nav->cells);
+    if ((double)bytes * (double)nav->in_use <= (double)nav->def.budget) {
+        for (uint32_t i = 0; i < nav->nfields; ++i) {
+            *changed |= nav->fields[i].spread;
+            nav->fields[i].spread = false;
+        }
+        nav->spreading = 0;
+        cs_nav_spread_drop(w, nav);
+        nav->rank_dirty = false;
+        return CROWD_OK;
+    }
+    crowd_status st = cs_nav_spread_lay(w, nav);
+    if (st != CROWD_OK) return st;
+    const uint32_t n = (uint32_t)(nav->in_use - nav->pinned_in_use);
+    nav->spreading = 0;
+    rank_entry* order = cs_alloc(w, (n ? n : 1) * sizeof *order);
+    if (!order) return CROWD_ERR_OUT_OF_MEMORY;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < nav->nfields; ++i) {
+        cs_nav_field* f = &nav->fields[i];
+        if (f->users >= CS_NAV_FIELD_USERS && !pinned(f) && k < n) {
+            order[k++] = (rank_entry){f->users, i, f->key};
+        } else if (f->users > 0 && !pinned(f)) {
+            *changed |= !f->spread;
+            f->spread = true;
+            nav->spreading++;
+            drop_anchor(w, nav, f);
+        } else if (f->spread) {
+            f->spread = false;
+            *changed = true;
+        }
+    }
+    qsort(order, k, sizeof *order, rank_cmp);
+    const size_t used = cs_nav_spread_used_bytes(nav);
+    int64_t slots = nav->def.budget > used ? (int64_t)((nav->def.budget - used) / bytes) : 0;
+    slots -= nav->pinned_in_use;
+    for (uint32_t r = 0; r < k; ++r) {
+        cs_nav_field* f = &nav->fields[order[r].field];
+        const bool spread = (int64_t)r >= slots;
+        *changed |= f->spread != spread;
+        f->spread = spread;
+        nav->spreading += spread;
+        if (spread) drop_anchor(w, nav, f); // its room goes to the fields that are built
+    }
+    cs_free(w, order, (n ? n : 1) * sizeof *order);
+    if (nav->spreading == 0) cs_nav_spread_drop(w, nav);
+    nav->rank_dirty = false;
     return CROWD_OK;
 }
 
@@ -529,10 +664,20 @@ crowd_status cs_nav_update(crowd_world* w) {
     if (!relay && nav->suspended) return CROWD_OK;
     uint32_t missing = 0;
     for (uint32_t i = 0; i < nav->nfields; ++i)
-        missing += nav->fields[i].users > 0 && (relay || !nav->fields[i].built);
-    if (!relay && missing == 0) return CROWD_OK;
+        missing +=
+            nav->fields[i].users > 0 && !nav->fields[i].spread && (relay || !nav->fields[i].built);
+    // Uses changed while every field fits and none is spread: nothing to decide.
+    if (nav->rank_dirty && nav->spreading == 0 &&
+        (double)anchor_bytes(nav->cells) * (double)nav->in_use <= (double)nav->def.budget)
+        nav->rank_dirty = false;
+    const bool spread_work =
+        nav->rank_dirty ||
+        (nav->spreading && (!nav->sp.ready || nav->sp_plan_count < w->index_count));
+    if (!relay && missing == 0 && !spread_work) return CROWD_OK;
     const double t0 = omp_get_wtime();
-    nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1; // every memo of an entry expires
+    // Every memo of an entry expires (below, too, when fields are built or change sides; a ranking
+    // that changed nothing, after goals of spread destinations changed, keeps them).
+    if (relay || missing) nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1;
     if (relay) {
         // A field left stale by a repair that never ran (a failed update) is built whole: the
         // dirty cells are about to be those of the new changes alone.
@@ -543,6 +688,22 @@ crowd_status cs_nav_update(crowd_world* w) {
         if (st != CROWD_OK) return st;
         if (nav->suspended) return CROWD_OK;
     }
+    // Which destinations are spread, and the spread graph for the grid as it is (the plans of the
+    // agents a world adds between steps too).
+    if (nav->rank_dirty || relay || (nav->spreading && !nav->sp.ready)) {
+        bool changed;
+        const crowd_status st = cs_nav_rank(w, nav, &changed);
+        if (changed && !relay && !missing)
+            nav->epoch = nav->epoch == UINT32_MAX ? 1 : nav->epoch + 1;
+        if (st != CROWD_OK) return st;
+    }
+    if (nav->spreading && nav->sp_plan_count < w->index_count) {
+        const crowd_status st = cs_nav_spread_lay(w, nav);
+        if (st != CROWD_OK) return st;
+    }
+    missing = 0;
+    for (uint32_t i = 0; i < nav->nfields; ++i)
+        missing += nav->fields[i].users > 0 && !nav->fields[i].spread && !nav->fields[i].built;
     const double t1 = omp_get_wtime();
     nav->last_grid_ms = relay ? (t1 - t0) * 1e3 : 0.0;
     if (missing == 0) {
@@ -556,7 +717,7 @@ crowd_status cs_nav_update(crowd_world* w) {
     crowd_status st = CROWD_OK;
     for (uint32_t i = 0; i < nav->nfields && st == CROWD_OK; ++i) {
         cs_nav_field* f = &nav->fields[i];
-        if (f->users == 0 || f->built) continue;
+        if (f->users == 0 || f->built || f->spread) continue;
         if (!f->anchor) st = give_anchor(w, nav, f);
         if (f->stale && !f->tiles) { // without them the field is built whole
             f->tiles = cs_alloc(w, cs_nav_tile_count(nav->gw, nav->gh) * sizeof *f->tiles);

@@ -143,5 +143,7 @@ crowd_nav_stats crowd_world_nav_stats(const crowd_world* w) {
     s.suspended = nav->suspended;
     s.repairs = nav->repairs;
     s.last_repair_cells = nav->last_repair_cells;
+    s.spread = nav->spreading;
+    s.spread_bytes = cs_nav_spread_used_bytes(nav);
     return s;
 }

@@ -826,8 +826,8 @@ static void navigation(void) {
     destroy(&t);
 }
 
-// The navigation budget, exactly `k` fields of the grid the wall gives, refuses the same adds on
-// every rank as in one process, also after a removal on another rank.
+// The navigation budget, exactly `k` fields of the grid the wall gives: beyond it the same
+// destinations are spread on every rank as in one process, also after a removal on another rank.
 static int budget_fields;
 
 static void build_budget(crowd_world* w) {
@@ -864,18 +864,26 @@ static void navigation_budget(void) {
     a.goal.mode = CROWD_GOAL_SEEK;
     a.goal.target = (crowd_vec2){0.0f, 9.0f};
     crowd_agent_id x, y;
-    CHECK(crowd_agent_add(t.w, &a, &x) == CROWD_ERR_CAPACITY,
-          "a new destination beyond the budget");
-    CHECK(crowd_dist_agent_add(t.d, &a, &y) == CROWD_ERR_CAPACITY, "split: beyond the budget");
+    // Beyond the budget a goal's new destination is spread (crowd/nav.h), alike on every rank:
+    // the ranking reads the counts of uses, which every rank keeps for the whole world.
+    CHECK(crowd_agent_add(t.w, &a, &x) == CROWD_OK, "a new destination beyond the budget");
+    CHECK(crowd_dist_agent_add(t.d, &a, &y) == CROWD_OK, "split: beyond the budget");
+    CHECK(x.index1 == y.index1 && x.generation == y.generation, "the same handle");
+    step(&t, 5, "spread");
+    {
+        int v[2] = {crowd_world_nav_stats(crowd_dist_world(t.d)).spread, 0};
+        v[1] = -v[0];
+        MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        const int want = crowd_world_nav_stats(t.w).spread;
+        CHECK(want > 0 && v[0] == want && -v[1] == want,
+              "%d to %d destinations spread on the ranks, %d in one process", -v[1], v[0], want);
+    }
     // The rightmost agent's destination goes out of use (it lives on the last rank).
     remove_both(&t, nth(&t, budget_fields - 1));
-    CHECK(crowd_agent_add(t.w, &a, &x) == CROWD_OK, "within the budget again");
-    CHECK(crowd_dist_agent_add(t.d, &a, &y) == CROWD_OK, "split: within the budget again");
-    CHECK(x.index1 == y.index1 && x.generation == y.generation, "the same handle");
     expect_same_fields(&t, "budget");
     step(&t, 20, "budget");
     if (rank == 0)
-        printf("navigation budget of %d fields: the same adds refused on every rank\n",
+        printf("navigation budget of %d fields: the same destinations spread on every rank\n",
                budget_fields);
     destroy(&t);
 }

@@ -46,8 +46,10 @@ enum { NEED_STOP = 1, NEED_TOWARD = 2 };
 // *in_sight: the point is the goal (or an exit, or the stand-in of an unreachable goal), not a
 // corner on the way.
 // The field entry is read through the routed goal's memo (cs_goal_memo_at), while it has one.
+// A goal whose destination is spread (crowd/nav.h: no field of its own) is planned per agent
+// (cs_nav_spread_aim_memo) with the scratch of thread t; its aim goes through the same memo.
 static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
-                               const crowd_goal* g, bool* in_sight) {
+                               const crowd_goal* g, int t, bool* in_sight) {
     *in_sight = true;
     const bool routed = g->route == CROWD_ROUTE_FIELD && g->mode != CROWD_GOAL_FLEE;
     if (!(routed && w->nav.blocked) && !g->exits.index1) return g->target;
@@ -56,7 +58,11 @@ static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
     cs_nav_aim a;
     if (routed && cs_goal_memo_live(w)) {
         cs_nav_memo m = cs_goal_memo_at(w, s);
-        a = cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &m);
+        const bool spread = w->nav.spreading && !g->exits.index1 &&
+                            !cs_nav_memo_serves(&w->nav, &m, pos) &&
+                            cs_nav_is_spread(&w->nav, g->target);
+        a = spread ? cs_nav_spread_aim_memo(w, g->target, pos, c->id[s], t, &m)
+                   : cs_nav_aim_memo(&w->nav, g->target, g->exits, pos, &m);
         cs_goal_memo_set(w, s, m);
     } else {
         a = cs_nav_aim_of(&w->nav, g->target, g->exits, pos, routed);
@@ -68,7 +74,7 @@ static inline crowd_vec2 route(const crowd_world* w, const cs_columns* c, int s,
 
 // Reads slots [lo, lo + k) into lanes 0 .. k - 1: the goal from its hot columns and profile, a
 // queue's brake or file from the neighbor pass's outputs; returns what the block needs.
-static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
+static int gather_block(const crowd_world* w, int lo, int k, int t, goal_lanes* l) {
     int need = 0;
     const cs_columns* c = &w->cur;
     const float* gx = cs_hot_f32(w, CS_HOT_GOAL_X);
@@ -109,7 +115,7 @@ static int gather_block(const crowd_world* w, int lo, int k, goal_lanes* l) {
         l->mode[i] = (int32_t)g.mode;
         need |= g.mode == CROWD_GOAL_ARRIVE ? NEED_STOP : NEED_TOWARD;
         bool in_sight;
-        const crowd_vec2 to = route(w, c, s, &g, &in_sight);
+        const crowd_vec2 to = route(w, c, s, &g, t, &in_sight);
         l->tx[i] = to.x;
         l->ty[i] = to.y;
         l->slow[i] = g.slow_radius;
@@ -231,7 +237,7 @@ static void goal_team(void* arg, int t, int nt) {
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     for (int b = lo; b < hi; b += GOAL_BLOCK) {
         const int k = hi - b < GOAL_BLOCK ? hi - b : GOAL_BLOCK;
-        const int need = gather_block(w, b, k, &lanes);
+        const int need = gather_block(w, b, k, t, &lanes);
 #define FORCES(n)                                                                                  \
     block_forces(n, &lanes, c->px, c->py, c->vx, c->vy, c->max_speed, c->max_force, w->force_x,    \
                  w->force_y, aim_x, aim_y, b, k)

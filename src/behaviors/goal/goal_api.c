@@ -261,6 +261,9 @@ void cs_goal_route_uses_end(crowd_world* w, const void* in) {
 
 // The route of a goal with a point to head for, from pos.
 static crowd_route_info route_of(const crowd_world* w, const crowd_goal* g, crowd_vec2 pos) {
+    if (routed(g) && !g->exits.index1 && cs_nav_is_spread(&w->nav, g->target) && w->nav.blocked &&
+        !w->nav.grid_changed)
+        return cs_nav_spread_route(w, g->target, pos);
     return cs_nav_route_info(&w->nav, g->target, g->exits, pos, routed(g));
 }
 

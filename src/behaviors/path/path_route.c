@@ -4,19 +4,23 @@
 #include "behaviors/path/path_internal.h"
 
 static void release_points(crowd_world* w, const crowd_vec2* pts, int n) {
-    for (int k = 0; k < n; ++k) cs_nav_ref(w, cs_nav_point_key(&w->nav, pts[k]), -1);
+    for (int k = 0; k < n; ++k) {
+        cs_nav_pin(w, cs_nav_point_key(&w->nav, pts[k]), -1);
+        cs_nav_ref(w, cs_nav_point_key(&w->nav, pts[k]), -1);
+    }
 }
 
 // Counts pts[0, n) as destinations in use; on failure counts none of them.
 static crowd_status count_points(crowd_world* w, const crowd_vec2* pts, int n) {
     for (int k = 0; k < n; ++k) {
         const cs_nav_key key = cs_nav_point_key(&w->nav, pts[k]);
-        const crowd_status st = cs_nav_reserve(w, key);
+        const crowd_status st = cs_nav_reserve_pinned(w, key); // a waypoint is never spread
         if (st != CROWD_OK) {
             release_points(w, pts, k);
             return st;
         }
         cs_nav_ref(w, key, +1);
+        cs_nav_pin(w, key, +1);
     }
     return CROWD_OK;
 }
