@@ -366,6 +366,59 @@ static inline crowd_vec2 cs_nav_center(const cs_nav* nav, uint32_t c) {
                         ((float)(nav->gy0 + j) + 0.5f) * nav->def.cell_size};
 }
 
+// What a line through the grid meets (cs_nav_walk): a cell that is not FREE (or the walk's
+// bound), only FREE open cells, or FREE cells of which some are not open (nav->open: next to a
+// NEAR cell), where the caller checks the line itself against the walls.
+typedef enum cs_nav_walk_end {
+    CS_NAV_WALK_BLOCKED,
+    CS_NAV_WALK_CLEAR,
+    CS_NAV_WALK_NEAR
+} cs_nav_walk_end;
+
+// The line of sight's grid traversal (Amanatides and Woo: the next cell is across whichever cell
+// border the line meets first; a line through a cell corner needs both cells beside the corner
+// FREE) from cell (i0, j0)'s centre to the point (au, av) in cell units (a cell centre's are its
+// integer coordinates), over a gw x gh grid of `blocked` states and `open` flags, in at most
+// max_steps cells. Leaving the grid ends the walk: the point is reached when `outside_open` (open
+// ground), else the line is blocked. The fields (nav_build.c) and the spread plans' aims
+// (nav_spread.c) see by it.
+static inline __attribute__((always_inline)) cs_nav_walk_end
+cs_nav_walk(const uint8_t* blocked, const uint8_t* open, int32_t gw, int32_t gh, int32_t i0,
+            int32_t j0, float au, float av, int max_steps, bool outside_open) {
+    const float u = au - (float)i0, v = av - (float)j0;
+    const int32_t sx = u > 0.0f ? 1 : -1, sy = v > 0.0f ? 1 : -1;
+    const float du = u != 0.0f ? 1.0f / fabsf(u) : INFINITY;
+    const float dv = v != 0.0f ? 1.0f / fabsf(v) : INFINITY;
+    float tu = 0.5f * du, tv = 0.5f * dv; // the line's parameter at the next border in x, in y
+    const int32_t sc = sy * gw;
+    int32_t i = i0, j = j0, c = j0 * gw + i0;
+    uint8_t near_walls = !open[c];
+    for (int step = 0; step < max_steps; ++step) {
+        if (tu >= 1.0f && tv >= 1.0f) // (i, j) holds the point
+            return near_walls ? CS_NAV_WALK_NEAR : CS_NAV_WALK_CLEAR;
+        if (tu == tv) { // through a corner, where the line is exactly diagonal for a step
+            const bool side_x = (uint32_t)(i + sx) < (uint32_t)gw && (uint32_t)j < (uint32_t)gh &&
+                                blocked[c + sx] == CS_NAV_FREE;
+            const bool side_y = (uint32_t)i < (uint32_t)gw && (uint32_t)(j + sy) < (uint32_t)gh &&
+                                blocked[c + sc] == CS_NAV_FREE;
+            if (!side_x || !side_y) return CS_NAV_WALK_BLOCKED;
+            i += sx, j += sy, c += sx + sc, tu += du, tv += dv;
+        } else { // one border or the other, chosen without a branch (which would mispredict)
+            const bool x = tu < tv;
+            i += x ? sx : 0, j += x ? 0 : sy, c += x ? sx : sc;
+            const float nu = tu + du, nv = tv + dv;
+            tu = x ? nu : tu, tv = x ? tv : nv;
+        }
+        if ((uint32_t)i >= (uint32_t)gw || (uint32_t)j >= (uint32_t)gh) {
+            if (!outside_open) return CS_NAV_WALK_BLOCKED;
+            return near_walls ? CS_NAV_WALK_NEAR : CS_NAV_WALK_CLEAR;
+        }
+        if (blocked[c] != CS_NAV_FREE) return CS_NAV_WALK_BLOCKED;
+        near_walls |= open[c] ^ 1;
+    }
+    return CS_NAV_WALK_BLOCKED;
+}
+
 // The grid cell of point p, or CS_NAV_NONE outside the grid.
 static inline uint32_t cs_nav_cell(const cs_nav* nav, crowd_vec2 p) {
     const int64_t i = (int64_t)cs_nav_quantize(p.x, nav->inv_cell) - nav->gx0;

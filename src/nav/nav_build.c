@@ -180,49 +180,16 @@ static bool near_line(const cs_walls* g, float x0, float y0, float x1, float y1,
 // Most cells the walk toward an anchor (walk_sees) visits: the length of sight it can confirm.
 #define NAV_WALK 256
 
-// Whether cell (i, j) sees the anchor a at (au, av) (cell units) along the whole line: a grid
-// traversal (Amanatides and Woo: the next cell is across whichever cell border the line meets
-// first; a line through a cell corner needs both cells beside the corner FREE) through FREE cells
-// to the anchor's cell or out of the grid (open ground); where it passes a cell that is not open
-// (nav->open: next to a NEAR cell) the line itself is checked against the walls: it must keep
-// half the clearance from every wall segment. Exact where the local test of
+// Whether cell (i, j) sees the anchor a at (au, av) (cell units) along the whole line: the grid
+// traversal (cs_nav_walk) through FREE cells to the anchor's cell or out of the grid (open
+// ground); where it passes a cell that is not open the line itself is checked against the walls:
+// it must keep half the clearance from every wall segment. Exact where the local test of
 // sees() is not, and dearer: it runs only where that test fails, which is mostly where two
 // anchors' regions meet and along shadows' edges (where it stops at the first blocked cell).
 static bool walk_sees(const build* b, int32_t i0, int32_t j0, uint32_t a, float au, float av) {
-    const float u = au - (float)i0, v = av - (float)j0;
-    const int32_t sx = u > 0.0f ? 1 : -1, sy = v > 0.0f ? 1 : -1;
-    const float du = u != 0.0f ? 1.0f / fabsf(u) : INFINITY;
-    const float dv = v != 0.0f ? 1.0f / fabsf(v) : INFINITY;
-    float tu = 0.5f * du, tv = 0.5f * dv; // the line's parameter at the next border in x, in y
-    const int32_t gw = b->gw, gh = b->gh, sc = sy * gw;
-    const uint8_t* blocked = b->blocked;
-    const uint8_t* open = b->nav->open;
-    int32_t i = i0, j = j0, c = j0 * gw + i0;
-    bool reached = false;
-    uint8_t near_walls = !open[c];
-    for (int step = 0; step < NAV_WALK; ++step) {
-        if (tu >= 1.0f && tv >= 1.0f) {
-            reached = true; // (i, j) holds the anchor's point
-            break;
-        }
-        if (tu == tv) { // through a corner, where the line is exactly diagonal for a step
-            if (!free_at(b, i + sx, j) || !free_at(b, i, j + sy)) return false;
-            i += sx, j += sy, c += sx + sc, tu += du, tv += dv;
-        } else { // one border or the other, chosen without a branch (which would mispredict)
-            const bool x = tu < tv;
-            i += x ? sx : 0, j += x ? 0 : sy, c += x ? sx : sc;
-            const float nu = tu + du, nv = tv + dv;
-            tu = x ? nu : tu, tv = x ? tv : nv;
-        }
-        if ((uint32_t)i >= (uint32_t)gw || (uint32_t)j >= (uint32_t)gh) {
-            reached = true;
-            break;
-        }
-        if (blocked[c] != CS_NAV_FREE) return false;
-        near_walls |= open[c] ^ 1;
-    }
-    if (!reached) return false;
-    if (!near_walls) return true; // a cell's breadth of FREE cells on either side all along
+    const cs_nav_walk_end end =
+        cs_nav_walk(b->blocked, b->nav->open, b->gw, b->gh, i0, j0, au, av, NAV_WALK, true);
+    if (end != CS_NAV_WALK_NEAR) return end == CS_NAV_WALK_CLEAR;
     const crowd_vec2 p = center(b, (uint32_t)j0 * (uint32_t)b->gw + (uint32_t)i0);
     const crowd_vec2 q = anchor_point(b, a);
     return !near_line(b->walls, (float)(b->ox + p.x), (float)(b->oy + p.y), (float)(b->ox + q.x),

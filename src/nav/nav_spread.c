@@ -645,41 +645,19 @@ static bool near_list(void* ctx, const cs_wall_seg* list, uint32_t n) {
     return cs_near_list(ctx, list, n);
 }
 
-// Whether cell c sees point q with the fields' rule (nav_build.c's walk_sees): a grid traversal
-// from c's centre through FREE cells (a line through a cell corner needs both cells beside it
-// FREE) to q's cell; where it passes a cell that is not open, the line keeps half the clearance
-// from every wall.
+// Whether cell c sees point q with the fields' rule (nav_build.c's walk_sees): the grid traversal
+// (cs_nav_walk) from c's centre through FREE cells to q's cell, inside the grid; where it passes a
+// cell that is not open, the line keeps half the clearance from every wall.
 static bool sees(const crowd_world* w, const cs_nav* nav, uint32_t c, crowd_vec2 q) {
     const int32_t i0 = (int32_t)(c % (uint32_t)nav->gw), j0 = (int32_t)(c / (uint32_t)nav->gw);
     const float au = (float)((double)q.x * (double)nav->inv_cell - (double)nav->gx0 - 0.5);
     const float av = (float)((double)q.y * (double)nav->inv_cell - (double)nav->gy0 - 0.5);
-    const float u = au - (float)i0, v = av - (float)j0;
-    const int32_t sx = u > 0.0f ? 1 : -1, sy = v > 0.0f ? 1 : -1;
-    const float du = u != 0.0f ? 1.0f / fabsf(u) : INFINITY;
-    const float dv = v != 0.0f ? 1.0f / fabsf(v) : INFINITY;
-    float tu = 0.5f * du, tv = 0.5f * dv;
-    int32_t i = i0, j = j0;
-    bool near_walls = !nav->open[c];
-    const int32_t steps = abs((int32_t)lroundf(u)) + abs((int32_t)lroundf(v)) + 4;
-    bool reached = false;
-    for (int32_t step = 0; step < steps; ++step) {
-        if (tu >= 1.0f && tv >= 1.0f) {
-            reached = true;
-            break;
-        }
-        if (tu == tv) {
-            if (!free_cell(nav, i + sx, j) || !free_cell(nav, i, j + sy)) return false;
-            i += sx, j += sy, tu += du, tv += dv;
-        } else if (tu < tv) {
-            i += sx, tu += du;
-        } else {
-            j += sy, tv += dv;
-        }
-        if (!free_cell(nav, i, j)) return false;
-        near_walls |= !nav->open[(size_t)j * (size_t)nav->gw + (size_t)i];
-    }
-    if (!reached) return false;
-    if (!near_walls) return true;
+    // Enough steps for any line: one per cell border it crosses, and a few.
+    const int steps =
+        abs((int32_t)lroundf(au - (float)i0)) + abs((int32_t)lroundf(av - (float)j0)) + 4;
+    const cs_nav_walk_end end =
+        cs_nav_walk(nav->blocked, nav->open, nav->gw, nav->gh, i0, j0, au, av, steps, false);
+    if (end != CS_NAV_WALK_NEAR) return end == CS_NAV_WALK_CLEAR;
     const crowd_vec2 p = cs_nav_center(nav, c);
     const float r = 0.5f * nav->def.clearance;
     cs_near_line ql = cs_near_line_of(p.x, p.y, q.x, q.y, r);
