@@ -148,6 +148,26 @@ Test(pool, growth_stops_at_the_world_capacity_unless_more_is_asked) {
     crowd_world_destroy(w);
 }
 
+// Aux elements are aligned for any type whatever the record size: 4-byte records (the queue's)
+// with 8-byte aux elements, through every small capacity and into pages.
+Test(pool, aux_elements_are_aligned) {
+    counter c;
+    crowd_world* w = make_world(&c, 5000);
+    cs_pool p;
+    cs_pool_init(&p, sizeof(uint32_t), sizeof(uint64_t));
+    for (int k = 0; k < 3000; ++k) {
+        cr_assert_eq(cs_pool_reserve(w, &p, 1), CROWD_OK);
+        cs_pool_acquire(&p);
+        for (int32_t i = 0; i < p.capacity; i += i < 64 ? 1 : 61) {
+            cr_assert_eq((uintptr_t)cs_pool_aux_at(&p, i) % sizeof(uint64_t), 0,
+                         "capacity %d: aux element %d misaligned", p.capacity, i);
+            *(uint64_t*)cs_pool_aux_at(&p, i) = (uint64_t)i;
+        }
+    }
+    cs_pool_free(w, &p);
+    crowd_world_destroy(w);
+}
+
 Test(pool, failed_growth_changes_nothing) {
     counter c;
     crowd_world* w = make_world(&c, 1000);

@@ -15,11 +15,21 @@ static bool small(int64_t capacity) {
     return capacity < CS_POOL_PAGE;
 }
 
-// A block holds its records, then the aux elements of as many (paged: page by page alike).
+// A block of n records holds them, then, from an offset aligned for any aux element (16 bytes),
+// the aux elements of as many: a paged block's aux page k starts k pages of aux elements after
+// that offset.
+static size_t aux_offset(const cs_pool* p, int64_t n) {
+    const size_t bytes = (size_t)n * p->size;
+    return p->aux_size ? (bytes + 15) & ~(size_t)15 : bytes;
+}
+
+static size_t records_block_bytes(const cs_pool* p, int64_t n) {
+    return aux_offset(p, n) + (size_t)n * p->aux_size;
+}
+
 static size_t block_bytes(const cs_pool* p, int32_t page) {
-    const size_t both = (size_t)p->size + p->aux_size;
-    return small(p->capacity) ? (size_t)p->capacity * both
-                              : (size_t)p->block[page] * CS_POOL_PAGE * both;
+    return records_block_bytes(p, small(p->capacity) ? (int64_t)p->capacity
+                                                     : (int64_t)p->block[page] * CS_POOL_PAGE);
 }
 
 static void free_blocks(crowd_world* w, cs_pool* p) {
@@ -44,7 +54,7 @@ static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
     // a paged one only gets a block for the pages it lacks.
     const bool copy = small(p->capacity);
     const int64_t from = copy ? 0 : p->capacity; // first record of the new block
-    const size_t bytes = (size_t)(cap - from) * ((size_t)p->size + p->aux_size);
+    const size_t bytes = records_block_bytes(p, cap - from);
     const int32_t pages = small(cap) ? 1 : (int32_t)(cap / CS_POOL_PAGE);
     const int32_t page_cap = pages <= p->page_cap      ? p->page_cap
                              : pages < 2 * p->page_cap ? 2 * p->page_cap
@@ -86,7 +96,7 @@ static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
         p->page_cap = page_cap;
     }
     // The new block's aux elements follow its records.
-    unsigned char* const data_aux = data + (size_t)(cap - from) * p->size;
+    unsigned char* const data_aux = data + aux_offset(p, cap - from);
     if (copy && p->pages_used) {
         // The aux elements are the owner's list, not tied to records: all of them are copied.
         memcpy(data, p->pages[0], (size_t)p->used * p->size);
