@@ -366,6 +366,13 @@ static inline crowd_vec2 cs_nav_center(const cs_nav* nav, uint32_t c) {
                         ((float)(nav->gy0 + j) + 0.5f) * nav->def.cell_size};
 }
 
+// Whether cell (i, j) of a gw x gh grid of `blocked` states is in the grid and FREE.
+static inline bool cs_nav_free_at(const uint8_t* blocked, int32_t gw, int32_t gh, int32_t i,
+                                  int32_t j) {
+    return i >= 0 && j >= 0 && i < gw && j < gh &&
+           blocked[(size_t)j * (size_t)gw + (size_t)i] == CS_NAV_FREE;
+}
+
 // What a line through the grid meets (cs_nav_walk): a cell that is not FREE (or the walk's
 // bound), only FREE open cells, or FREE cells of which some are not open (nav->open: next to a
 // NEAR cell), where the caller checks the line itself against the walls.
@@ -397,11 +404,9 @@ cs_nav_walk(const uint8_t* blocked, const uint8_t* open, int32_t gw, int32_t gh,
         if (tu >= 1.0f && tv >= 1.0f) // (i, j) holds the point
             return near_walls ? CS_NAV_WALK_NEAR : CS_NAV_WALK_CLEAR;
         if (tu == tv) { // through a corner, where the line is exactly diagonal for a step
-            const bool side_x = (uint32_t)(i + sx) < (uint32_t)gw && (uint32_t)j < (uint32_t)gh &&
-                                blocked[c + sx] == CS_NAV_FREE;
-            const bool side_y = (uint32_t)i < (uint32_t)gw && (uint32_t)(j + sy) < (uint32_t)gh &&
-                                blocked[c + sc] == CS_NAV_FREE;
-            if (!side_x || !side_y) return CS_NAV_WALK_BLOCKED;
+            if (!cs_nav_free_at(blocked, gw, gh, i + sx, j) ||
+                !cs_nav_free_at(blocked, gw, gh, i, j + sy))
+                return CS_NAV_WALK_BLOCKED;
             i += sx, j += sy, c += sx + sc, tu += du, tv += dv;
         } else { // one border or the other, chosen without a branch (which would mispredict)
             const bool x = tu < tv;

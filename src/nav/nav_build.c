@@ -152,8 +152,7 @@ static inline float dist(crowd_vec2 p, crowd_vec2 q) {
 }
 
 static inline bool free_at(const build* b, int32_t i, int32_t j) {
-    return i >= 0 && j >= 0 && i < b->gw && j < b->gh &&
-           b->blocked[(size_t)j * (size_t)b->gw + (size_t)i] == CS_NAV_FREE;
+    return cs_nav_free_at(b->blocked, b->gw, b->gh, i, j);
 }
 
 // Whether bracket cell (i, j) lets the line to anchor a through: outside the grid (open ground:

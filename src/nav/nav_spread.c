@@ -34,8 +34,7 @@ static inline float dist(crowd_vec2 p, crowd_vec2 q) {
 }
 
 static inline bool free_cell(const cs_nav* nav, int32_t i, int32_t j) {
-    return i >= 0 && j >= 0 && i < nav->gw && j < nav->gh &&
-           nav->blocked[(size_t)j * (size_t)nav->gw + (size_t)i] == CS_NAV_FREE;
+    return cs_nav_free_at(nav->blocked, nav->gw, nav->gh, i, j);
 }
 
 static inline uint32_t tile_of(const cs_nav* nav, uint32_t c) {
