@@ -84,10 +84,12 @@ CROWD_API int crowd_world_get_threads(const crowd_world* world);
 // allowed neighbor.
 #define CROWD_MAX_NEIGHBORS 256
 #define CROWD_NEIGHBOR_SCAN 4
+// Candidates in an agent's query box past which the uncapped pass walks it capped (below).
+#define CROWD_NEIGHBOR_BUDGET (CROWD_MAX_NEIGHBORS * CROWD_NEIGHBOR_SCAN)
 
 // The per-agent neighbor cap, for worlds where agents may pile up (a server's clients can add
 // any number of agents at one point: without a cap a step then costs n^2). 0 (the default) turns
-// it off: every agent within the separation radius counts. With a cap k in
+// it off: every agent within the separation radius counts, up to the budget below. With a cap k in
 // [1, CROWD_MAX_NEIGHBORS] each agent examines at most k * CROWD_NEIGHBOR_SCAN candidates of its
 // query box, visiting its rows of grid cells from its own row outward (own, below, above, two
 // below, ...) and each row's agents in their sorted order; of those it keeps the k nearest
@@ -98,6 +100,13 @@ CROWD_API int crowd_world_get_threads(const crowd_world* world);
 // and independent of the thread count; a capped world generally steps differently from an
 // uncapped one, also where no agent has more than k neighbors (sums are taken in another order).
 // Out of range: CROWD_ERR_BAD_COUNT.
+//
+// Without a cap (0), every agent whose query box (the cells its separation disc and its cone or
+// headway reach) holds more than CROWD_NEIGHBOR_BUDGET agents is walked as with a cap of
+// CROWD_MAX_NEIGHBORS, so no pile-up makes a step quadratic; the others are walked uncapped. A
+// separation disc's 3 x 3 cells (at the default 2.5 m cell) hold that many only past 18 agents
+// per m^2, far past what bodies reach, so a real crowd walks uncapped; the rule depends on the
+// agents within the box alone (the same on any thread and rank count).
 CROWD_API crowd_status crowd_world_set_max_neighbors(crowd_world* world, int max_neighbors);
 CROWD_API int crowd_world_get_max_neighbors(const crowd_world* world);
 

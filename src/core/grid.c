@@ -60,6 +60,7 @@ typedef struct sort_ctx {
     uint32_t *hist, *keys, *order, *sorted_keys, *cell_start;
     int32_t box[CS_MAX_THREADS][4]; // per-thread occupied cell bounds
     uint32_t block_sum[CS_MAX_THREADS];
+    uint32_t block_max[CS_MAX_THREADS]; // the most agents of one bucket in the thread's buckets
 } sort_ctx;
 
 // The last thread counts in cell_start shifted by one: its counters, turned into its first sorted
@@ -111,11 +112,20 @@ static void sort_team(void* arg, int t, int nt) {
     // agents come after those of threads < t, i.e. in input order.
     int klo, khi;
     chunk_of((int)buckets, t, nt, &klo, &khi);
-    uint32_t sum = 0;
-    for (int k = klo; k < khi; ++k)
-        for (int u = 0; u < nt; ++u) sum += hist_of(c, u, nt)[k];
+    uint32_t sum = 0, most = 0;
+    for (int k = klo; k < khi; ++k) {
+        uint32_t in = 0;
+        for (int u = 0; u < nt; ++u) in += hist_of(c, u, nt)[k];
+        sum += in;
+        most = in > most ? in : most;
+    }
     c->block_sum[t] = sum;
+    c->block_max[t] = most;
     cs_team_barrier(nt);
+    if (t == 0) {
+        for (int u = 1; u < nt; ++u) most = c->block_max[u] > most ? c->block_max[u] : most;
+        g->max_pop = most;
+    }
     uint32_t run = 0;
     for (int u = 0; u < t; ++u) run += c->block_sum[u];
     for (int k = klo; k < khi; ++k) {
@@ -142,6 +152,7 @@ void cs_grid_sort(cs_grid* g, float cell_size, const float* x, const float* y, i
     if (n == 0) {
         choose_layout(g, 0, 0, 0, 0, bucket_capacity);
         for (uint32_t k = 0; k <= g->buckets; ++k) cell_start[k] = 0;
+        g->max_pop = 0;
         return;
     }
     sort_ctx c = {.g = g,

@@ -30,6 +30,10 @@ typedef struct cs_grid {
     uint32_t buckets;                       // keys in use: width * height (dense) or mask + 1
     uint32_t mask;                          // sparse: buckets - 1
     const uint32_t* cell_start;             // sorted slots of bucket k: [start[k], start[k + 1])
+    // The most agents one bucket holds (a cell's, or in the sparse layout the cells' that share a
+    // key): bounds what any query box of c cells can hold by c * max_pop, so the neighbor pass
+    // counts a box's candidates only where that bound passes its budget.
+    uint32_t max_pop;
 } cs_grid;
 
 // Written so that NaN (a position that overflowed) also lands on a clamped cell: converting an

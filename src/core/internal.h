@@ -465,6 +465,18 @@ static inline cs_nb_use cs_nb_resolve(const crowd_world* w, cs_neighbor_query qu
     return (cs_nb_use){0};
 }
 
+// The four queries' subscribers, resolved for one pass.
+typedef struct cs_nb_uses {
+    cs_nb_use cone, group, file, headway;
+} cs_nb_uses;
+
+// Agent s walked by the capped pass's rule (src/core/neighbor_cap.c): at most `scan` candidates of
+// its query box, its own row outward, the k <= CROWD_MAX_NEIGHBORS nearest kept. It sets the
+// agent's force and its queries' outputs and returns the candidates examined. The capped pass runs
+// it for every agent, the uncapped one for an agent whose box holds more than
+// CROWD_NEIGHBOR_BUDGET candidates.
+uint64_t cs_nb_capped_agent(crowd_world* w, const cs_nb_uses* uses, int s, int k, int scan);
+
 // Input field `k` of the subscriber in slot s (it has a profile: it has the subscription's flag).
 static inline float cs_nb_in(const cs_nb_use* u, int s, int k) {
     if (u->in_col[k]) return u->in_col[k][s];

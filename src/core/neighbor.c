@@ -32,6 +32,13 @@
 // sequence; a sparse row's own agents are gathered out of its ranges first (visit_sparse_row). Two
 // fallbacks of the sparse layout for huge query boxes keep table order instead: a row wider than
 // the table, and a box with more rows than there are agents (one walk over all agents).
+//
+// A pile-up would make the walks quadratic: an agent whose box (the cells its walk visits) holds
+// more than CROWD_NEIGHBOR_BUDGET agents is handed to the capped pass's walk instead
+// (cs_nb_capped_agent with a cap of CROWD_MAX_NEIGHBORS), which examines at most that many. The
+// count is the box's own agents, the same in either layout and on any rank; the sort's largest
+// bucket bounds it (grid.max_pop), so an agent is counted only where the box could pass the
+// budget, and a separation-only agent's count is its walk's row lengths, which it reads anyway.
 #include <math.h>
 #include <string.h>
 
@@ -331,8 +338,63 @@ static inline int32_t clamp_cell(int32_t v, int32_t lo, int32_t hi) {
     return v > hi ? hi : v;
 }
 
+// ---- the budget (crowd_world_set_max_neighbors): an agent whose box holds more than
+// CROWD_NEIGHBOR_BUDGET candidates is walked capped (cs_nb_capped_agent) --------------------------
+
+// Returned by a walk that found its agent over the budget, before it wrote anything.
+#define OVER_BUDGET UINT64_MAX
+
+// Whether the (clipped) box has more cells than `safe` (only then can it hold more than the
+// budget).
+static inline bool box_may_pass(const cs_cell_box* box, uint64_t safe) {
+    const uint64_t wide = (uint64_t)((int64_t)box->cx1 - box->cx0 + 1);
+    const uint64_t high = (uint64_t)((int64_t)box->cy1 - box->cy0 + 1);
+    return wide > safe || wide * high > safe;
+}
+
+// Whether the (clipped) box's cells hold more than the budget: the dense layout's row ranges are
+// exactly their agents; the sparse layout's rows are counted agent by agent (as visit_sparse_row
+// takes them), stopping past the budget.
+static bool box_over_budget(const crowd_world* w, const cs_cell_box* box) {
+    const cs_grid* g = &w->grid;
+    const cs_columns* c = &w->cur;
+    const uint32_t n = (uint32_t)w->count;
+    const float inv = g->inv_cell;
+    uint64_t count = 0;
+    if (!g->dense && (int64_t)box->cy1 - box->cy0 >= (int64_t)n) {
+        for (uint32_t j = 0; j < n && count <= CROWD_NEIGHBOR_BUDGET; ++j) {
+            const int32_t cx = cs_cell_coord(c->px[j], inv), cy = cs_cell_coord(c->py[j], inv);
+            count += cx >= box->cx0 && cx <= box->cx1 && cy >= box->cy0 && cy <= box->cy1;
+        }
+        return count > CROWD_NEIGHBOR_BUDGET;
+    }
+    for (int32_t cy = box->cy0; cy <= box->cy1 && count <= CROWD_NEIGHBOR_BUDGET; ++cy) {
+        uint32_t b[2], e[2];
+        const int ranges = cs_grid_row_ranges(g, box, cy, b, e);
+        for (int k = 0; k < ranges; ++k) {
+            if (g->dense) {
+                count += e[k] - b[k];
+                continue;
+            }
+            for (uint32_t j = b[k]; j < e[k] && count <= CROWD_NEIGHBOR_BUDGET; ++j) {
+                const int32_t cx = cs_cell_coord(c->px[j], inv);
+                count += cs_cell_coord(c->py[j], inv) == cy && cx >= box->cx0 && cx <= box->cx1;
+            }
+        }
+    }
+    return count > CROWD_NEIGHBOR_BUDGET;
+}
+
 typedef struct nb_subs {
-    cs_nb_use cone, group, file, headway;
+    union {
+        cs_nb_uses uses; // the four together, for the capped walk of an agent over the budget
+        struct {
+            cs_nb_use cone, group, file, headway;
+        };
+    };
+    // The most agents a box of cells may hold before the agent's candidates are counted: a box of
+    // more cells than this may hold more than CROWD_NEIGHBOR_BUDGET (cells * grid.max_pop).
+    uint64_t safe_cells;
     uint32_t flags; // agents with any of these take the general path
     // Every slot's aim, which a headway candidate's is compared with (the headway's direction
     // inputs; without a headway the heading columns, which its test then does not read).
@@ -441,6 +503,10 @@ agent_neighbors(crowd_world* w, const nb_subs* nb, int s, bool sparse) {
     const cs_steer_box qb = cs_steer_query_box(q.px, q.py, (q.sep || q.grp) ? q.sep_r : 0.0f,
                                                q.cone, q.hx, q.hy, q.cone_l, q.cone_w);
     const cs_cell_box box = cs_grid_cells(&w->grid, qb.x0, qb.y0, qb.x1, qb.y1);
+    cs_cell_box clipped = box;
+    if (cs_grid_clip(&w->grid, &clipped) && box_may_pass(&clipped, nb->safe_cells) &&
+        box_over_budget(w, &clipped))
+        return cs_nb_capped_agent(w, &nb->uses, s, CROWD_MAX_NEIGHBORS, CROWD_NEIGHBOR_BUDGET);
 
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) {
@@ -538,7 +604,8 @@ static inline void sep_force(float ms, float weight, bool drag, float vx, float 
 // a local the compiler keeps in vector registers. When the disc fits in the 3x3 cells, their rows
 // come straight from the agent's sorted key: three ranges, no cell arithmetic. With `sight` (walls
 // that may hide a candidate, see sep_range_los) each candidate is tested for line of sight; the
-// plain instance, with a constant NULL, has no trace of it.
+// plain instance, with a constant NULL, has no trace of it. An agent whose cells hold more than the
+// budget gets OVER_BUDGET back, with nothing written.
 static inline __attribute__((always_inline)) uint64_t
 sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restrict ys,
          uint32_t key, float px, float py, float vx, float vy, float r, float ms, float weight,
@@ -550,8 +617,9 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
     if (sep_fits_stencil(r, m, inv_cell)) {
         uint32_t b[3], e[3];
         cs_grid_stencil(g, key, b, e);
+        candidates = (uint64_t)(e[0] - b[0]) + (e[1] - b[1]) + (e[2] - b[2]);
+        if (candidates > CROWD_NEIGHBOR_BUDGET) return OVER_BUDGET;
         for (int k = 0; k < 3; ++k) {
-            candidates += e[k] - b[k];
             if (sight)
                 sep_range_los(xs, ys, b[k], e[k], px, py, r, inv_r, sight, ax, ay, an);
             else
@@ -559,11 +627,18 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
         }
     } else {
         cs_cell_box box = sep_cells(g, px, py, r, m);
-        if (cs_grid_clip(g, &box))
+        if (cs_grid_clip(g, &box)) {
             for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
                 uint32_t b[2], e[2];
                 cs_grid_row_ranges(g, &box, cy, b, e); // one range: dense
                 candidates += e[0] - b[0];
+            }
+            if (candidates > CROWD_NEIGHBOR_BUDGET) return OVER_BUDGET;
+        }
+        if (candidates)
+            for (int32_t cy = box.cy0; cy <= box.cy1; ++cy) {
+                uint32_t b[2], e[2];
+                cs_grid_row_ranges(g, &box, cy, b, e);
                 if (sight)
                     sep_range_los(xs, ys, b[0], e[0], px, py, r, inv_r, sight, ax, ay, an);
                 else
@@ -575,7 +650,8 @@ sep_only(const cs_grid* restrict g, const float* restrict xs, const float* restr
 }
 
 // Separation-only agent in the sparse layout: the same cells through visit().
-static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s) {
+static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, const nb_subs* nb,
+                                                          int s) {
     const cs_columns* c = &w->cur;
     const float r = c->sep_radius[s];
     const query q = {.px = c->px[s],
@@ -589,6 +665,10 @@ static __attribute__((noinline)) uint64_t sep_only_sparse(crowd_world* w, int s)
     sums acc;
     for (int l = 0; l < CS_LANES; ++l) acc.sx[l] = acc.sy[l] = acc.sn[l] = 0.0f;
     const cs_cell_box box = sep_cells(&w->grid, q.px, q.py, r, cs_steer_margin(q.px, q.py, r));
+    cs_cell_box clipped = box;
+    if (cs_grid_clip(&w->grid, &clipped) && box_may_pass(&clipped, nb->safe_cells) &&
+        box_over_budget(w, &clipped))
+        return OVER_BUDGET;
     const uint64_t candidates = visit(w, &q, &acc, box, false, false, true, false, false);
     sep_force(c->max_speed[s], c->sep_weight[s], !(c->flags[s] & CS_FLAG_SEP_PUSH), c->vx[s],
               c->vy[s], acc.sx, acc.sy, acc.sn, &w->force_x[s], &w->force_y[s]);
@@ -918,13 +998,19 @@ static inline __attribute__((always_inline)) uint64_t one_agent(crowd_world* w, 
     }
     // An agent with a wall that could hide a neighbor closer than its separation radius tests line
     // of sight.
+    uint64_t found;
     if (v->walls &&
         w->wall_sight[s] < c.sep_radius[s] + cs_steer_margin(c.px[s], c.py[s], c.sep_radius[s]))
-        return sparse ? agent_neighbors_sparse(w, nb, s) : sep_walls(w, nb, v, s, key);
-    if (sparse) return sep_only_sparse(w, s);
-    return sep_only(&v->g, c.px, c.py, key, c.px[s], c.py[s], c.vx[s], c.vy[s], c.sep_radius[s],
-                    c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH), NULL, &v->fx[s],
-                    &v->fy[s]);
+        found = sparse ? agent_neighbors_sparse(w, nb, s) : sep_walls(w, nb, v, s, key);
+    else if (sparse)
+        found = sep_only_sparse(w, nb, s);
+    else
+        found = sep_only(&v->g, c.px, c.py, key, c.px[s], c.py[s], c.vx[s], c.vy[s],
+                         c.sep_radius[s], c.max_speed[s], weight, !(c.flags[s] & CS_FLAG_SEP_PUSH),
+                         NULL, &v->fx[s], &v->fy[s]);
+    return found != OVER_BUDGET
+               ? found
+               : cs_nb_capped_agent(w, &nb->uses, s, CROWD_MAX_NEIGHBORS, CROWD_NEIGHBOR_BUDGET);
 }
 
 // The cell keys of n agents from slot s0 in the dense layout, as the sort computed them (one_agent
@@ -978,6 +1064,13 @@ neighbor_range(crowd_world* w, const nb_subs* nb, int lo, int hi, bool sparse) {
                 candidates += one_agent(w, nb, &v, s, false, key[i]);
                 continue;
             }
+            const cs_cell_box box = {blk.cx0[i], blk.cy0[i], blk.cx1[i], blk.cy1[i]};
+            if (box.cy0 <= box.cy1 && box_may_pass(&box, nb->safe_cells) &&
+                box_over_budget(w, &box)) {
+                candidates +=
+                    cs_nb_capped_agent(w, &nb->uses, s, CROWD_MAX_NEIGHBORS, CROWD_NEIGHBOR_BUDGET);
+                continue;
+            }
             candidates += kind == BLOCK_CONE   ? cone_only(w, nb, s, &blk, i)
                           : kind == BLOCK_FILE ? file_only(w, nb, s, &blk, i)
                                                : group_only(w, nb, s, &blk, i);
@@ -1018,6 +1111,7 @@ void cs_pass_neighbor(crowd_world* w) {
     c.nb.aim_y = aims ? c.nb.headway.in_col[1] : w->cur.hy;
     c.nb.file_min = c.nb.file.min_len;
     c.nb.file_scale = c.nb.file.reach_scale;
+    c.nb.safe_cells = w->grid.max_pop ? CROWD_NEIGHBOR_BUDGET / w->grid.max_pop : UINT64_MAX;
     w->profile.candidates =
         cs_team_run_chunks(w->threads, w->count, CS_NB_BLOCK, neighbor_chunk, &c);
 }

@@ -128,16 +128,10 @@ static void visit_rows(cap_query* q, const cs_cell_box* box) {
     }
 }
 
-// The cones' constants from the subscriptions (cs_neighbor_use), which cs_nb_resolve does not
-// carry: the shortest direction with a heading, for the cone and the file, and the factor of the
-// file's reach.
-typedef struct cap_consts {
-    float cone_min, file_min, headway_min, file_scale;
-} cap_consts;
-
-static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs_nb_use* group_use,
-                             const cs_nb_use* file_use, const cs_nb_use* hw_use,
-                             const cap_consts* k, int s, kept* scratch) {
+uint64_t cs_nb_capped_agent(crowd_world* w, const cs_nb_uses* uses, int s, int k, int scan) {
+    const cs_nb_use *cone_use = &uses->cone, *group_use = &uses->group;
+    const cs_nb_use *file_use = &uses->file, *hw_use = &uses->headway;
+    kept best[CROWD_MAX_NEIGHBORS];
     const cs_columns* c = &w->cur;
     const uint32_t flags = c->flags[s];
     const bool grec = flags & group_use->flag, crec = flags & cone_use->flag;
@@ -151,12 +145,12 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
                    .inv_r = 1.0f / c->sep_radius[s],
                    .self = (uint32_t)s,
                    .group = c->group[s],
-                   .k = w->max_neighbors,
-                   .scan = w->max_neighbors * CROWD_NEIGHBOR_SCAN,
+                   .k = k,
+                   .scan = scan,
                    .along = INFINITY,
                    .ox = INFINITY,
                    .oy = INFINITY,
-                   .best = scratch,
+                   .best = best,
                    .g = &w->grid,
                    .w = w};
     const bool sep = sep_w > 0.0f, grp = q.group != 0;
@@ -164,20 +158,20 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
         q.file = true;
         q.gx = cs_nb_in(file_use, s, 0);
         q.gy = cs_nb_in(file_use, s, 1);
-        const cs_steer_look look = cs_steer_cone_look(q.gx - q.px, q.gy - q.py, k->file_min);
+        const cs_steer_look look = cs_steer_cone_look(q.gx - q.px, q.gy - q.py, file_use->min_len);
         q.gd2 = look.len2, q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
-        const cs_steer_shape sh = cs_steer_sector_shape(cs_nb_in(file_use, s, 2) * k->file_scale,
-                                                        cs_nb_in(file_use, s, 3));
+        const cs_steer_shape sh = cs_steer_sector_shape(
+            cs_nb_in(file_use, s, 2) * file_use->reach_scale, cs_nb_in(file_use, s, 3));
         q.cone_l = sh.len, q.cone_w = sh.width, q.cone_w2 = sh.width2;
     } else if (crec) {
-        const cs_steer_look look = cs_steer_cone_look(vx, vy, k->cone_min);
+        const cs_steer_look look = cs_steer_cone_look(vx, vy, cone_use->min_len);
         q.cone = look.on, q.hx = look.hx, q.hy = look.hy;
         q.cone_l = cs_nb_in(cone_use, s, 0);
         q.cone_w = cs_nb_in(cone_use, s, 1);
         q.cone_w2 = cs_nb_in(cone_use, s, 2);
     } else if (hrec) {
         const cs_steer_look look =
-            cs_steer_cone_look(cs_nb_in(hw_use, s, 0), cs_nb_in(hw_use, s, 1), k->headway_min);
+            cs_steer_cone_look(cs_nb_in(hw_use, s, 0), cs_nb_in(hw_use, s, 1), hw_use->min_len);
         q.cone = look.on, q.hx = look.hx, q.hy = look.hy, q.hw = true;
         const cs_steer_shape sh =
             cs_steer_headway_shape(cs_nb_in(hw_use, s, 2), cs_nb_in(hw_use, s, 3));
@@ -230,30 +224,26 @@ static uint64_t agent_capped(crowd_world* w, const cs_nb_use* cone_use, const cs
 
 typedef struct cap_ctx {
     crowd_world* w;
-    cs_nb_use cone, group, file, headway;
-    cap_consts k;
+    cs_nb_uses uses;
     uint64_t candidates[CS_MAX_THREADS]; // per thread, summed in thread order
 } cap_ctx;
 
 static void cap_team(void* arg, int t, int nt) {
     cap_ctx* x = arg;
     crowd_world* w = x->w;
-    kept scratch[CROWD_MAX_NEIGHBORS];
+    const int k = w->max_neighbors;
     int lo, hi;
     cs_team_range(w->count, CS_LANES, t, nt, &lo, &hi);
     uint64_t total = 0;
     for (int s = lo; s < hi; ++s)
-        total += agent_capped(w, &x->cone, &x->group, &x->file, &x->headway, &x->k, s, scratch);
+        total += cs_nb_capped_agent(w, &x->uses, s, k, k * CROWD_NEIGHBOR_SCAN);
     x->candidates[t] = total;
 }
 
 void cs_pass_neighbor_capped(crowd_world* w) {
     cap_ctx x = {.w = w,
-                 .cone = cs_nb_resolve(w, CS_NB_CONE),
-                 .group = cs_nb_resolve(w, CS_NB_GROUP),
-                 .file = cs_nb_resolve(w, CS_NB_FILE),
-                 .headway = cs_nb_resolve(w, CS_NB_HEADWAY)};
-    x.k = (cap_consts){x.cone.min_len, x.file.min_len, x.headway.min_len, x.file.reach_scale};
+                 .uses = {cs_nb_resolve(w, CS_NB_CONE), cs_nb_resolve(w, CS_NB_GROUP),
+                          cs_nb_resolve(w, CS_NB_FILE), cs_nb_resolve(w, CS_NB_HEADWAY)}};
     cs_team_run(w->threads, cap_team, &x);
     uint64_t total = 0;
     for (int t = 0; t < CS_MAX_THREADS; ++t) total += x.candidates[t];
