@@ -32,7 +32,7 @@ static void usage(FILE* f) {
           "\n"
           "Steps a built-in scene and prints 'state-hash: <hex>'. In the MPI build under\n"
           "mpiexec with more than one rank, the world is split across the ranks (the hash is\n"
-          "the same; rank 0 prints; every scene, with or without churn, but not\n"
+          "the same; rank 0 prints; every scene, with or without churn and\n"
           "--max-neighbors).\n"
           "\n"
           "options:\n"
