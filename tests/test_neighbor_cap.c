@@ -1,6 +1,9 @@
 // The per-agent neighbor cap (crowd_world_set_max_neighbors): the k nearest neighbors against a
 // brute-force reference, bounded work for agents piled up at one point (counted, not timed),
-// determinism across thread counts and snapshots.
+// determinism across thread counts and snapshots. And the uncapped pass's budget
+// (CROWD_NEIGHBOR_BUDGET): an agent whose query box holds more candidates is walked as with the
+// largest cap, so a pile-up costs bounded work without a cap too; the pile's agents step exactly
+// as in a capped world, agents away from a pile exactly as without it.
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -118,11 +121,12 @@ Test(neighbor_cap, keeps_the_k_nearest_like_brute_force) {
     check_against_brute_force(800, 8.6f, 8, 2);   // 2.7 agents/m^2: 12 within the radius
 }
 
-// A million agents added at one point (the attack: quadratic without the cap, a minute
-// and more per step). With a cap of 16 every agent examines at most 64 candidates: the step's
-// candidate count is bounded by that, whatever the density. Counted, not timed.
-static void pile_up(int n, float jitter) {
-    crowd_world* w = make(2, 16, n);
+// A million agents added at one point (the attack: quadratic without a bound, a minute
+// and more per step). With a cap of k every agent examines at most k * CROWD_NEIGHBOR_SCAN
+// candidates; without one (k = 0) at most CROWD_NEIGHBOR_BUDGET, walked as with the largest cap.
+// The step's candidate count is bounded by that, whatever the density. Counted, not timed.
+static void pile_up(int n, float jitter, int cap) {
+    crowd_world* w = make(2, cap, n);
     crowd_agent_def a = crowd_agent_def_default();
     scene_rng r = {5};
     for (int i = 0; i < n; ++i) {
@@ -131,20 +135,42 @@ static void pile_up(int n, float jitter) {
         crowd_agent_id id;
         cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
     }
+    const uint64_t most = cap ? (uint64_t)cap * CROWD_NEIGHBOR_SCAN : CROWD_NEIGHBOR_BUDGET;
+    const uint64_t kept = cap ? (uint64_t)cap : CROWD_MAX_NEIGHBORS;
     for (int t = 0; t < 2; ++t) {
         cr_assert_eq(crowd_world_step(w), CROWD_OK);
         const crowd_profile p = crowd_world_get_profile(w);
-        cr_assert_leq(p.candidates, (uint64_t)n * 16 * CROWD_NEIGHBOR_SCAN, "%llu candidates",
+        cr_assert_leq(p.candidates, (uint64_t)n * most, "%llu candidates",
                       (unsigned long long)p.candidates);
-        cr_assert_geq(p.candidates, (uint64_t)n * 16, "the walk stopped early");
+        cr_assert_geq(p.candidates, (uint64_t)n * kept, "the walk stopped early");
     }
     crowd_world_destroy(w);
 }
 
 Test(neighbor_cap, a_million_agents_at_one_point_step_in_bounded_work, .timeout = 300) {
     const int n = small_scale() ? 100000 : 1000000;
-    pile_up(n, 0.0f);     // exactly one point: nobody is within (0.01, radius), nothing moves
-    pile_up(n / 4, 0.5f); // a jittered pile: every candidate is a neighbor and the cap selects
+    pile_up(n, 0.0f, 16);     // exactly one point: nobody is within (0.01, radius), nothing moves
+    pile_up(n / 4, 0.5f, 16); // a jittered pile: every candidate is a neighbor and the cap selects
+}
+
+Test(neighbor_budget, a_million_agents_at_one_point_step_in_bounded_work, .timeout = 300) {
+    const int n = small_scale() ? 100000 : 1000000;
+    pile_up(n, 0.0f, 0);
+    pile_up(n / 4, 0.5f, 0);
+}
+
+// The state hash of w after `ticks` steps; w is destroyed.
+static uint64_t stepped_hash(crowd_world* w, int ticks) {
+    for (int t = 0; t < ticks; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
+    const uint64_t h = crowd_world_state_hash(w);
+    crowd_world_destroy(w);
+    return h;
+}
+
+static void same_on_one_two_three_threads(uint64_t (*hash)(int threads)) {
+    const uint64_t h1 = hash(1);
+    cr_assert_eq(hash(2), h1);
+    cr_assert_eq(hash(3), h1);
 }
 
 // The capped pass is per agent in a fixed order: 1, 2 and 3 threads agree bit for bit, with
@@ -169,16 +195,11 @@ static uint64_t mixed_hash(int threads) {
             cr_assert_eq(crowd_agent_follow(w, ids[i], ids[i - 2], &f), CROWD_OK);
         }
     }
-    for (int t = 0; t < 30; ++t) cr_assert_eq(crowd_world_step(w), CROWD_OK);
-    const uint64_t h = crowd_world_state_hash(w);
-    crowd_world_destroy(w);
-    return h;
+    return stepped_hash(w, 30);
 }
 
 Test(neighbor_cap, same_state_on_any_thread_count) {
-    const uint64_t h1 = mixed_hash(1);
-    cr_assert_eq(mixed_hash(2), h1);
-    cr_assert_eq(mixed_hash(3), h1);
+    same_on_one_two_three_threads(mixed_hash);
 }
 
 // The cap is part of the saved world: a loaded copy keeps it and continues bit-identically.
@@ -206,4 +227,86 @@ Test(neighbor_cap, snapshot_keeps_the_cap) {
     free(buf);
     crowd_world_destroy(l);
     crowd_world_destroy(w);
+}
+
+// n agents in a square of half-side `jitter` round (cx, cy), with goals, so they move.
+static void add_pile(crowd_world* w, int n, float cx, float cy, float jitter, uint64_t seed) {
+    scene_rng r = {seed};
+    for (int i = 0; i < n; ++i) {
+        crowd_agent_def a = crowd_agent_def_default();
+        a.position = (crowd_vec2){cx + scene_rng_float(&r, -jitter, jitter),
+                                  cy + scene_rng_float(&r, -jitter, jitter)};
+        a.goal.mode = CROWD_GOAL_SEEK;
+        a.goal.target = (crowd_vec2){cx + 30.0f, cy};
+        crowd_agent_id id;
+        cr_assert_eq(crowd_agent_add(w, &a, &id), CROWD_OK);
+    }
+}
+
+// The first n agents of two worlds, in handle order (both added them in the same order): the
+// first that differs in position or velocity, bit for bit, or -1.
+static int first_difference(const crowd_world* a, const crowd_world* b, int n) {
+    const int na = crowd_world_agent_count(a), nb = crowd_world_agent_count(b);
+    crowd_vec2* p = malloc(sizeof *p * (size_t)(na + nb));
+    crowd_vec2* v = malloc(sizeof *v * (size_t)(na + nb));
+    int count;
+    cr_assert_eq(crowd_world_get_agents(a, NULL, p, v, na, &count), CROWD_OK);
+    cr_assert_eq(crowd_world_get_agents(b, NULL, p + na, v + na, nb, &count), CROWD_OK);
+    int diff = -1;
+    for (int i = 0; i < n && diff < 0; ++i)
+        if (memcmp(&p[i], &p[na + i], sizeof *p) != 0 || memcmp(&v[i], &v[na + i], sizeof *v) != 0)
+            diff = i;
+    free(p);
+    free(v);
+    return diff;
+}
+
+// Every agent of a pile of 3000 in one square metre has all of them in its box (past the budget):
+// without a cap it steps exactly as in a world capped at CROWD_MAX_NEIGHBORS.
+Test(neighbor_budget, a_pile_steps_as_with_the_largest_cap) {
+    enum { N = 3000 };
+    crowd_world* open = make(2, 0, N);
+    crowd_world* capped = make(2, CROWD_MAX_NEIGHBORS, N);
+    add_pile(open, N, 4, 4, 0.5f, 11);
+    add_pile(capped, N, 4, 4, 0.5f, 11);
+    for (int t = 0; t < 3; ++t) {
+        cr_assert_eq(crowd_world_step(open), CROWD_OK);
+        cr_assert_eq(crowd_world_step(capped), CROWD_OK);
+        const int d = first_difference(open, capped, N);
+        cr_assert_eq(d, -1, "agent %d differs at tick %d", d, t);
+    }
+    crowd_world_destroy(open);
+    crowd_world_destroy(capped);
+}
+
+// A crowd of ordinary density 100 m from a pile: its agents are under the budget and step exactly
+// as in a world without the pile (the pile added last, so the crowd's handles are the same).
+Test(neighbor_budget, agents_away_from_a_pile_are_unaffected) {
+    enum { CROWD = 2000, PILE = 3000 };
+    crowd_world* with = make(2, 0, CROWD + PILE);
+    crowd_world* without = make(2, 0, CROWD);
+    add_pile(with, CROWD, 100, 0, 20.0f, 21); // 1.25 agents/m^2
+    add_pile(without, CROWD, 100, 0, 20.0f, 21);
+    add_pile(with, PILE, 0, 0, 0.5f, 22);
+    for (int t = 0; t < 5; ++t) {
+        cr_assert_eq(crowd_world_step(with), CROWD_OK);
+        cr_assert_eq(crowd_world_step(without), CROWD_OK);
+    }
+    const int d = first_difference(with, without, CROWD);
+    cr_assert_eq(d, -1, "crowd agent %d differs", d);
+    crowd_world_destroy(with);
+    crowd_world_destroy(without);
+}
+
+// A pile inside an ordinary crowd (agents at the pile's edge are walked one way or the other by
+// their own box): 1, 2 and 3 threads agree bit for bit.
+static uint64_t pile_in_crowd_hash(int threads) {
+    crowd_world* w = make(threads, 0, 64);
+    add_pile(w, 2000, 0, 0, 15.0f, 31);
+    add_pile(w, 2500, 0, 0, 0.7f, 32);
+    return stepped_hash(w, 10);
+}
+
+Test(neighbor_budget, same_state_on_any_thread_count) {
+    same_on_one_two_three_threads(pile_in_crowd_hash);
 }
