@@ -155,8 +155,10 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
         }
         in += cs_dist_packed_bytes(w, in);
     }
-    // Sorted slots need no growth: every index is stored at most once and the world has room for
-    // every issued index. A hot column a packed agent has a value in must exist here.
+    // The sorted slots grow with the agents stored here (the per-index arrays hold every issued
+    // index already). A hot column a packed agent has a value in must exist here.
+    if (cs_world_grow_for(w, (int64_t)w->count + n, 0, NULL, NULL) != CROWD_OK)
+        return CROWD_ERR_OUT_OF_MEMORY;
     if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = 0; k < CS_HOT_COUNT; ++k)
         if (hot[k] && cs_world_hot_column(w, k) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
