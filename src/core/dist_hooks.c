@@ -327,6 +327,11 @@ uint16_t cs_dist_tag(const crowd_world* w) {
 
 // ---- navigation ---------------------------------------------------------------------------------
 
+bool cs_dist_routes_needed(const crowd_world* w) {
+    // Counting needs navigation on (cs_nav_counting), and the def cannot change after creation.
+    return w->nav.def.enable || w->nav.exits_used > 0;
+}
+
 cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx) {
     cs_dist_routes r = {{0}};
     uint32_t at = 0;

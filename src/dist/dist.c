@@ -11,8 +11,8 @@
 //
 // Navigation (crowd/nav.h): every rank counts the whole world's uses of destinations and exit sets
 // (see core/dist_hooks.h), so each builds every field in use and its budget checks are the whole
-// world's. The per-agent record of what each agent counts (routes) lets the ranks that do not own
-// a removed agent end its uses too.
+// world's. The per-agent record of what each agent counts (routes, kept only in a world with
+// navigation on or an exit set) lets the ranks that do not own a removed agent end its uses too.
 #define _POSIX_C_SOURCE 200809L // sched_yield
 
 #include "crowd/dist.h"
@@ -35,8 +35,12 @@ struct crowd_dist {
     crowd_world* w;
     uint8_t* live; // per agent index: its handle is issued and the agent lives (on some rank)
     size_t live_cap;
-    cs_dist_routes* routes; // per agent index: what it counts in navigation (every rank)
+    // Per agent index: what it counts in navigation (every rank). Only while routes_on: a world
+    // with navigation off and no exit set counts nothing an agent's removal would end
+    // (cs_dist_routes_needed), and 48 bytes per index of the whole world would be wasted.
+    cs_dist_routes* routes;
     size_t routes_cap;
+    bool routes_on;
     int count;      // agents in the whole world
     cs_split split; // which rank owns which cells
     crowd_dist_split kind;
@@ -115,15 +119,28 @@ static int owner_at(const crowd_dist* d, float x, float y) {
 
 static bool live_reserve(crowd_dist* d, int n) {
     const size_t want = (size_t)n < 1024 ? 1024 : (size_t)n;
-    const bool ok = grow(d->w, (void**)&d->live, &d->live_cap, want, 1) &&
-                    grow(d->w, (void**)&d->routes, &d->routes_cap, want, sizeof *d->routes);
+    const bool ok =
+        grow(d->w, (void**)&d->live, &d->live_cap, want, 1) &&
+        (!d->routes_on || grow(d->w, (void**)&d->routes, &d->routes_cap, want, sizeof *d->routes));
     cs_dist_set_live(d->w, d->live);
     return ok;
+}
+
+// The routes from now on (an exit set is made): every agent's so far count nothing, zero.
+static bool routes_start(crowd_dist* d) {
+    if (d->routes_on) return true;
+    d->routes_on = grow(d->w, (void**)&d->routes, &d->routes_cap, d->live_cap, sizeof *d->routes);
+    return d->routes_on;
+}
+
+static void routes_set(crowd_dist* d, uint32_t idx, cs_dist_routes r) {
+    if (d->routes_on) d->routes[idx] = r;
 }
 
 // Agent idx is removed: every rank but its owner (whose removal hooks did it, its record cleared
 // first) ends what it counted.
 static void routes_end(crowd_dist* d, uint32_t idx) {
+    if (!d->routes_on) return;
     cs_dist_routes_end(d->w, &d->routes[idx]);
     d->routes[idx] = (cs_dist_routes){0};
 }
@@ -338,7 +355,7 @@ static crowd_status gather_arrivals(crowd_dist* d, crowd_status st, int free_bef
     // The agents this rank removed ended their uses in their removal.
     for (int i = 0; i < got; ++i) {
         const crowd_arrival* a = (const crowd_arrival*)d->send + i;
-        if (a->action == CROWD_QUEUE_REMOVE) d->routes[a->id.index1 - 1] = (cs_dist_routes){0};
+        if (a->action == CROWD_QUEUE_REMOVE) routes_set(d, a->id.index1 - 1, (cs_dist_routes){0});
     }
     const int bytes = mine * (int)sizeof(crowd_arrival);
     COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
@@ -408,6 +425,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     MPI_Comm_rank(comm, &d->rank);
     MPI_Comm_size(comm, &d->size);
     d->w = world;
+    d->routes_on = cs_dist_routes_needed(world);
     const size_t k = (size_t)d->size;
     const crowd_status sst = cs_split_init(world, &d->split, d->size);
     d->near = zalloc(world, k * sizeof(int));
@@ -433,7 +451,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     COLLECTIVE(MPI_Ibcast, &tag, 1, MPI_UNSIGNED, 0, comm);
     cs_dist_set_tag(world, (uint16_t)tag);
     for (int s = 0; s < world->count; ++s)
-        d->routes[world->cur.id[s]] = cs_dist_routes_of(world, world->cur.id[s]);
+        routes_set(d, world->cur.id[s], cs_dist_routes_of(world, world->cur.id[s]));
     d->kind = CROWD_DIST_BISECTION;
     cut_split(d, true);
     for (int s = 0; s < world->count;)
@@ -535,7 +553,7 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     const uint32_t idx = out->index1 - 1;
     d->live[idx] = 1;
     d->count++;
-    d->routes[idx] = cs_dist_routes_of(w, idx);
+    routes_set(d, idx, cs_dist_routes_of(w, idx));
     if (owner_at(d, def->position.x, def->position.y) != d->rank) cs_dist_drop(w, idx);
     return CROWD_OK;
 }
@@ -582,7 +600,7 @@ crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
     }
     if (w->slot_of[idx] >= 0) {
         st = crowd_agent_remove(w, id);
-        d->routes[idx] = (cs_dist_routes){0};
+        routes_set(d, idx, (cs_dist_routes){0});
     } else {
         routes_end(d, idx);
         cs_dist_free_handle(w, idx, id.generation);
@@ -639,7 +657,9 @@ crowd_status crowd_dist_exits_create(crowd_dist* d, const crowd_vec2* points, in
     if (d->failed) return CROWD_ERR_RANK_FAILED;
     // Every rank holds the same exit sets, so only running out of memory can differ between
     // ranks: where the set was made it is taken back, the slot as it was.
-    const crowd_status st = crowd_exits_create(d->w, points, count, out);
+    // From the first exit set on, goals may name one: the routes are kept.
+    const crowd_status st =
+        routes_start(d) ? crowd_exits_create(d->w, points, count, out) : CROWD_ERR_OUT_OF_MEMORY;
     int code = (int)st;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
     if (code != CROWD_OK && st == CROWD_OK) cs_dist_exits_take_back(d->w, *out);
