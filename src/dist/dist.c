@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/dist_hooks.h"
+#include "core/range.h"
 #include "dist/split.h"
 
 // The whole-world gather (crowd_dist_with_whole_world): its messages' tag and largest piece.
@@ -155,8 +156,8 @@ static void reduce_ranks(void* ctx, int64_t* v, int n, bool min) {
 // Cuts the split again from the agents' cells. `everyone`: every rank holds every agent (at
 // creation), no sums needed.
 static void cut_split(crowd_dist* d, bool everyone) {
-    cs_split_compute(d->w, &d->split, d->kind == CROWD_DIST_STRIPS, everyone ? NULL : reduce_ranks,
-                     d);
+    cs_split_compute(d->w, NULL, 0, &d->split, d->kind == CROWD_DIST_STRIPS,
+                     everyone ? NULL : reduce_ranks, d);
 }
 
 // The imbalance of the agents the ranks hold (the most on one rank over the mean), the same on
@@ -556,6 +557,78 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     routes_set(d, idx, cs_dist_routes_of(w, idx));
     if (owner_at(d, def->position.x, def->position.y) != d->rank) cs_dist_drop(w, idx);
     return CROWD_OK;
+}
+
+// Cuts the split from the agents stored and the `count` agents about to be added, each rank
+// describing its share of them (i = rank, rank + size, ...): a split world created empty (every
+// cut at infinity: rank 0 owns everything) would otherwise put every added agent on rank 0 until
+// the first step. Only this rank's share of the positions is held. False when some rank ran out of
+// memory (nothing changed).
+static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user) {
+    crowd_world* w = d->w;
+    const int share = count > d->rank ? (count - 1 - d->rank) / d->size + 1 : 0;
+    float* xy = share ? cs_alloc(w, sizeof(float) * 2 * (size_t)share) : NULL;
+    int ok = (!share || xy) && live_reserve(d, w->index_count + count + 1);
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
+    if (!ok) {
+        cs_free(w, xy, sizeof(float) * 2 * (size_t)share);
+        return false;
+    }
+    int got = 0;
+    for (int i = d->rank; i < count; i += d->size) {
+        crowd_agent_def def = crowd_agent_def_default();
+        // A def the add will refuse places nothing: the add stops there on every rank.
+        if (fn(i, &def, user) != CROWD_OK || cs_range_point(def.position) != CROWD_OK) continue;
+        xy[2 * got] = def.position.x;
+        xy[2 * got + 1] = def.position.y;
+        ++got;
+    }
+    cs_split_compute(w, xy, got, &d->split, d->kind == CROWD_DIST_STRIPS, reduce_ranks, d);
+    cs_free(w, xy, sizeof(float) * 2 * (size_t)share);
+    return true;
+}
+
+crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user,
+                                   crowd_agent_id* ids, int* added) {
+    if (added) *added = 0;
+    if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
+    if (count < 0) return CROWD_ERR_BAD_COUNT;
+    if (count == 0) return CROWD_OK;
+    if (!cut_for_added(d, count, fn, user)) return CROWD_ERR_OUT_OF_MEMORY;
+    crowd_world* w = d->w;
+    crowd_status st = CROWD_OK;
+    int i = 0;
+    for (; i < count; ++i) {
+        if (d->count >= w->max_agents) {
+            st = CROWD_ERR_CAPACITY;
+            break;
+        }
+        crowd_agent_def def = crowd_agent_def_default();
+        crowd_agent_id id;
+        st = fn(i, &def, user);
+        // As crowd_dist_agent_add: every rank adds the agent (the same handle, the same counts),
+        // and only its owner keeps it.
+        if (st == CROWD_OK) st = crowd_agent_add(w, &def, &id);
+        if (st != CROWD_OK) break;
+        const uint32_t idx = id.index1 - 1;
+        d->live[idx] = 1;
+        d->count++;
+        routes_set(d, idx, cs_dist_routes_of(w, idx));
+        if (ids) ids[i] = id;
+        if (owner_at(d, def.position.x, def.position.y) != d->rank) cs_dist_drop(w, idx);
+    }
+    // Every rank stops at the same agent with the same status, but for running out of memory (or
+    // a fn that answers differently): then the handle tables differ and the split world is given
+    // up on every rank.
+    int v[4] = {i, -i, (int)st, -(int)st};
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, v, 4, MPI_INT, MPI_MIN, d->comm);
+    if (v[0] != -v[1] || v[2] != -v[3]) {
+        d->failed = true;
+        return st != CROWD_OK ? st : CROWD_ERR_RANK_FAILED;
+    }
+    if (added) *added = i;
+    return st;
 }
 
 // Every rank keeps the follow graph (cs_dist_replicated), so every rank takes a linked agent out
