@@ -37,8 +37,9 @@ struct crowd_dist {
     uint8_t* live; // per agent index: its handle is issued and the agent lives (on some rank)
     size_t live_cap;
     // Per agent index: what it counts in navigation (every rank). Only while routes_on: a world
-    // with navigation off and no exit set counts nothing an agent's removal would end
-    // (cs_dist_routes_needed), and 48 bytes per index of the whole world would be wasted.
+    // that counts no route (navigation off, or no obstacle yet) and has no exit set counts nothing
+    // an agent's removal would end (cs_dist_routes_needed), and 48 bytes per index of the whole
+    // world would be wasted.
     cs_dist_routes* routes;
     size_t routes_cap;
     bool routes_on;
@@ -127,7 +128,8 @@ static bool live_reserve(crowd_dist* d, int n) {
     return ok;
 }
 
-// The routes from now on (an exit set is made): every agent's so far count nothing, zero.
+// The routes from now on (an exit set is made, or an obstacle that may start the counting): every
+// agent's so far counts nothing on the ranks that do not store it, zero.
 static bool routes_start(crowd_dist* d) {
     if (d->routes_on) return true;
     d->routes_on = grow(d->w, (void**)&d->routes, &d->routes_cap, d->live_cap, sizeof *d->routes);
@@ -568,7 +570,13 @@ static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, voi
     crowd_world* w = d->w;
     const int share = count > d->rank ? (count - 1 - d->rank) / d->size + 1 : 0;
     float* xy = share ? cs_alloc(w, sizeof(float) * 2 * (size_t)share) : NULL;
-    int ok = (!share || xy) && live_reserve(d, w->index_count + count + 1);
+    // Every rank issues every handle: the per-index arrays grow once, to the indices the agents
+    // take (the adds would double them, to up to twice that, holding both for the copy).
+    const int64_t fresh = count > w->free_count ? (int64_t)count - w->free_count : 0;
+    int64_t indices = w->index_count + fresh;
+    if (indices > w->max_agents) indices = w->max_agents;
+    int ok = (!share || xy) && live_reserve(d, w->index_count + count + 1) &&
+             cs_world_grow(w, w->slot_capacity, (int)indices, NULL, NULL) == CROWD_OK;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
     if (!ok) {
         cs_free(w, xy, sizeof(float) * 2 * (size_t)share);
@@ -588,6 +596,26 @@ static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, voi
     return true;
 }
 
+// Grows this rank's slots once, to the agents it stores and will own of the `count` to come (the
+// split just cut), one more for the add of an agent it does not own, and with other ranks a
+// sixteenth more for a step's ghosts (cs_dist_reserve grows them by a quarter past that): grown
+// one add at a time they would double, to up to twice that, holding both for the copy. A failure
+// leaves the adds to grow them as they go.
+static void reserve_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user) {
+    crowd_world* w = d->w;
+    int64_t mine = 0;
+    for (int i = 0; i < count; ++i) {
+        crowd_agent_def def = crowd_agent_def_default();
+        if (fn(i, &def, user) == CROWD_OK && cs_range_point(def.position) == CROWD_OK &&
+            owner_at(d, def.position.x, def.position.y) == d->rank)
+            ++mine;
+    }
+    int64_t slots = (int64_t)w->count + mine + 1;
+    if (d->size > 1) slots += slots / 16;
+    if (slots > w->max_agents) slots = w->max_agents;
+    (void)cs_world_grow(w, (int)slots, w->index_capacity, NULL, NULL);
+}
+
 crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user,
                                    crowd_agent_id* ids, int* added) {
     if (added) *added = 0;
@@ -596,6 +624,7 @@ crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn
     if (count < 0) return CROWD_ERR_BAD_COUNT;
     if (count == 0) return CROWD_OK;
     if (!cut_for_added(d, count, fn, user)) return CROWD_ERR_OUT_OF_MEMORY;
+    reserve_added(d, count, fn, user);
     crowd_world* w = d->w;
     crowd_status st = CROWD_OK;
     int i = 0;
@@ -705,7 +734,10 @@ crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
     int any = covered;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d->comm);
     const cs_nav_changes_mark mark = cs_nav_changes_now(d->w);
-    const crowd_status st = cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out);
+    // With navigation on, an obstacle starts the counting of routes: the routes are kept.
+    const crowd_status st = !cs_dist_routes_may_start(d->w) || routes_start(d)
+                                ? cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out)
+                                : CROWD_ERR_OUT_OF_MEMORY;
     // Only running out of memory can differ between ranks; where the add succeeded it is taken
     // back (its obstacle slot then moves on to its next generation there), and navigation forgets
     // both changes: the next route phase repairs (or not) as on the ranks where it failed.
