@@ -5,6 +5,8 @@
 //    one-process ones, every agent is stored on exactly one rank, an added one on the rank that
 //    owns its cell (the first step, its split not cut again, moves none of them), no rank holds
 //    much more than its share, and the state hash stays the one-process one for 30 steps;
+//  - the bytes a rank's world holds (its allocator hooks) against the one-process world's: its
+//    share of them, plus a little per agent of the whole world (every rank issues every handle);
 //  - a generator that refuses agent 7: agents 0 .. 6 stay, on every rank, and the status is its;
 //  - the argument checks.
 // Run under mpiexec with any rank count; exit status 1 on the first failed check.
@@ -27,7 +29,23 @@ static int rank, size;
         }                                                                                          \
     } while (0)
 
-enum { AGENTS = 4000, REFUSED_AT = 7 };
+enum { AGENTS = 4000, REFUSED_AT = 7, BIG = 60000 };
+
+// Live bytes through a world's allocator hooks.
+typedef struct counter {
+    long long live;
+} counter;
+
+static void* count_alloc(size_t size, size_t align, void* user) {
+    ((counter*)user)->live += (long long)size;
+    size = (size + align - 1) & ~(align - 1);
+    return aligned_alloc(align, size ? size : align);
+}
+
+static void count_free(void* p, size_t size, void* user) {
+    ((counter*)user)->live -= (long long)size;
+    free(p);
+}
 
 typedef struct gen {
     int refuse; // agent index the generator refuses, -1 for none
@@ -53,13 +71,53 @@ static crowd_status agent_at(int i, crowd_agent_def* def, void* user) {
     return CROWD_OK;
 }
 
-static crowd_world* create_world(void) {
+static crowd_world* create_counted(counter* c) {
     crowd_world_def wd = crowd_world_def_default();
+    if (c) {
+        wd.alloc = count_alloc;
+        wd.free = count_free;
+        wd.alloc_user = c;
+    }
     wd.threads = 1;
     wd.world_tag = 77; // one tag: the split world's handles are the one-process world's
     crowd_world* w;
     CHECK(crowd_world_create(&wd, &w) == CROWD_OK, "create");
     return w;
+}
+
+static crowd_world* create_world(void) {
+    return create_counted(NULL);
+}
+
+// A rank holds about its share of the one-process world's bytes: about 110 per agent it stores
+// (with room for a sixteenth more, for a step's ghosts) and 11 per agent of the whole world.
+static void memory_follows_share(void) {
+    gen g = {-1};
+    counter one_bytes = {0}, split_bytes = {0};
+    crowd_world* one = create_counted(&one_bytes);
+    for (int i = 0; i < BIG; ++i) {
+        crowd_agent_def def = crowd_agent_def_default();
+        agent_at(i, &def, &g);
+        crowd_agent_id id;
+        CHECK(crowd_agent_add(one, &def, &id) == CROWD_OK, "add");
+    }
+    crowd_dist* d;
+    CHECK(crowd_dist_create(MPI_COMM_WORLD, create_counted(&split_bytes), &d) == CROWD_OK,
+          "dist create");
+    CHECK(crowd_dist_add_agents(d, BIG, agent_at, &g, NULL, NULL) == CROWD_OK, "add_agents");
+    long long most = split_bytes.live;
+    MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+    const double share = (double)most / (double)one_bytes.live;
+    const double bound = size == 1 ? 1.25 : 1.25 / size + 0.15;
+    if (rank == 0)
+        printf("memory: the largest rank's world %.1f KB, one process %.1f KB (%.3f, bound %.3f)\n",
+               most / 1024.0, one_bytes.live / 1024.0, share, bound);
+    CHECK(share <= bound, "the largest rank holds %.3f of the one-process world's bytes", share);
+    uint64_t h;
+    CHECK(crowd_dist_state_hash(d, &h) == CROWD_OK && h == crowd_world_state_hash(one),
+          "memory: the hash differs");
+    crowd_world_destroy(one);
+    crowd_dist_destroy(d);
 }
 
 // `before` agents added to both worlds ahead of the split (from the generator's far end), then
@@ -167,6 +225,7 @@ int main(int argc, char** argv) {
     add_and_compare(0, AGENTS, "from an empty split");
     add_and_compare(300, AGENTS - 300, "after agents split");
     refused_agent();
+    memory_follows_share();
     if (rank == 0) printf("dist_add: %d ranks passed\n", size);
     MPI_Finalize();
     return 0;
