@@ -96,6 +96,32 @@ CROWD_API crowd_status crowd_dist_step(crowd_dist* d);
 CROWD_API crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def,
                                             crowd_agent_id* out);
 CROWD_API crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id);
+
+// Agent i of a set added by crowd_dist_add_agents: fills *def, which starts as
+// crowd_agent_def_default(). It is called more than once for some i (and on every rank), so it
+// must describe agent i the same way each time: a function of i and `user`, as a scene generator
+// is. A status other than CROWD_OK stops the add at agent i with that status.
+typedef crowd_status crowd_dist_agent_fn(int i, crowd_agent_def* def, void* user);
+
+// Adds `count` agents, agent i as fn describes it, in the order i = 0, 1, ..., so their handles
+// are those one process adding the same defs in that order would issue: the split world's set-up
+// without building the whole world on every rank. First the split is cut again for the agents
+// stored and the ones to come (each rank describes a share of them), then every rank calls fn for
+// every i, issues the handle and stores the agent only when it owns its cell: a rank's memory
+// follows its share, its set-up time the whole count. Agents stored before the call may then lie
+// outside their rank's new rectangle: the next step moves them, as after a rebalance. Pass a world
+// with no agents (or some) to crowd_dist_create and the agents here; agents that follow, queue or
+// walk paths are set up with the ordinary calls afterwards, or in one world before
+// crowd_dist_create. `ids`: NULL, or room for `count` handles, agent i's at ids[i]. `added` (may be
+// NULL): the agents added. When agent i is refused (fn's status, or crowd_agent_add's, such as
+// CROWD_ERR_CAPACITY or CROWD_ERR_INSIDE_OBSTACLE, the same on every rank), agents 0 .. i-1 stay
+// added and that status is returned. Out of memory is agreed once per call: when the split cannot
+// be cut (a rank lacks memory for its share) nothing changes and every rank returns
+// CROWD_ERR_OUT_OF_MEMORY; when a rank runs out while adding, the ranks' handle tables differ and
+// the split world is given up as in crowd_dist_step (that rank returns CROWD_ERR_OUT_OF_MEMORY, the
+// others CROWD_ERR_RANK_FAILED). CROWD_ERR_BAD_COUNT for a negative count.
+CROWD_API crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn* fn,
+                                             void* user, crowd_agent_id* ids, int* added);
 CROWD_API crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id,
                                                      crowd_vec2 position);
 

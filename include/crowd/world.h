@@ -42,7 +42,9 @@ typedef struct crowd_world_def {
     float dt;        // tick length in seconds, in (0, CROWD_MAX_DT] (default 0.1)
     float cell_size; // spatial hash cell edge in metres, in [CROWD_MIN_CELL_SIZE,
                      // CROWD_MAX_DISTANCE] (default 2.5)
-    int capacity;    // agents storage is sized for up front (default 1024)
+    int capacity;    // agents storage is sized for up front (default 1024): the sorted slots
+                     // (which then grow with the agents held) and the agent indices (which grow
+                     // with the indices issued)
     int max_agents;  // adding beyond this fails with CROWD_ERR_CAPACITY (default 1 << 24); an
                      // agent index retired after 65,536 uses (crowd_agent_remove) counts too
     int threads;     // OpenMP threads per step, at most CROWD_MAX_THREADS; 0 = all cores (capped at
@@ -72,8 +74,8 @@ CROWD_API void crowd_world_destroy(crowd_world* world);
 CROWD_API crowd_status crowd_world_step(crowd_world* world);
 
 // Sizes every buffer for `agents` agents so that adding up to that many (with their goals and wall
-// defs) and stepping allocate nothing more. Queues, paths and following get their storage from the
-// calls that start them.
+// defs) and stepping allocate nothing more: room for that many agents held and that many agent
+// indices issued. Queues, paths and following get their storage from the calls that start them.
 CROWD_API crowd_status crowd_world_reserve(crowd_world* world, int agents);
 
 // Changes the number of OpenMP threads a step uses (0 = all cores, 1 = calling thread only).

@@ -122,15 +122,12 @@ crowd_status crowd_agent_add(crowd_world* w, const crowd_agent_def* def, crowd_a
     crowd_status st = check_add(w, def, 0);
     if (st != CROWD_OK) return st;
     const bool new_index = w->free_count == 0;
-    int64_t want = w->capacity;
-    if (new_index && w->index_count >= w->capacity) {
-        want = (int64_t)w->capacity * 2;
-        if (want > w->max_agents) want = w->max_agents;
-    }
     // user_data first: a growth that fails after it leaves a zero-filled array, which reads as the
     // world did without it.
     if (def->user_data) st = cs_world_user_data(w);
-    if (st == CROWD_OK) st = cs_world_grow(w, (int)want, add_reserves, (void*)def);
+    if (st == CROWD_OK)
+        st = cs_world_grow_for(w, (int64_t)w->count + 1, (int64_t)w->index_count + new_index,
+                               add_reserves, (void*)def);
     if (st != CROWD_OK) return st;
 
     const uint32_t idx = w->free_count > 0 ? cs_free_pop(w) : (uint32_t)w->index_count++;

@@ -155,8 +155,18 @@ crowd_status cs_dist_reserve(crowd_world* w, const unsigned char* in, int n) {
         }
         in += cs_dist_packed_bytes(w, in);
     }
-    // Sorted slots need no growth: every index is stored at most once and the world has room for
-    // every issued index. A hot column a packed agent has a value in must exist here.
+    // The sorted slots grow with the agents stored here (the per-index arrays hold every issued
+    // index already). A hot column a packed agent has a value in must exist here.
+    // By a quarter, not doubled: a rank's copies change a little from step to step, and doubling
+    // a large rank's slots for a few more ghosts would double its memory.
+    const int64_t stored = (int64_t)w->count + n;
+    if (stored > w->slot_capacity) {
+        int64_t slots = (int64_t)w->slot_capacity + w->slot_capacity / 4;
+        if (slots > w->max_agents) slots = w->max_agents;
+        if (slots < stored) slots = stored;
+        if (cs_world_grow(w, (int)slots, w->index_capacity, NULL, NULL) != CROWD_OK)
+            return CROWD_ERR_OUT_OF_MEMORY;
+    }
     if (user && cs_world_user_data(w) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
     for (int k = 0; k < CS_HOT_COUNT; ++k)
         if (hot[k] && cs_world_hot_column(w, k) != CROWD_OK) return CROWD_ERR_OUT_OF_MEMORY;
@@ -324,6 +334,14 @@ uint16_t cs_dist_tag(const crowd_world* w) {
 }
 
 // ---- navigation ---------------------------------------------------------------------------------
+
+bool cs_dist_routes_needed(const crowd_world* w) {
+    return cs_nav_counting(w) || w->nav.exits_used > 0;
+}
+
+bool cs_dist_routes_may_start(const crowd_world* w) {
+    return w->nav.def.enable; // the def cannot change after creation
+}
 
 cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx) {
     cs_dist_routes r = {{0}};

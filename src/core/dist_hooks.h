@@ -104,6 +104,15 @@ typedef struct cs_dist_routes {
     _Alignas(8) unsigned char use[CS_DIST_ROUTE_BYTES];
 } cs_dist_routes;
 
+// Whether an agent's removal can end anything it counts: in a world that counts routes
+// (navigation on and an obstacle: its routed goals and waypoint legs count their destinations) or
+// has an exit set (goals that name one are its users). In any other world an agent added counts
+// nothing, and a split world keeps no routes until the counting may start (an obstacle added with
+// navigation on: cs_dist_routes_may_start) or its first exit set. An agent added before then was
+// counted, when the counting started, only where it was stored, whose removal hooks end it.
+bool cs_dist_routes_needed(const crowd_world* w);
+bool cs_dist_routes_may_start(const crowd_world* w);
+
 // Agent idx's (stored here).
 cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx);
 

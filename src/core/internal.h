@@ -110,7 +110,12 @@ struct crowd_world {
 
     // Sorted storage: slot s in [0, count) holds one live agent; cur is the front buffer.
     int count;
-    int capacity; // sorted slots and agent indices allocated
+    // Sorted slots allocated: the per-slot arrays (columns, free buffers, forces, clearances) are
+    // this long (plus CS_PAD), and the cell table and histograms are sized from it. It follows the
+    // agents the world stores (count; in a split world also the copies it holds for a step), not
+    // the indices: a process that stores a quarter of a split world's agents has a quarter of the
+    // slots (index_capacity sizes the per-index arrays).
+    int slot_capacity;
     // cur holds every column. free_col are buffers of column size that hold no column between
     // passes: the sort gathers into them, from the neighbor pass to the integration they hold the
     // neighbor queries' outputs (cs_nb_out), and the integration writes its back buffers there, so
@@ -163,6 +168,7 @@ struct crowd_world {
 
     // Per-agent-index storage (stable while the agent lives).
     int index_count;      // indices ever issued (high-water mark)
+    int index_capacity;   // length of the per-index arrays below, >= index_count
     uint16_t* generation; // current generation of each index
     // Sorted slot of each live index; below 0 otherwise: -1 for an index neither live nor free
     // (retired), and a link of the free stack for a free one (cs_free_push).
@@ -226,7 +232,7 @@ static inline int64_t cs_scratch_records(int capacity, size_t hist_bytes, size_t
 }
 
 static inline int64_t cs_scratch_free_records(const crowd_world* w, size_t size) {
-    return cs_scratch_records(w->capacity, cs_hist_bytes(w->bucket_capacity, w->hist_threads),
+    return cs_scratch_records(w->slot_capacity, cs_hist_bytes(w->bucket_capacity, w->hist_threads),
                               size);
 }
 
@@ -278,12 +284,17 @@ CS_FETCH_HELPER void cs_prefetch_rec(const cs_columns* c, const int32_t* rec_of,
 // ---- storage (world.c) --------------------------------------------------------------------------
 void* cs_alloc(crowd_world* w, size_t bytes);
 void cs_free(crowd_world* w, void* p, size_t bytes);
-// Grows the storage to at least `capacity` agents, then calls `then` (when not NULL) with the grown
-// storage in place: the reservations that go with the growth. All or nothing: when either fails
-// the storage is as it was, capacity included (what `then` itself grew before failing is its own
-// to leave unobservable, as the behaviors' reserve hooks do).
+// Grows the storage to at least `slots` sorted slots and `indices` agent indices (each no less
+// than it is), then calls `then` (when not NULL) with the grown storage in place: the reservations
+// that go with the growth. All or nothing: when either fails the storage is as it was, capacities
+// included (what `then` itself grew before failing is its own to leave unobservable, as the
+// behaviors' reserve hooks do).
 typedef crowd_status cs_grow_then(crowd_world* w, void* ctx);
-crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx);
+crowd_status cs_world_grow(crowd_world* w, int slots, int indices, cs_grow_then* then, void* ctx);
+// As cs_world_grow for room for `slots` slots and `indices` indices, each capacity that lacks room
+// doubled until it has it (capped by max_agents): growth one agent at a time costs amortized O(1).
+crowd_status cs_world_grow_for(crowd_world* w, int64_t slots, int64_t indices, cs_grow_then* then,
+                               void* ctx);
 // Allocates the clearance arrays (wall_clear, wall_sight, wall_probe) if the world has
 // none yet; they grow with the storage from then on. Called before the world gets an obstacle. On
 // failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.

@@ -44,7 +44,7 @@ static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
     // needs: less than a page of its room is unused.
     int64_t cap = small(p->capacity) ? (int64_t)p->capacity + p->capacity / 4 : need;
     if (cap < MIN_RECORDS) cap = MIN_RECORDS;
-    if (cap > w->capacity) cap = w->capacity; // one record per agent index at most
+    if (cap > w->index_capacity) cap = w->index_capacity; // one record per agent index at most
     if (cap < need) cap = need;
     // A small pool that outgrows a page becomes one page (or the pages `need` takes).
     if (!small(cap) && small(p->capacity)) cap = need > CS_POOL_PAGE ? need : CS_POOL_PAGE;
@@ -60,7 +60,7 @@ static crowd_status grow(crowd_world* w, cs_pool* p, int n) {
                              : pages < 2 * p->page_cap ? 2 * p->page_cap
                                                        : pages;
     // The layout's scratch room beyond the free per-slot buffers and histograms (sort.c). Those
-    // grow with the world's capacity, and a change of thread count that shrinks the histograms
+    // grow with the world's slot capacity, and a change of thread count that shrinks the histograms
     // grows the spare array (world.c), so it stays large enough (sort.c leaves a pool in place in
     // the one case where it does not: a world growth that failed after this one).
     const int64_t beyond = cap - cs_scratch_free_records(w, p->size);
@@ -140,7 +140,7 @@ crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n) {
     // The first reservation of a world pool's kind allocates its record numbers, -1 for every
     // index (internal.h): a world never given a record of a kind has none.
     const int kind = n > 0 ? kind_of(w, p) : -1;
-    const size_t nums_bytes = sizeof(int32_t) * (size_t)w->capacity;
+    const size_t nums_bytes = sizeof(int32_t) * (size_t)w->index_capacity;
     int32_t* nums = NULL;
     if (kind >= 0 && !w->rec_of[kind]) {
         nums = cs_alloc(w, nums_bytes);

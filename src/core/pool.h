@@ -63,7 +63,7 @@ void cs_pool_init(cs_pool* p, size_t size, size_t aux_size);
 // (w->rec_spare) to what the pool's records need beyond the free per-slot buffers and histograms
 // (when that array cannot grow, the pool still does: the layout then leaves it in place). On
 // failure (CROWD_ERR_OUT_OF_MEMORY) the pool and the scratch are unchanged. A pool never holds more
-// records than the world has agent indices, so growth stops at the world's capacity when that
+// records than the world has agent indices, so growth stops at the world's index capacity when that
 // suffices.
 crowd_status cs_pool_reserve(crowd_world* w, cs_pool* p, int n);
 

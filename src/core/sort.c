@@ -273,7 +273,7 @@ static cs_scratch scratch_for(crowd_world* w, size_t size) {
     for (int c = 0; c < CS_FREE_COLS; ++c) bufs[c] = w->free_col[c];
     bufs[CS_FREE_COLS] = w->force_x;
     bufs[CS_FREE_COLS + 1] = w->force_y;
-    for (int c = 0; c < CS_SCRATCH_BUFS; ++c) bytes[c] = cs_scratch_buf_bytes(w->capacity);
+    for (int c = 0; c < CS_SCRATCH_BUFS; ++c) bytes[c] = cs_scratch_buf_bytes(w->slot_capacity);
     bufs[CS_SCRATCH_BUFS] = w->hist;
     bytes[CS_SCRATCH_BUFS] = w->hist ? cs_hist_bytes(w->bucket_capacity, w->hist_threads) : 0;
     bufs[N - 1] = w->rec_spare;

@@ -101,8 +101,10 @@ static void ref_set(const array_ref* r, void* p) {
     memcpy(r->addr, &p, sizeof p);
 }
 
-static size_t ref_bytes(const array_ref* r, int capacity) {
-    size_t n = (size_t)capacity + (r->per_slot ? CS_PAD : 0);
+// An array's length in elements: a per-slot one follows the sorted slots (with CS_PAD more), a
+// per-index one the agent indices.
+static size_t ref_bytes(const array_ref* r, int slots, int indices) {
+    size_t n = r->per_slot ? (size_t)slots + CS_PAD : (size_t)indices;
     return n * r->elem;
 }
 
@@ -110,52 +112,54 @@ static size_t hist_size(uint32_t buckets, int threads) {
     return cs_hist_bytes(buckets, threads);
 }
 
-// The spare array the record layout needs with `hist_bytes` of histograms in a world of `capacity`
-// agents (the histograms are part of its room, sort.c): what the largest pool holds beyond the
-// room, or the present array when that is enough.
-static size_t spare_needed(const crowd_world* w, int capacity, size_t hist_bytes) {
+// The spare array the record layout needs with `hist_bytes` of histograms in a world of `slots`
+// sorted slots (the histograms are part of its room, sort.c): what the largest pool holds beyond
+// the room, or the present array when that is enough.
+static size_t spare_needed(const crowd_world* w, int slots, size_t hist_bytes) {
     size_t need = 0;
     for (int k = 0; k < CS_REC_COUNT; ++k) {
         const cs_pool* p = &w->pools[k];
-        const int64_t beyond = p->capacity - cs_scratch_records(capacity, hist_bytes, p->size);
+        const int64_t beyond = p->capacity - cs_scratch_records(slots, hist_bytes, p->size);
         if (beyond > 0 && (size_t)beyond * p->size > need) need = (size_t)beyond * p->size;
     }
     return need > w->rec_spare_bytes ? need : 0;
 }
 
-// Resizes the capacity-sized arrays, the histograms and the cell table together and then, when
-// `then` is given, calls it with the new storage in place (the behaviors' reservations, whose pool
-// growth is capped by the new capacity). All or nothing: the old buffers are freed only once
-// everything has succeeded, so a failure leaves the world's storage byte for byte as it was,
-// capacity included.
-static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_then* then,
+// Resizes the per-slot arrays to `slots` sorted slots and the per-index arrays to `indices`
+// agent indices (only those whose length changes), the histograms and the cell table with the
+// slots, and then, when `then` is given, calls it with the new storage in place (the behaviors'
+// reservations, whose pool growth is capped by the new index capacity). All or nothing: the old
+// buffers are freed only once everything has succeeded, so a failure leaves the world's storage
+// byte for byte as it was, both capacities included.
+static crowd_status resize(crowd_world* w, int slots, int indices, int threads, cs_grow_then* then,
                            void* ctx) {
     array_ref refs[MAX_ARRAYS];
     void* fresh[MAX_ARRAYS];
     void* old[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
-    const int old_capacity = w->capacity;
-    const bool arrays_change = capacity != old_capacity;
-    const uint32_t buckets = next_pow2((uint32_t)capacity);
+    const int old_slots = w->slot_capacity, old_indices = w->index_capacity;
+    bool change[MAX_ARRAYS];
+    bool arrays_change = false;
+    for (int i = 0; i < n; ++i) {
+        change[i] = refs[i].per_slot ? slots != old_slots : indices != old_indices;
+        arrays_change = arrays_change || change[i];
+        fresh[i] = NULL;
+    }
+    const uint32_t buckets = next_pow2((uint32_t)slots);
     const size_t hist_bytes = hist_size(buckets, threads);
     const size_t start_bytes = sizeof(uint32_t) * ((size_t)buckets + 1);
     uint32_t* hist = NULL;
     uint32_t* start = NULL;
     // Fewer threads have fewer histograms, which the record layout counts as room.
-    const size_t spare_bytes = spare_needed(w, capacity, hist_bytes);
+    const size_t spare_bytes = spare_needed(w, slots, hist_bytes);
     unsigned char* spare = NULL;
 
     bool ok = true;
-    int made = 0;
-    if (arrays_change) {
-        for (; made < n; ++made) {
-            fresh[made] = cs_alloc(w, ref_bytes(&refs[made], capacity));
-            if (!fresh[made]) {
-                ok = false;
-                break;
-            }
+    for (int i = 0; i < n && ok; ++i)
+        if (change[i]) {
+            fresh[i] = cs_alloc(w, ref_bytes(&refs[i], slots, indices));
+            ok = fresh[i] != NULL;
         }
-    }
     const bool hist_change = buckets != w->bucket_capacity || threads != w->hist_threads;
     if (ok && hist_change) {
         hist = hist_bytes ? cs_alloc(w, hist_bytes) : NULL;
@@ -166,42 +170,46 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     if (ok && arrays_change) {
         for (int i = 0; i < n; ++i) {
             old[i] = ref_get(&refs[i]);
-            size_t new_bytes = ref_bytes(&refs[i], capacity);
+            if (!change[i]) continue;
+            size_t new_bytes = ref_bytes(&refs[i], slots, indices);
             memset(fresh[i], 0, new_bytes);
             if (old[i]) {
-                size_t old_bytes = ref_bytes(&refs[i], old_capacity);
+                size_t old_bytes = ref_bytes(&refs[i], old_slots, old_indices);
                 memcpy(fresh[i], old[i], old_bytes < new_bytes ? old_bytes : new_bytes);
             }
             ref_set(&refs[i], fresh[i]);
         }
         w->columns_epoch++;
-        for (int i = old_capacity; i < capacity; ++i) w->slot_of[i] = -1;
-        w->capacity = capacity;
+        for (int i = old_indices; i < indices; ++i) w->slot_of[i] = -1;
+        w->slot_capacity = slots;
+        w->index_capacity = indices;
         bool had_rec[CS_REC_COUNT], had_hot[CS_HOT_COUNT];
         for (int k = 0; k < CS_REC_COUNT; ++k) had_rec[k] = w->rec_of[k] != NULL;
         for (int k = 0; k < CS_HOT_COUNT; ++k) had_hot[k] = w->cur.hot[k] != NULL;
         if (then && then(w, ctx) != CROWD_OK) {
             // A kind's record numbers and the hot columns that `then` allocated have the new
-            // capacity and hold nothing yet: they go (the next reservation allocates them again).
+            // capacities and hold nothing yet: they go (the next reservation allocates them
+            // again).
             for (int k = 0; k < CS_REC_COUNT; ++k)
                 if (!had_rec[k] && w->rec_of[k]) {
-                    cs_free(w, w->rec_of[k], sizeof(int32_t) * (size_t)capacity);
+                    cs_free(w, w->rec_of[k], sizeof(int32_t) * (size_t)indices);
                     w->rec_of[k] = NULL;
                 }
             for (int k = 0; k < CS_HOT_COUNT; ++k)
                 if (!had_hot[k] && w->cur.hot[k]) {
-                    cs_free(w, w->cur.hot[k], 4 * ((size_t)capacity + CS_PAD));
+                    cs_free(w, w->cur.hot[k], 4 * ((size_t)slots + CS_PAD));
                     w->cur.hot[k] = NULL;
                 }
             for (int i = 0; i < n; ++i) ref_set(&refs[i], old[i]);
-            w->capacity = old_capacity;
+            w->slot_capacity = old_slots;
+            w->index_capacity = old_indices;
             ok = false;
         }
     } else if (ok && then) {
         ok = then(w, ctx) == CROWD_OK;
     }
     if (!ok) {
-        for (int i = 0; i < made; ++i) cs_free(w, fresh[i], ref_bytes(&refs[i], capacity));
+        for (int i = 0; i < n; ++i) cs_free(w, fresh[i], ref_bytes(&refs[i], slots, indices));
         if (hist) cs_free(w, hist, hist_bytes);
         if (start) cs_free(w, start, start_bytes);
         cs_free(w, spare, spare_bytes);
@@ -209,7 +217,8 @@ static crowd_status resize(crowd_world* w, int capacity, int threads, cs_grow_th
     }
 
     if (arrays_change)
-        for (int i = 0; i < n; ++i) cs_free(w, old[i], ref_bytes(&refs[i], old_capacity));
+        for (int i = 0; i < n; ++i)
+            if (change[i]) cs_free(w, old[i], ref_bytes(&refs[i], old_slots, old_indices));
     if (hist_change) {
         cs_free(w, w->hist, hist_size(w->bucket_capacity, w->hist_threads));
         cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
@@ -237,10 +246,11 @@ crowd_status cs_world_wall_arrays(crowd_world* w) {
                                {&w->wall_probe, sizeof(float), true}};
     void* mem[N] = {0};
     for (int i = 0; i < N; ++i) {
-        const size_t bytes = ref_bytes(&refs[i], w->capacity);
+        const size_t bytes = ref_bytes(&refs[i], w->slot_capacity, w->index_capacity);
         mem[i] = cs_alloc(w, bytes);
         if (!mem[i]) {
-            for (int j = 0; j < i; ++j) cs_free(w, mem[j], ref_bytes(&refs[j], w->capacity));
+            for (int j = 0; j < i; ++j)
+                cs_free(w, mem[j], ref_bytes(&refs[j], w->slot_capacity, w->index_capacity));
             return CROWD_ERR_OUT_OF_MEMORY;
         }
         memset(mem[i], 0, bytes);
@@ -249,10 +259,10 @@ crowd_status cs_world_wall_arrays(crowd_world* w) {
     return CROWD_OK;
 }
 
-// Allocates the array `ref` names for the world's capacity, zero-filled, unless it exists.
+// Allocates the array `ref` names for the world's capacities, zero-filled, unless it exists.
 static crowd_status lazy_array(crowd_world* w, const array_ref* ref) {
     if (ref_get(ref)) return CROWD_OK;
-    const size_t bytes = ref_bytes(ref, w->capacity);
+    const size_t bytes = ref_bytes(ref, w->slot_capacity, w->index_capacity);
     void* mem = cs_alloc(w, bytes);
     if (!mem) return CROWD_ERR_OUT_OF_MEMORY;
     memset(mem, 0, bytes);
@@ -268,9 +278,30 @@ crowd_status cs_world_user_data(crowd_world* w) {
     return lazy_array(w, &(array_ref){&w->user_data, sizeof(uint64_t), false});
 }
 
-crowd_status cs_world_grow(crowd_world* w, int capacity, cs_grow_then* then, void* ctx) {
-    if (capacity <= w->capacity) return then ? then(w, ctx) : CROWD_OK;
-    return resize(w, capacity, w->threads, then, ctx);
+crowd_status cs_world_grow(crowd_world* w, int slots, int indices, cs_grow_then* then, void* ctx) {
+    if (slots < w->slot_capacity) slots = w->slot_capacity;
+    if (indices < w->index_capacity) indices = w->index_capacity;
+    if (slots == w->slot_capacity && indices == w->index_capacity)
+        return then ? then(w, ctx) : CROWD_OK;
+    return resize(w, slots, indices, w->threads, then, ctx);
+}
+
+// Doubling from `have` until `need` fits, capped by max_agents (but never below `need`).
+static int64_t doubled(int64_t have, int64_t need, int max_agents) {
+    int64_t n = have > 0 ? have : 1;
+    while (n < need) n *= 2;
+    if (n > max_agents) n = max_agents;
+    return n > need ? n : need;
+}
+
+crowd_status cs_world_grow_for(crowd_world* w, int64_t slots, int64_t indices, cs_grow_then* then,
+                               void* ctx) {
+    const int64_t s = slots > w->slot_capacity ? doubled(w->slot_capacity, slots, w->max_agents)
+                                               : w->slot_capacity;
+    const int64_t i = indices > w->index_capacity
+                          ? doubled(w->index_capacity, indices, w->max_agents)
+                          : w->index_capacity;
+    return cs_world_grow(w, (int)s, (int)i, then, ctx);
 }
 
 // ---- public -------------------------------------------------------------------------------------
@@ -345,7 +376,8 @@ crowd_status crowd_world_create(const crowd_world_def* def, crowd_world** out) {
             st = CROWD_ERR_OUT_OF_MEMORY;
     }
     int capacity = def->capacity < def->max_agents ? def->capacity : def->max_agents;
-    if (st == CROWD_OK) st = resize(w, capacity > 0 ? capacity : 1, w->threads, NULL, NULL);
+    if (capacity < 1) capacity = 1;
+    if (st == CROWD_OK) st = resize(w, capacity, capacity, w->threads, NULL, NULL);
     if (st != CROWD_OK) {
         crowd_world_destroy(w);
         return st;
@@ -368,7 +400,8 @@ void crowd_world_destroy(crowd_world* w) {
     cs_nav_free(w, &w->nav);
     array_ref refs[MAX_ARRAYS];
     const int n = world_arrays(w, refs);
-    for (int i = 0; i < n; ++i) cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->capacity));
+    for (int i = 0; i < n; ++i)
+        cs_free(w, ref_get(&refs[i]), ref_bytes(&refs[i], w->slot_capacity, w->index_capacity));
     cs_free(w, w->hist, hist_size(w->bucket_capacity, w->hist_threads));
     cs_free(w, w->cell_start, sizeof(uint32_t) * ((size_t)w->bucket_capacity + 1));
     crowd_free_fn* fr = w->free;
@@ -388,14 +421,14 @@ static crowd_status reserve_behaviors(crowd_world* w, void* ctx) {
 crowd_status crowd_world_reserve(crowd_world* w, int agents) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (agents < 0 || agents > w->max_agents) return CROWD_ERR_BAD_CAPACITY;
-    return cs_world_grow(w, agents, reserve_behaviors, &agents);
+    return cs_world_grow(w, agents, agents, reserve_behaviors, &agents);
 }
 
 crowd_status crowd_world_set_threads(crowd_world* w, int threads) {
     if (!w) return CROWD_ERR_NULL_ARGUMENT;
     if (threads < 0 || threads > CROWD_MAX_THREADS) return CROWD_ERR_BAD_THREADS;
     int resolved = resolve_threads(threads);
-    crowd_status st = resize(w, w->capacity, resolved, NULL, NULL);
+    crowd_status st = resize(w, w->slot_capacity, w->index_capacity, resolved, NULL, NULL);
     if (st != CROWD_OK) return st;
     w->threads_requested = threads;
     w->threads = resolved;

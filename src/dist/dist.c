@@ -11,8 +11,8 @@
 //
 // Navigation (crowd/nav.h): every rank counts the whole world's uses of destinations and exit sets
 // (see core/dist_hooks.h), so each builds every field in use and its budget checks are the whole
-// world's. The per-agent record of what each agent counts (routes) lets the ranks that do not own
-// a removed agent end its uses too.
+// world's. The per-agent record of what each agent counts (routes, kept only in a world with
+// navigation on or an exit set) lets the ranks that do not own a removed agent end its uses too.
 #define _POSIX_C_SOURCE 200809L // sched_yield
 
 #include "crowd/dist.h"
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "core/dist_hooks.h"
+#include "core/range.h"
 #include "dist/split.h"
 
 // The whole-world gather (crowd_dist_with_whole_world): its messages' tag and largest piece.
@@ -35,8 +36,13 @@ struct crowd_dist {
     crowd_world* w;
     uint8_t* live; // per agent index: its handle is issued and the agent lives (on some rank)
     size_t live_cap;
-    cs_dist_routes* routes; // per agent index: what it counts in navigation (every rank)
+    // Per agent index: what it counts in navigation (every rank). Only while routes_on: a world
+    // that counts no route (navigation off, or no obstacle yet) and has no exit set counts nothing
+    // an agent's removal would end (cs_dist_routes_needed), and 48 bytes per index of the whole
+    // world would be wasted.
+    cs_dist_routes* routes;
     size_t routes_cap;
+    bool routes_on;
     int count;      // agents in the whole world
     cs_split split; // which rank owns which cells
     crowd_dist_split kind;
@@ -115,15 +121,29 @@ static int owner_at(const crowd_dist* d, float x, float y) {
 
 static bool live_reserve(crowd_dist* d, int n) {
     const size_t want = (size_t)n < 1024 ? 1024 : (size_t)n;
-    const bool ok = grow(d->w, (void**)&d->live, &d->live_cap, want, 1) &&
-                    grow(d->w, (void**)&d->routes, &d->routes_cap, want, sizeof *d->routes);
+    const bool ok =
+        grow(d->w, (void**)&d->live, &d->live_cap, want, 1) &&
+        (!d->routes_on || grow(d->w, (void**)&d->routes, &d->routes_cap, want, sizeof *d->routes));
     cs_dist_set_live(d->w, d->live);
     return ok;
+}
+
+// The routes from now on (an exit set is made, or an obstacle that may start the counting): every
+// agent's so far counts nothing on the ranks that do not store it, zero.
+static bool routes_start(crowd_dist* d) {
+    if (d->routes_on) return true;
+    d->routes_on = grow(d->w, (void**)&d->routes, &d->routes_cap, d->live_cap, sizeof *d->routes);
+    return d->routes_on;
+}
+
+static void routes_set(crowd_dist* d, uint32_t idx, cs_dist_routes r) {
+    if (d->routes_on) d->routes[idx] = r;
 }
 
 // Agent idx is removed: every rank but its owner (whose removal hooks did it, its record cleared
 // first) ends what it counted.
 static void routes_end(crowd_dist* d, uint32_t idx) {
+    if (!d->routes_on) return;
     cs_dist_routes_end(d->w, &d->routes[idx]);
     d->routes[idx] = (cs_dist_routes){0};
 }
@@ -138,8 +158,8 @@ static void reduce_ranks(void* ctx, int64_t* v, int n, bool min) {
 // Cuts the split again from the agents' cells. `everyone`: every rank holds every agent (at
 // creation), no sums needed.
 static void cut_split(crowd_dist* d, bool everyone) {
-    cs_split_compute(d->w, &d->split, d->kind == CROWD_DIST_STRIPS, everyone ? NULL : reduce_ranks,
-                     d);
+    cs_split_compute(d->w, NULL, 0, &d->split, d->kind == CROWD_DIST_STRIPS,
+                     everyone ? NULL : reduce_ranks, d);
 }
 
 // The imbalance of the agents the ranks hold (the most on one rank over the mean), the same on
@@ -338,7 +358,7 @@ static crowd_status gather_arrivals(crowd_dist* d, crowd_status st, int free_bef
     // The agents this rank removed ended their uses in their removal.
     for (int i = 0; i < got; ++i) {
         const crowd_arrival* a = (const crowd_arrival*)d->send + i;
-        if (a->action == CROWD_QUEUE_REMOVE) d->routes[a->id.index1 - 1] = (cs_dist_routes){0};
+        if (a->action == CROWD_QUEUE_REMOVE) routes_set(d, a->id.index1 - 1, (cs_dist_routes){0});
     }
     const int bytes = mine * (int)sizeof(crowd_arrival);
     COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
@@ -408,6 +428,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     MPI_Comm_rank(comm, &d->rank);
     MPI_Comm_size(comm, &d->size);
     d->w = world;
+    d->routes_on = cs_dist_routes_needed(world);
     const size_t k = (size_t)d->size;
     const crowd_status sst = cs_split_init(world, &d->split, d->size);
     d->near = zalloc(world, k * sizeof(int));
@@ -433,7 +454,7 @@ crowd_status crowd_dist_create(MPI_Comm comm, crowd_world* world, crowd_dist** o
     COLLECTIVE(MPI_Ibcast, &tag, 1, MPI_UNSIGNED, 0, comm);
     cs_dist_set_tag(world, (uint16_t)tag);
     for (int s = 0; s < world->count; ++s)
-        d->routes[world->cur.id[s]] = cs_dist_routes_of(world, world->cur.id[s]);
+        routes_set(d, world->cur.id[s], cs_dist_routes_of(world, world->cur.id[s]));
     d->kind = CROWD_DIST_BISECTION;
     cut_split(d, true);
     for (int s = 0; s < world->count;)
@@ -535,9 +556,108 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
     const uint32_t idx = out->index1 - 1;
     d->live[idx] = 1;
     d->count++;
-    d->routes[idx] = cs_dist_routes_of(w, idx);
+    routes_set(d, idx, cs_dist_routes_of(w, idx));
     if (owner_at(d, def->position.x, def->position.y) != d->rank) cs_dist_drop(w, idx);
     return CROWD_OK;
+}
+
+// Cuts the split from the agents stored and the `count` agents about to be added, each rank
+// describing its share of them (i = rank, rank + size, ...): a split world created empty (every
+// cut at infinity: rank 0 owns everything) would otherwise put every added agent on rank 0 until
+// the first step. Only this rank's share of the positions is held. False when some rank ran out of
+// memory (nothing changed).
+static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user) {
+    crowd_world* w = d->w;
+    const int share = count > d->rank ? (count - 1 - d->rank) / d->size + 1 : 0;
+    float* xy = share ? cs_alloc(w, sizeof(float) * 2 * (size_t)share) : NULL;
+    // Every rank issues every handle: the per-index arrays grow once, to the indices the agents
+    // take (the adds would double them, to up to twice that, holding both for the copy).
+    const int64_t fresh = count > w->free_count ? (int64_t)count - w->free_count : 0;
+    int64_t indices = w->index_count + fresh;
+    if (indices > w->max_agents) indices = w->max_agents;
+    int ok = (!share || xy) && live_reserve(d, w->index_count + count + 1) &&
+             cs_world_grow(w, w->slot_capacity, (int)indices, NULL, NULL) == CROWD_OK;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, d->comm);
+    if (!ok) {
+        cs_free(w, xy, sizeof(float) * 2 * (size_t)share);
+        return false;
+    }
+    int got = 0;
+    for (int i = d->rank; i < count; i += d->size) {
+        crowd_agent_def def = crowd_agent_def_default();
+        // A def the add will refuse places nothing: the add stops there on every rank.
+        if (fn(i, &def, user) != CROWD_OK || cs_range_point(def.position) != CROWD_OK) continue;
+        xy[2 * got] = def.position.x;
+        xy[2 * got + 1] = def.position.y;
+        ++got;
+    }
+    cs_split_compute(w, xy, got, &d->split, d->kind == CROWD_DIST_STRIPS, reduce_ranks, d);
+    cs_free(w, xy, sizeof(float) * 2 * (size_t)share);
+    return true;
+}
+
+// Grows this rank's slots once, to the agents it stores and will own of the `count` to come (the
+// split just cut), one more for the add of an agent it does not own, and with other ranks a
+// sixteenth more for a step's ghosts (cs_dist_reserve grows them by a quarter past that): grown
+// one add at a time they would double, to up to twice that, holding both for the copy. A failure
+// leaves the adds to grow them as they go.
+static void reserve_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user) {
+    crowd_world* w = d->w;
+    int64_t mine = 0;
+    for (int i = 0; i < count; ++i) {
+        crowd_agent_def def = crowd_agent_def_default();
+        if (fn(i, &def, user) == CROWD_OK && cs_range_point(def.position) == CROWD_OK &&
+            owner_at(d, def.position.x, def.position.y) == d->rank)
+            ++mine;
+    }
+    int64_t slots = (int64_t)w->count + mine + 1;
+    if (d->size > 1) slots += slots / 16;
+    if (slots > w->max_agents) slots = w->max_agents;
+    (void)cs_world_grow(w, (int)slots, w->index_capacity, NULL, NULL);
+}
+
+crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user,
+                                   crowd_agent_id* ids, int* added) {
+    if (added) *added = 0;
+    if (!d || !fn) return CROWD_ERR_NULL_ARGUMENT;
+    if (d->failed) return CROWD_ERR_RANK_FAILED;
+    if (count < 0) return CROWD_ERR_BAD_COUNT;
+    if (count == 0) return CROWD_OK;
+    if (!cut_for_added(d, count, fn, user)) return CROWD_ERR_OUT_OF_MEMORY;
+    reserve_added(d, count, fn, user);
+    crowd_world* w = d->w;
+    crowd_status st = CROWD_OK;
+    int i = 0;
+    for (; i < count; ++i) {
+        if (d->count >= w->max_agents) {
+            st = CROWD_ERR_CAPACITY;
+            break;
+        }
+        crowd_agent_def def = crowd_agent_def_default();
+        crowd_agent_id id;
+        st = fn(i, &def, user);
+        // As crowd_dist_agent_add: every rank adds the agent (the same handle, the same counts),
+        // and only its owner keeps it.
+        if (st == CROWD_OK) st = crowd_agent_add(w, &def, &id);
+        if (st != CROWD_OK) break;
+        const uint32_t idx = id.index1 - 1;
+        d->live[idx] = 1;
+        d->count++;
+        routes_set(d, idx, cs_dist_routes_of(w, idx));
+        if (ids) ids[i] = id;
+        if (owner_at(d, def.position.x, def.position.y) != d->rank) cs_dist_drop(w, idx);
+    }
+    // Every rank stops at the same agent with the same status, but for running out of memory (or
+    // a fn that answers differently): then the handle tables differ and the split world is given
+    // up on every rank.
+    int v[4] = {i, -i, (int)st, -(int)st};
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, v, 4, MPI_INT, MPI_MIN, d->comm);
+    if (v[0] != -v[1] || v[2] != -v[3]) {
+        d->failed = true;
+        return st != CROWD_OK ? st : CROWD_ERR_RANK_FAILED;
+    }
+    if (added) *added = i;
+    return st;
 }
 
 // Every rank keeps the follow graph (cs_dist_replicated), so every rank takes a linked agent out
@@ -582,7 +702,7 @@ crowd_status crowd_dist_agent_remove(crowd_dist* d, crowd_agent_id id) {
     }
     if (w->slot_of[idx] >= 0) {
         st = crowd_agent_remove(w, id);
-        d->routes[idx] = (cs_dist_routes){0};
+        routes_set(d, idx, (cs_dist_routes){0});
     } else {
         routes_end(d, idx);
         cs_dist_free_handle(w, idx, id.generation);
@@ -614,7 +734,10 @@ crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
     int any = covered;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d->comm);
     const cs_nav_changes_mark mark = cs_nav_changes_now(d->w);
-    const crowd_status st = cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out);
+    // With navigation on, an obstacle starts the counting of routes: the routes are kept.
+    const crowd_status st = !cs_dist_routes_may_start(d->w) || routes_start(d)
+                                ? cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out)
+                                : CROWD_ERR_OUT_OF_MEMORY;
     // Only running out of memory can differ between ranks; where the add succeeded it is taken
     // back (its obstacle slot then moves on to its next generation there), and navigation forgets
     // both changes: the next route phase repairs (or not) as on the ranks where it failed.
@@ -639,7 +762,9 @@ crowd_status crowd_dist_exits_create(crowd_dist* d, const crowd_vec2* points, in
     if (d->failed) return CROWD_ERR_RANK_FAILED;
     // Every rank holds the same exit sets, so only running out of memory can differ between
     // ranks: where the set was made it is taken back, the slot as it was.
-    const crowd_status st = crowd_exits_create(d->w, points, count, out);
+    // From the first exit set on, goals may name one: the routes are kept.
+    const crowd_status st =
+        routes_start(d) ? crowd_exits_create(d->w, points, count, out) : CROWD_ERR_OUT_OF_MEMORY;
     int code = (int)st;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, d->comm);
     if (code != CROWD_OK && st == CROWD_OK) cs_dist_exits_take_back(d->w, *out);

@@ -131,12 +131,21 @@ static int64_t bin_of(int64_t x, int64_t span, int64_t bins) {
     return lo;
 }
 
-void cs_split_compute(const crowd_world* w, cs_split* s, bool strips, cs_split_reduce_fn* reduce,
-                      void* ctx) {
+// Point a of the ones a cut counts: the world's agents, then the extra points.
+static void point_at(const crowd_world* w, const float* extra, int a, int64_t* col, int64_t* row) {
+    const bool stored = a < w->count;
+    const float x = stored ? w->cur.px[a] : extra[2 * (a - w->count)];
+    const float y = stored ? w->cur.py[a] : extra[2 * (a - w->count) + 1];
+    *col = cs_split_column(w, x);
+    *row = cs_split_row(w, y);
+}
+
+void cs_split_compute(const crowd_world* w, const float* extra, int extra_count, cs_split* s,
+                      bool strips, cs_split_reduce_fn* reduce, void* ctx) {
     cs_split_level* lv = s->level;
     int* slot = s->slot;
-    const cs_columns* c = &w->cur;
     int64_t* buf = s->buf;
+    const int points = w->count + extra_count;
     for (int depth = 0; depth < s->depth; ++depth) {
         int nl = 0;
         for (int n = 0; n < s->nodes; ++n)
@@ -145,8 +154,9 @@ void cs_split_compute(const crowd_world* w, cs_split* s, bool strips, cs_split_r
                 lv[nl++] = (cs_split_level){.n = n};
             }
         for (int i = 0; i < 4 * nl; ++i) buf[i] = INT64_MAX;
-        for (int a = 0; a < w->count; ++a) {
-            const int64_t col = cs_split_column(w, c->px[a]), row = cs_split_row(w, c->py[a]);
+        for (int a = 0; a < points; ++a) {
+            int64_t col, row;
+            point_at(w, extra, a, &col, &row);
             const int n = node_at(s, depth, col, row);
             if (n < 0) continue;
             int64_t* r = buf + 4 * slot[n];
@@ -175,8 +185,9 @@ void cs_split_compute(const crowd_world* w, cs_split* s, bool strips, cs_split_r
             at += lv[i].bins;
         }
         memset(buf + 4 * nl, 0, (size_t)(at - 4 * nl) * sizeof *buf);
-        for (int a = 0; a < w->count; ++a) {
-            const int64_t col = cs_split_column(w, c->px[a]), row = cs_split_row(w, c->py[a]);
+        for (int a = 0; a < points; ++a) {
+            int64_t col, row;
+            point_at(w, extra, a, &col, &row);
             const int n = node_at(s, depth, col, row);
             if (n < 0) continue;
             const int i = slot[n];

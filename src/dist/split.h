@@ -49,10 +49,11 @@ void cs_split_free(crowd_world* w, cs_split* s);
 // calling rank holds every agent.
 typedef void cs_split_reduce_fn(void* ctx, int64_t* v, int n, bool min);
 
-// Cuts the tree again from the agents stored in `w` (each rank's own; `reduce` combines them, two
-// reductions per level). `strips`: every cut across columns.
-void cs_split_compute(const crowd_world* w, cs_split* s, bool strips, cs_split_reduce_fn* reduce,
-                      void* ctx);
+// Cuts the tree again from the agents stored in `w` and `extra_count` more points at `extra` (x,
+// y pairs: agents not stored yet), each rank's own; `reduce` combines them, two reductions per
+// level. `strips`: every cut across columns.
+void cs_split_compute(const crowd_world* w, const float* extra, int extra_count, cs_split* s,
+                      bool strips, cs_split_reduce_fn* reduce, void* ctx);
 
 // The cell of a point, and the rank that owns a cell.
 int64_t cs_split_column(const crowd_world* w, float x);

@@ -7,8 +7,12 @@
 //         u64 budget, u64 max_cells. Version 3 and 4 files end after the tick (32 bytes) and load
 //         with crowd_nav_def_default() with navigation off: their agents steered straight, and
 //         keep doing so.
-//         The capacity is part of the state: it sets the spatial hash's bucket count, which
-//         decides the order agents are sorted into and so the order neighbor sums are added in.
+//         The capacity is the sorted slots' (the world had one capacity for slots and agent
+//         indices before, at least index_count; it loads as the slot capacity all the same, and
+//         the index arrays grow to index_count as the 'INDX' section loads). It is part of the
+//         state: it sets the spatial hash's bucket count, which decides the order agents are
+//         sorted into and so, in the layout's fallbacks (docs/distributed.md), the order
+//         neighbor sums are added in.
 //  'INDX': u32 index_count, u32 free_count, u16 generation[index_count],
 //         u32 free_list[free_count] (bottom of the LIFO stack first).
 //  'EXIT' (since version 5): u32 slots (exit set slots ever issued), then per slot u16 generation,
@@ -46,7 +50,7 @@ void cs_snap_save_world(const crowd_world* w, cs_snap_writer* out) {
     cs_snap_put_f32(out, w->cell_size);
     cs_snap_put_u32(out, (uint32_t)w->threads_requested);
     cs_snap_put_u32(out, (uint32_t)w->max_agents);
-    cs_snap_put_u32(out, (uint32_t)w->capacity);
+    cs_snap_put_u32(out, (uint32_t)w->slot_capacity);
     cs_snap_put_u16(out, w->tag);
     cs_snap_put_u16(out, (uint16_t)w->max_neighbors);
     cs_snap_put_u64(out, w->tick);
@@ -144,9 +148,12 @@ void cs_snap_save_index(const crowd_world* w, cs_snap_writer* out) {
 
 crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in) {
     const uint32_t index_count = cs_snap_get_u32(in), free_count = cs_snap_get_u32(in);
-    if (in->bad || index_count > (uint32_t)w->capacity || free_count > index_count ||
+    if (in->bad || index_count > (uint32_t)w->max_agents || free_count > index_count ||
         in->left != 2 * (size_t)index_count + 4 * (size_t)free_count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
+    // The section's own length bounds the growth: a corrupt count cannot ask for more.
+    const crowd_status st = cs_world_grow(w, w->slot_capacity, (int)index_count, NULL, NULL);
+    if (st != CROWD_OK) return st;
     for (uint32_t i = 0; i < index_count; ++i) {
         w->generation[i] = cs_snap_get_u16(in);
         cs_records_reset(w, i);
@@ -331,8 +338,9 @@ crowd_status cs_snap_load_agents(crowd_world* w, cs_snap_reader* in) {
                           : in->version < 7 ? AGENT_RECORD_SIZE_V5
                                             : AGENT_RECORD_SIZE;
     // Indices neither live nor free are retired (see crowd_agent_remove), checked below.
+    // A saved world's slot capacity holds its agents.
     if (in->bad || count > (uint32_t)(w->index_count - w->free_count) ||
-        in->left != (size_t)count * record)
+        count > (uint32_t)w->slot_capacity || in->left != (size_t)count * record)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
     cs_columns* c = &w->cur;
     for (uint32_t k = 0; k < count; ++k) {

@@ -1,7 +1,9 @@
 // The rank-count determinism check of a world split across MPI ranks (crowd/dist.h): every
 // built-in scene, stepped with churn (agents removed, added and teleported between steps, wherever
 // they live, and walls removed and added in the town), gives on K ranks the state hash the same
-// scene gives in one process, at every checkpoint. Run under mpiexec with any rank count:
+// scene gives in one process, at every checkpoint. The split world is set up as scenes_dist.h
+// does: the plain scenes by crowd_dist_add_agents, without the whole world on any rank. Run under
+// mpiexec with any rank count:
 //
 //   mpiexec -n K dist_matrix [--agents N] [--ticks T] [--threads T] [--scene NAME]
 //                            [--split bisection|strips] [--rebalance X] [--max-neighbors K]
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "churn_dist.h"
+#include "scenes_dist.h"
 
 // One world, stepped either in one process or split (d set).
 typedef struct target {
@@ -90,11 +93,9 @@ int main(int argc, char** argv) {
             if (st == CROWD_OK) st = run(&one, &def, ticks, ref, &unused);
             crowd_world_destroy(one.w);
         }
+        // The plain scenes are set up split (crowd_dist_add_agents), the others built whole.
         target part = {0};
-        crowd_world* w = NULL;
-        crowd_status sst = scene_create(&def, &w);
-        if (sst == CROWD_OK) sst = crowd_world_set_max_neighbors(w, cap);
-        if (sst == CROWD_OK) sst = crowd_dist_create(MPI_COMM_WORLD, w, &part.d);
+        crowd_status sst = scene_create_dist(MPI_COMM_WORLD, &def, cap, &part.d);
         if (sst == CROWD_OK) sst = crowd_dist_set_split(part.d, split);
         if (sst == CROWD_OK) sst = crowd_dist_set_rebalance(part.d, rebalance);
         int recut = 0;
@@ -104,10 +105,7 @@ int main(int argc, char** argv) {
         MPI_Allreduce(MPI_IN_PLACE, &ghosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &linked, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (part.d)
-            crowd_dist_destroy(part.d);
-        else
-            crowd_world_destroy(w);
+        crowd_dist_destroy(part.d);
         if (rank != 0) continue;
         const bool same = st == CROWD_OK && sst == CROWD_OK && !memcmp(ref, got, sizeof ref);
         failed |= !same;

@@ -11,6 +11,7 @@
 #include "scenes.h"
 #ifdef CROWD_CLI_MPI
 #include "churn_dist.h"
+#include "scenes_dist.h"
 #endif
 
 // The scene's world, in one process or split across MPI ranks (d set).
@@ -99,14 +100,19 @@ int cmd_hash(int argc, char** argv) {
         }
     }
     hash_world hw = {0};
-    int rank = 0;
-    crowd_status st = scene_create(&def, &hw.w);
-    if (st == CROWD_OK) st = crowd_world_set_max_neighbors(hw.w, (int)max_neighbors);
+    int rank = 0, ranks = 1;
 #ifdef CROWD_CLI_MPI
-    int ranks = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    if (st == CROWD_OK && ranks > 1) st = crowd_dist_create(MPI_COMM_WORLD, hw.w, &hw.d);
+#endif
+    crowd_status st = CROWD_OK;
+    if (ranks == 1) {
+        st = scene_create(&def, &hw.w);
+        if (st == CROWD_OK) st = crowd_world_set_max_neighbors(hw.w, (int)max_neighbors);
+    }
+#ifdef CROWD_CLI_MPI
+    // A plain scene is set up split, without the whole world on any rank (scenes_dist.h).
+    if (ranks > 1) st = scene_create_dist(MPI_COMM_WORLD, &def, (int)max_neighbors, &hw.d);
 #endif
     if (st != CROWD_OK) {
         if (rank == 0) cli_error(cmd, "cannot create the world: %s", crowd_status_string(st));

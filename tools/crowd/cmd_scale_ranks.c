@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "scale.h"
+#include "scenes_dist.h"
 
 extern char** environ;
 
@@ -139,7 +140,18 @@ static int measure(const scale_args* a, const scenario* sc) {
                 scene_def scene;
                 crowd_dist* d = NULL;
                 crowd_status st = CROWD_OK;
-                if (!scale_build(a, sc, s, threads, &b, &scene, err, sizeof err)) {
+                if (!a->file && scene_is_plain(a->scene)) {
+                    // Set up split (scenes_dist.h): no rank builds the whole world.
+                    b = (built_world){.sc = sc};
+                    scene = scene_def_default();
+                    scene.kind = a->scene;
+                    scene.agents = a->agents[s];
+                    scene.threads = threads;
+                    st = scene_create_dist(comm, &scene, 0, &d);
+                    if (st != CROWD_OK && me == 0)
+                        cli_error(cmd, "cannot create the split scene: %s",
+                                  crowd_status_string(st));
+                } else if (!scale_build(a, sc, s, threads, &b, &scene, err, sizeof err)) {
                     cli_error(cmd, "%s", err);
                     st = CROWD_ERR_OUT_OF_MEMORY;
                     b.world = NULL;
@@ -147,12 +159,12 @@ static int measure(const scale_args* a, const scenario* sc) {
                     st = crowd_dist_create(comm, b.world, &d);
                     if (st != CROWD_OK && me == 0)
                         cli_error(cmd, "cannot split the world: %s", crowd_status_string(st));
-                    if (st == CROWD_OK)
-                        st = crowd_dist_set_split(d, a->strips ? CROWD_DIST_STRIPS
-                                                               : CROWD_DIST_BISECTION);
-                    if (st == CROWD_OK && a->rebalance > 0.0)
-                        st = crowd_dist_set_rebalance(d, a->rebalance);
                 }
+                if (st == CROWD_OK)
+                    st = crowd_dist_set_split(d,
+                                              a->strips ? CROWD_DIST_STRIPS : CROWD_DIST_BISECTION);
+                if (st == CROWD_OK && a->rebalance > 0.0)
+                    st = crowd_dist_set_rebalance(d, a->rebalance);
                 for (int t = 0; st == CROWD_OK && t < a->warmup; ++t) st = crowd_dist_step(d);
                 int rebalanced = 0;
                 for (int t = 0; st == CROWD_OK && t < ticks; ++t) {

@@ -65,7 +65,60 @@ crowd_status scene_add_queue_agent(crowd_world* w, const scene_def* def, scene_r
     return crowd_agent_set_queue(w, id, &qd);
 }
 
-crowd_status scene_create(const scene_def* def, crowd_world** out) {
+bool scene_is_plain(scene_kind kind) {
+    return kind == SCENE_SEPARATION || kind == SCENE_CROSSING || kind == SCENE_MIXED;
+}
+
+// The random draws a plain scene's agent takes from the scene's stream: position, heading, then
+// the mixed scene's target and speed.
+static int plain_draws(scene_kind kind) {
+    return kind == SCENE_MIXED ? 6 : 3;
+}
+
+// Agent i's def and draws of a plain scene or of the queue scene (its queue comes after the add).
+static void agent_def_at(const scene_def* def, int i, scene_rng* rng, crowd_agent_def* out) {
+    const float side = scene_side(def), half = side * 0.5f;
+    crowd_agent_def a = crowd_agent_def_default();
+    a.position.x = scene_rng_float(rng, -half, half);
+    a.position.y = scene_rng_float(rng, -half, half);
+    float ang = scene_rng_float(rng, 0.0f, 6.2831853f);
+    a.velocity = (crowd_vec2){crowd_cosf(ang) * 1.2f, crowd_sinf(ang) * 1.2f};
+    switch (def->kind) {
+    case SCENE_SEPARATION:
+        break;
+    case SCENE_CROSSING:
+        a.goal.mode = CROWD_GOAL_SEEK;
+        a.goal.target = (crowd_vec2){-a.position.x, -a.position.y};
+        break;
+    case SCENE_MIXED: {
+        int m = i % 4;
+        a.goal.mode =
+            m == 0 ? CROWD_GOAL_NONE
+                   : (m == 1 ? CROWD_GOAL_SEEK : (m == 2 ? CROWD_GOAL_ARRIVE : CROWD_GOAL_FLEE));
+        a.goal.target =
+            (crowd_vec2){scene_rng_float(rng, -half, half), scene_rng_float(rng, -half, half)};
+        a.goal.slow_radius = 2.0f;
+        a.max_speed = scene_rng_float(rng, 1.0f, 2.0f);
+        break;
+    }
+    default:
+        break;
+    }
+    *out = a;
+}
+
+crowd_status scene_agent_def(const scene_def* def, int i, crowd_agent_def* out) {
+    if (!scene_is_plain(def->kind)) return CROWD_ERR_OUT_OF_RANGE;
+    if (i < 0 || i >= def->agents) return CROWD_ERR_BAD_COUNT;
+    // splitmix64's state moves by one constant per draw: agent i's first draw is the one after
+    // i x draws of them.
+    scene_rng rng = {def->seed +
+                     0x9e3779b97f4a7c15ull * (uint64_t)plain_draws(def->kind) * (uint64_t)i};
+    agent_def_at(def, i, &rng, out);
+    return CROWD_OK;
+}
+
+crowd_world_def scene_world_def(const scene_def* def) {
     crowd_world_def wd = crowd_world_def_default();
     wd.capacity = def->agents;
     wd.threads = def->threads;
@@ -74,6 +127,11 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
     wd.alloc = def->alloc;
     wd.free = def->free;
     wd.alloc_user = def->alloc_user;
+    return wd;
+}
+
+crowd_status scene_create(const scene_def* def, crowd_world** out) {
+    const crowd_world_def wd = scene_world_def(def);
     crowd_status st = crowd_world_create(&wd, out);
     if (st != CROWD_OK) return st;
     crowd_world* w = *out;
@@ -86,34 +144,9 @@ crowd_status scene_create(const scene_def* def, crowd_world** out) {
         return st;
     }
     scene_rng rng = {def->seed};
-    const float side = scene_side(def), half = side * 0.5f;
     for (int i = 0; i < def->agents; ++i) {
-        crowd_agent_def a = crowd_agent_def_default();
-        a.position.x = scene_rng_float(&rng, -half, half);
-        a.position.y = scene_rng_float(&rng, -half, half);
-        float ang = scene_rng_float(&rng, 0.0f, 6.2831853f);
-        a.velocity = (crowd_vec2){crowd_cosf(ang) * 1.2f, crowd_sinf(ang) * 1.2f};
-        switch (def->kind) {
-        case SCENE_SEPARATION:
-            break;
-        case SCENE_CROSSING:
-            a.goal.mode = CROWD_GOAL_SEEK;
-            a.goal.target = (crowd_vec2){-a.position.x, -a.position.y};
-            break;
-        case SCENE_MIXED: {
-            int m = i % 4;
-            a.goal.mode = m == 0 ? CROWD_GOAL_NONE
-                                 : (m == 1 ? CROWD_GOAL_SEEK
-                                           : (m == 2 ? CROWD_GOAL_ARRIVE : CROWD_GOAL_FLEE));
-            a.goal.target = (crowd_vec2){scene_rng_float(&rng, -half, half),
-                                         scene_rng_float(&rng, -half, half)};
-            a.goal.slow_radius = 2.0f;
-            a.max_speed = scene_rng_float(&rng, 1.0f, 2.0f);
-            break;
-        }
-        default:
-            break;
-        }
+        crowd_agent_def a;
+        agent_def_at(def, i, &rng, &a);
         if (def->kind == SCENE_QUEUE) {
             st = scene_add_queue_agent(w, def, &rng, i, &a);
         } else {

@@ -63,6 +63,16 @@ float scene_side(const scene_def* def);
 // max speed 1.5, separation radius 1.2, dt 0.1, cell 2.5.
 crowd_status scene_create(const scene_def* def, crowd_world** out);
 
+// The world def scene_create makes the scene's world with (capacity: the scene's agents).
+crowd_world_def scene_world_def(const scene_def* def);
+
+// The scenes whose agents are set up by their defs alone (separation, crossing, mixed): agent i's
+// def is scene_agent_def's, a function of the scene and i (its random draws are read at agent i's
+// place in the scene's stream), the one scene_create adds as agent i. CROWD_ERR_OUT_OF_RANGE for
+// another scene, CROWD_ERR_BAD_COUNT for i outside [0, agents).
+bool scene_is_plain(scene_kind kind);
+crowd_status scene_agent_def(const scene_def* def, int i, crowd_agent_def* out);
+
 // SCENE_TOWN: edge of a block (the street grid's pitch is 20 m).
 float scene_town_block(void);
 
