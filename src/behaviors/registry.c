@@ -82,6 +82,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .route_use_bytes = sizeof(crowd_goal),
                 .route_uses = cs_goal_route_uses,
                 .route_uses_end = cs_goal_route_uses_end,
+                .route_uses_begin = cs_goal_route_uses_begin,
                 // Saved with the agent itself (the snapshot's 'AGNT' section), as part of its
                 // def; the aims in a section of its own.
                 .snapshot = &goal_section, // 'GOAL', since format version 7

@@ -201,6 +201,11 @@ typedef struct cs_behavior {
     uint32_t route_use_bytes;
     void (*route_uses)(const crowd_world* w, uint32_t idx, void* out);
     void (*route_uses_end)(crowd_world* w, const void* in);
+    // When the first obstacle starts the counting, count_routes counts the agents a process
+    // stores: on a process that does not store agent idx, count what count_routes counted for it
+    // on its owner (NULL: the behavior counts from records every process holds). May fail (out of
+    // memory reserving a destination).
+    crowd_status (*route_uses_begin)(crowd_world* w, const void* in);
 
     // After a snapshot load, with every section in: whether what the behavior derives from the
     // agents' behaviors (flags it keeps) is what the snapshot holds (false: refused as corrupt).

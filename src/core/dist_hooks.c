@@ -339,6 +339,10 @@ bool cs_dist_routes_needed(const crowd_world* w) {
     return cs_nav_counting(w) || w->nav.exits_used > 0;
 }
 
+bool cs_dist_routes_counting(const crowd_world* w) {
+    return cs_nav_counting(w);
+}
+
 bool cs_dist_routes_may_start(const crowd_world* w) {
     return w->nav.def.enable; // the def cannot change after creation
 }
@@ -364,6 +368,18 @@ void cs_dist_routes_end(crowd_world* w, const cs_dist_routes* r) {
         e->route_uses_end(w, r->use + at);
         at += e->route_use_bytes;
     }
+}
+
+crowd_status cs_dist_routes_begin(crowd_world* w, const cs_dist_routes* r) {
+    uint32_t at = 0;
+    crowd_status st = CROWD_OK;
+    for (int b = 0; b < CS_BEH_COUNT && st == CROWD_OK; ++b) {
+        const cs_behavior* e = &cs_behaviors[b];
+        if (!e->route_uses) continue;
+        if (e->route_uses_begin) st = e->route_uses_begin(w, r->use + at);
+        at += e->route_use_bytes;
+    }
+    return st;
 }
 
 void cs_dist_exits_take_back(crowd_world* w, crowd_exits_id id) {

@@ -108,10 +108,13 @@ typedef struct cs_dist_routes {
 // (navigation on and an obstacle: its routed goals and waypoint legs count their destinations) or
 // has an exit set (goals that name one are its users). In any other world an agent added counts
 // nothing, and a split world keeps no routes until the counting may start (an obstacle added with
-// navigation on: cs_dist_routes_may_start) or its first exit set. An agent added before then was
-// counted, when the counting started, only where it was stored, whose removal hooks end it.
+// navigation on: cs_dist_routes_may_start) or its first exit set. When the counting starts, every
+// process counts its own agents (count_routes) and then, from the routes their owners send, the
+// others' (cs_dist_routes_begin).
 bool cs_dist_routes_needed(const crowd_world* w);
 bool cs_dist_routes_may_start(const crowd_world* w);
+// Whether the world counts routes now (navigation on and an obstacle).
+bool cs_dist_routes_counting(const crowd_world* w);
 
 // Agent idx's (stored here).
 cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx);
@@ -119,6 +122,10 @@ cs_dist_routes cs_dist_routes_of(const crowd_world* w, uint32_t idx);
 // Ends the uses `r` counted, on a process that does not store the agent, as the agent's removal
 // ends them on its owner.
 void cs_dist_routes_end(crowd_world* w, const cs_dist_routes* r);
+
+// Counts the uses `r` holds, on a process that does not store the agent, as the start of the
+// counting (the first obstacle) counted them on its owner. May fail (out of memory).
+crowd_status cs_dist_routes_begin(crowd_world* w, const cs_dist_routes* r);
 
 // Takes back exit set `id`, just made here, when another process could not make it: its slot is
 // left as it was before (free, at the same generation; unissued again when it was new).

@@ -724,6 +724,60 @@ crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, cro
     return (crowd_status)mine;
 }
 
+// The first obstacle started the counting of routes (cs_nav_start_counting), which counted the
+// agents each rank stores; every rank counts the whole world's uses, so each also counts the
+// others' agents, from the routes their owners send (and keeps those routes for their removal).
+// Fails on every rank when one ran out of memory: the counts then differ and the split world is
+// given up.
+static crowd_status count_elsewhere(crowd_dist* d) {
+    crowd_world* w = d->w;
+    enum { ENTRY = 4 + sizeof(cs_dist_routes) };
+    const int mine = w->count;
+    crowd_status st = grow(w, (void**)&d->send, &d->send_cap, (size_t)mine * ENTRY + 1, 1)
+                          ? CROWD_OK
+                          : CROWD_ERR_OUT_OF_MEMORY;
+    const int bytes = st == CROWD_OK ? mine * ENTRY : 0;
+    for (int s = 0; s < mine && st == CROWD_OK; ++s) {
+        const uint32_t idx = w->cur.id[s];
+        const cs_dist_routes r = cs_dist_routes_of(w, idx);
+        routes_set(d, idx, r);
+        memcpy(d->send + (size_t)s * ENTRY, &idx, 4);
+        memcpy(d->send + (size_t)s * ENTRY + 4, &r, sizeof r);
+    }
+    COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+    size_t total = 0;
+    for (int r = 0; r < d->size; ++r) {
+        d->rdispl[r] = (int)total;
+        total += (size_t)d->rcount[r];
+    }
+    if (st == CROWD_OK && !grow(w, (void**)&d->recv, &d->recv_cap, total + 1, 1))
+        st = CROWD_ERR_OUT_OF_MEMORY;
+    st = agree(d, st);
+    if (st != CROWD_OK) return st;
+    COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
+               d->comm);
+    d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
+    for (int r = 0; r < d->size; ++r) {
+        if (r == d->rank) continue;
+        for (int k = 0; k < d->rcount[r] / ENTRY && st == CROWD_OK; ++k) {
+            const unsigned char* in = d->recv + d->rdispl[r] + (size_t)k * ENTRY;
+            uint32_t idx;
+            cs_dist_routes routes;
+            memcpy(&idx, in, 4);
+            memcpy(&routes, in + 4, sizeof routes);
+            routes_set(d, idx, routes);
+            st = cs_dist_routes_begin(w, &routes);
+        }
+    }
+    int failed = st != CROWD_OK;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, d->comm);
+    if (failed) {
+        d->failed = true;
+        return st != CROWD_OK ? st : CROWD_ERR_RANK_FAILED;
+    }
+    return CROWD_OK;
+}
+
 crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
                                      const crowd_vec2* points, int count, crowd_obstacle_id* out) {
     if (!d || !points || !out) return CROWD_ERR_NULL_ARGUMENT;
@@ -734,6 +788,8 @@ crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
     int any = covered;
     COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, d->comm);
     const cs_nav_changes_mark mark = cs_nav_changes_now(d->w);
+    const bool starts =
+        d->size > 1 && cs_dist_routes_may_start(d->w) && !cs_dist_routes_counting(d->w);
     // With navigation on, an obstacle starts the counting of routes: the routes are kept.
     const crowd_status st = !cs_dist_routes_may_start(d->w) || routes_start(d)
                                 ? cs_dist_obstacle_add(d->w, kind, points, count, any != 0, out)
@@ -747,6 +803,7 @@ crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,
         crowd_obstacle_remove(d->w, *out);
         cs_nav_changes_restore(d->w, mark);
     }
+    if (code == CROWD_OK && starts) return count_elsewhere(d);
     return (crowd_status)code;
 }
 

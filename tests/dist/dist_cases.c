@@ -827,6 +827,43 @@ static void navigation(void) {
     destroy(&t);
 }
 
+// Routed goals toward points above y = 0 in a world without obstacles (nothing counts routes
+// yet), split; then the first wall, added on every rank, starts the counting: every rank must
+// count the whole world's destinations, also those of agents it does not store, and end them when
+// those agents are removed.
+static void build_routed_no_wall(crowd_world* w) {
+    for (int i = 0; i < 16; ++i) {
+        const float x = -36.0f + 4.8f * (float)i;
+        const crowd_agent_id id = add(w, x, -3.0f, 0.0f);
+        crowd_goal g = crowd_goal_default();
+        g.mode = CROWD_GOAL_ARRIVE;
+        g.target = (crowd_vec2){x + (float)(i % 3), 5.0f};
+        CHECK(crowd_agent_set_goal(w, id, &g) == CROWD_OK, "goal");
+    }
+}
+
+static void first_wall_after_the_split(void) {
+    twin t = make(build_routed_no_wall);
+    step(&t, 5, "no wall");
+    const crowd_vec2 wall[2] = {{-40.0f, 0.0f}, {40.0f, 0.0f}};
+    crowd_obstacle_id o1, o2;
+    CHECK(crowd_obstacle_add(t.w, CROWD_OBSTACLE_WALL, wall, 2, &o1) == CROWD_OK &&
+              crowd_dist_obstacle_add(t.d, CROWD_OBSTACLE_WALL, wall, 2, &o2) == CROWD_OK,
+          "the first wall");
+    expect_same_fields(&t, "the first wall");
+    step(&t, 10, "routed round the first wall");
+    crowd_agent_id ids[64];
+    const int n = agents_with(&t, (crowd_exits_id){0}, ids);
+    CHECK(n == 16, "%d routed agents", n);
+    for (int i = 0; i < n; i += 2) remove_both(&t, ids[i]);
+    expect_same_fields(&t, "after removals");
+    step(&t, 10, "after removals");
+    if (rank == 0)
+        printf("the first wall after the split: every rank counts the one-process destinations, "
+               "through removals, same hash\n");
+    destroy(&t);
+}
+
 // The navigation budget, exactly `k` fields of the grid the wall gives: beyond it the same
 // destinations are spread on every rank as in one process, also after a removal on another rank.
 static int budget_fields;
@@ -943,6 +980,7 @@ int main(int argc, char** argv) {
     removal_in_step_refused();
     out_of_memory_on_one_rank();
     navigation();
+    first_wall_after_the_split();
     navigation_budget();
     navigation_snapshot();
     MPI_Finalize();

@@ -259,6 +259,17 @@ void cs_goal_route_uses_end(crowd_world* w, const void* in) {
     cs_goal_count_use(w, &g, -1);
 }
 
+// What cs_goal_count_routes counts for one agent (its exit set's users are counted when the goal
+// is set, on every process).
+crowd_status cs_goal_route_uses_begin(crowd_world* w, const void* in) {
+    crowd_goal g;
+    memcpy(&g, in, sizeof g);
+    if (!routed(&g) || !cs_nav_counting(w)) return CROWD_OK;
+    const crowd_status st = cs_nav_reserve(w, route_key(w, &g));
+    if (st == CROWD_OK) cs_nav_ref(w, route_key(w, &g), +1);
+    return st;
+}
+
 // The route of a goal with a point to head for, from pos.
 static crowd_route_info route_of(const crowd_world* w, const crowd_goal* g, crowd_vec2 pos) {
     if (routed(g) && !g->exits.index1 && cs_nav_is_spread(&w->nav, g->target) && w->nav.blocked &&

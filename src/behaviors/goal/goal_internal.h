@@ -103,6 +103,7 @@ void cs_goal_count_use(crowd_world* w, const crowd_goal* g, int delta);
 // its world's tag: cs_goal_profile.)
 void cs_goal_route_uses(const crowd_world* w, uint32_t idx, void* out);
 void cs_goal_route_uses_end(crowd_world* w, const void* in);
+crowd_status cs_goal_route_uses_begin(crowd_world* w, const void* in);
 // The agent's route toward its goal (false: no goal with a point to head for).
 bool cs_goal_route(const crowd_world* w, uint32_t idx, int slot, crowd_route_info* out);
 
