@@ -154,6 +154,7 @@ const cs_behavior cs_behaviors[CS_BEH_COUNT] =
                 .route_use_bytes = sizeof(crowd_path_id),
                 .route_uses = cs_path_route_uses,
                 .route_uses_end = cs_path_route_uses_end,
+                .route_uses_held = cs_path_route_uses_held,
                 .hash = cs_path_hash,
                 .destroy = cs_paths_free,
                 .snapshot = &path_section,

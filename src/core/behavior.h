@@ -206,6 +206,9 @@ typedef struct cs_behavior {
     // on its owner (NULL: the behavior counts from records every process holds). May fail (out of
     // memory reserving a destination).
     crowd_status (*route_uses_begin)(crowd_world* w, const void* in);
+    // Whether an agent's removal may end a use that every process counts although the world
+    // counts no route yet (NULL: none): then a split world keeps every agent's route uses.
+    bool (*route_uses_held)(const crowd_world* w);
 
     // After a snapshot load, with every section in: whether what the behavior derives from the
     // agents' behaviors (flags it keeps) is what the snapshot holds (false: refused as corrupt).

@@ -336,7 +336,10 @@ uint16_t cs_dist_tag(const crowd_world* w) {
 // ---- navigation ---------------------------------------------------------------------------------
 
 bool cs_dist_routes_needed(const crowd_world* w) {
-    return cs_nav_counting(w) || w->nav.exits_used > 0;
+    if (cs_nav_counting(w) || w->nav.exits_used > 0) return true;
+    for (int b = 0; b < CS_BEH_COUNT; ++b)
+        if (cs_behaviors[b].route_uses_held && cs_behaviors[b].route_uses_held(w)) return true;
+    return false;
 }
 
 bool cs_dist_routes_counting(const crowd_world* w) {

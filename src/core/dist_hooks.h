@@ -104,13 +104,14 @@ typedef struct cs_dist_routes {
     _Alignas(8) unsigned char use[CS_DIST_ROUTE_BYTES];
 } cs_dist_routes;
 
-// Whether an agent's removal can end anything it counts: in a world that counts routes
-// (navigation on and an obstacle: its routed goals and waypoint legs count their destinations) or
-// has an exit set (goals that name one are its users). In any other world an agent added counts
-// nothing, and a split world keeps no routes until the counting may start (an obstacle added with
-// navigation on: cs_dist_routes_may_start) or its first exit set. When the counting starts, every
-// process counts its own agents (count_routes) and then, from the routes their owners send, the
-// others' (cs_dist_routes_begin).
+// Whether an agent's removal can end anything it counts: in a world that counts routes (navigation
+// on and an obstacle: its routed goals and waypoint legs count their destinations), has an exit set
+// (goals that name one are its users) or has routed path followers (each path counts its followers,
+// counting routes or not: route_uses_held). In any other world an agent added counts nothing (and
+// no call of a split world makes a path follower), and it keeps no routes until the counting may
+// start (an obstacle added with navigation on: cs_dist_routes_may_start) or its first exit set.
+// When the counting starts, every process counts its own agents (count_routes) and then, from the
+// routes their owners send, the others' (cs_dist_routes_begin).
 bool cs_dist_routes_needed(const crowd_world* w);
 bool cs_dist_routes_may_start(const crowd_world* w);
 // Whether the world counts routes now (navigation on and an obstacle).

@@ -1,14 +1,16 @@
 // Neighbor pass with a per-agent neighbor cap (crowd_world_set_max_neighbors): the bounded-cost
-// alternative to neighbor.c for worlds where a client may pile agents up.
+// alternative to neighbor.c for worlds where a client may pile agents up. Its walk of one agent
+// (cs_nb_capped_agent) also serves the uncapped pass for an agent whose query box holds more than
+// CROWD_NEIGHBOR_BUDGET agents, with k = CROWD_MAX_NEIGHBORS and scan = CROWD_NEIGHBOR_BUDGET.
 //
-// Each agent examines at most max_neighbors * CROWD_NEIGHBOR_SCAN candidates of its query box,
-// visiting the box's rows from its own row outward (own, below, above, two below, ...) and each
-// row's agents in sorted-slot order. Of the candidates examined it keeps the max_neighbors
-// nearest within its separation radius (ties: the lower agent index first) and sums separation and
-// group separation over them nearest first; the queue cone (and the file query) take the closest
-// agent ahead among all candidates examined. Per agent the work is therefore at most max_neighbors
-// * CROWD_NEIGHBOR_SCAN candidates, plus the rows of its query box, however many agents share a
-// cell. Everything is per agent and in a fixed order, so results do not depend on the thread count.
+// Each agent examines at most `scan` (k * CROWD_NEIGHBOR_SCAN in this pass) candidates of its query
+// box, visiting the box's rows from its own row outward (own, below, above, two below, ...) and
+// each row's agents in sorted-slot order. Of the candidates examined it keeps the k nearest within
+// its separation radius (ties: the lower agent index first) and sums separation and group
+// separation over them nearest first; the queue cone (and the file query) take the closest agent
+// ahead among all candidates examined. Per agent the work is therefore at most `scan` candidates,
+// plus the rows of its query box, however many agents share a cell. Everything is per agent and in
+// a fixed order, so results do not depend on the thread count.
 //
 // Scalar code: the cap is for hostile or pathological worlds; the default (no cap) is neighbor.c.
 // The tests, terms and box are neighbor.c's, from steer/steer_math.h, so an agent whose neighbors

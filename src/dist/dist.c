@@ -585,7 +585,9 @@ static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, voi
     int got = 0;
     for (int i = d->rank; i < count; i += d->size) {
         crowd_agent_def def = crowd_agent_def_default();
-        // A def the add will refuse places nothing: the add stops there on every rank.
+        // A def the add will refuse places nothing. The add stops there on every rank, so the
+        // agents after it placed here are never added: the split is then cut for more agents than
+        // it holds, which changes only the balance (the next rebalance corrects it).
         if (fn(i, &def, user) != CROWD_OK || cs_range_point(def.position) != CROWD_OK) continue;
         xy[2 * got] = def.position.x;
         xy[2 * got + 1] = def.position.y;
@@ -623,9 +625,13 @@ crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn
     if (d->failed) return CROWD_ERR_RANK_FAILED;
     if (count < 0) return CROWD_ERR_BAD_COUNT;
     if (count == 0) return CROWD_OK;
-    if (!cut_for_added(d, count, fn, user)) return CROWD_ERR_OUT_OF_MEMORY;
-    reserve_added(d, count, fn, user);
     crowd_world* w = d->w;
+    // Agents past the world's room are refused (CROWD_ERR_CAPACITY at the first of them): the cut
+    // and the reservations are for those that fit.
+    const int room = w->max_agents - d->count;
+    const int fit = count < room ? count : room;
+    if (!cut_for_added(d, fit, fn, user)) return CROWD_ERR_OUT_OF_MEMORY;
+    reserve_added(d, fit, fn, user);
     crowd_status st = CROWD_OK;
     int i = 0;
     for (; i < count; ++i) {
@@ -727,55 +733,59 @@ crowd_status crowd_dist_agent_set_position(crowd_dist* d, crowd_agent_id id, cro
 // The first obstacle started the counting of routes (cs_nav_start_counting), which counted the
 // agents each rank stores; every rank counts the whole world's uses, so each also counts the
 // others' agents, from the routes their owners send (and keeps those routes for their removal).
-// Fails on every rank when one ran out of memory: the counts then differ and the split world is
-// given up.
+// In rounds of at most `piece` agents per rank, so that what a rank receives at once stays near
+// COUNT_BYTES whatever the world's size. Fails on every rank when one ran out of memory: the
+// counts then differ and the split world is given up.
+enum { COUNT_BYTES = 64 << 20 };
+
 static crowd_status count_elsewhere(crowd_dist* d) {
     crowd_world* w = d->w;
     enum { ENTRY = 4 + sizeof(cs_dist_routes) };
-    const int mine = w->count;
-    crowd_status st = grow(w, (void**)&d->send, &d->send_cap, (size_t)mine * ENTRY + 1, 1)
+    const int piece = (int)((size_t)COUNT_BYTES / ENTRY / (size_t)d->size) + 1;
+    int rounds = w->count / piece + 1;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &rounds, 1, MPI_INT, MPI_MAX, d->comm);
+    const size_t most = (size_t)piece * ENTRY;
+    crowd_status st = grow(w, (void**)&d->send, &d->send_cap, most + 1, 1) &&
+                              grow(w, (void**)&d->recv, &d->recv_cap, most * (size_t)d->size + 1, 1)
                           ? CROWD_OK
                           : CROWD_ERR_OUT_OF_MEMORY;
-    const int bytes = st == CROWD_OK ? mine * ENTRY : 0;
-    for (int s = 0; s < mine && st == CROWD_OK; ++s) {
-        const uint32_t idx = w->cur.id[s];
-        const cs_dist_routes r = cs_dist_routes_of(w, idx);
-        routes_set(d, idx, r);
-        memcpy(d->send + (size_t)s * ENTRY, &idx, 4);
-        memcpy(d->send + (size_t)s * ENTRY + 4, &r, sizeof r);
-    }
-    COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
-    size_t total = 0;
-    for (int r = 0; r < d->size; ++r) {
-        d->rdispl[r] = (int)total;
-        total += (size_t)d->rcount[r];
-    }
-    if (st == CROWD_OK && !grow(w, (void**)&d->recv, &d->recv_cap, total + 1, 1))
-        st = CROWD_ERR_OUT_OF_MEMORY;
     st = agree(d, st);
     if (st != CROWD_OK) return st;
-    COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl, MPI_BYTE,
-               d->comm);
-    d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
-    for (int r = 0; r < d->size; ++r) {
-        if (r == d->rank) continue;
-        for (int k = 0; k < d->rcount[r] / ENTRY && st == CROWD_OK; ++k) {
-            const unsigned char* in = d->recv + d->rdispl[r] + (size_t)k * ENTRY;
-            uint32_t idx;
-            cs_dist_routes routes;
-            memcpy(&idx, in, 4);
-            memcpy(&routes, in + 4, sizeof routes);
-            routes_set(d, idx, routes);
-            st = cs_dist_routes_begin(w, &routes);
+    for (int round = 0; round < rounds; ++round) {
+        const int64_t lo = (int64_t)round * piece;
+        const int n = lo >= w->count ? 0 : (int)(w->count - lo < piece ? w->count - lo : piece);
+        for (int k = 0; k < n; ++k) {
+            const uint32_t idx = w->cur.id[lo + k];
+            const cs_dist_routes r = cs_dist_routes_of(w, idx);
+            routes_set(d, idx, r);
+            memcpy(d->send + (size_t)k * ENTRY, &idx, 4);
+            memcpy(d->send + (size_t)k * ENTRY + 4, &r, sizeof r);
+        }
+        const int bytes = n * ENTRY;
+        COLLECTIVE(MPI_Iallgather, &bytes, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+        int total = 0;
+        for (int r = 0; r < d->size; ++r) {
+            d->rdispl[r] = total;
+            total += d->rcount[r];
+        }
+        COLLECTIVE(MPI_Iallgatherv, d->send, bytes, MPI_BYTE, d->recv, d->rcount, d->rdispl,
+                   MPI_BYTE, d->comm);
+        d->stats.bytes_sent += (int64_t)bytes * (d->size - 1);
+        // Every rank goes through every round's collectives, whatever failed here.
+        for (int r = 0; r < d->size; ++r) {
+            if (r == d->rank) continue;
+            for (int k = 0; k < d->rcount[r] / ENTRY && st == CROWD_OK; ++k) {
+                const unsigned char* in = d->recv + d->rdispl[r] + (size_t)k * ENTRY;
+                uint32_t idx;
+                cs_dist_routes routes;
+                memcpy(&idx, in, 4);
+                memcpy(&routes, in + 4, sizeof routes);
+                routes_set(d, idx, routes);
+                st = cs_dist_routes_begin(w, &routes);
+            }
         }
     }
-    int failed = st != CROWD_OK;
-    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, d->comm);
-    if (failed) {
-        d->failed = true;
-        return st != CROWD_OK ? st : CROWD_ERR_RANK_FAILED;
-    }
-    return CROWD_OK;
+    return agree(d, st);
 }
 
 crowd_status crowd_dist_obstacle_add(crowd_dist* d, crowd_obstacle_kind kind,

@@ -215,7 +215,7 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* ver
                                     uint32_t* sections) {
     const size_t m = size < sizeof magic ? size : sizeof magic;
     if (memcmp(p, magic, m) != 0) return CROWD_ERR_SNAPSHOT_MAGIC;
-    cs_snap_reader r = {p + m, size - m, false, 0};
+    cs_snap_reader r = {p + m, size - m, false, 0, 0};
     *version = cs_snap_get_u32(&r);
     if (r.bad) return CROWD_ERR_SNAPSHOT_TRUNCATED;
     if (*version < CROWD_SNAPSHOT_MIN_VERSION || *version > CROWD_SNAPSHOT_VERSION)
@@ -226,7 +226,7 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* ver
     if (total < HEADER_SIZE + CHECKSUM_SIZE) return CROWD_ERR_SNAPSHOT_CORRUPT;
     if (size < total) return CROWD_ERR_SNAPSHOT_TRUNCATED;
     if (size > total) return CROWD_ERR_SNAPSHOT_OVERSIZED;
-    cs_snap_reader tail = {p + size - CHECKSUM_SIZE, CHECKSUM_SIZE, false, 0};
+    cs_snap_reader tail = {p + size - CHECKSUM_SIZE, CHECKSUM_SIZE, false, 0, 0};
     if (cs_crc64(p, size - CHECKSUM_SIZE) != cs_snap_get_u64(&tail))
         return CROWD_ERR_SNAPSHOT_CHECKSUM;
     return CROWD_OK;
@@ -235,7 +235,7 @@ static crowd_status check_container(const uint8_t* p, size_t size, uint32_t* ver
 // The payload of table entry k, after checking the entry's id and place.
 static crowd_status section_at(const uint8_t* p, size_t size, uint32_t version, uint32_t sections,
                                uint32_t k, uint64_t* expect_offset, cs_snap_reader* payload) {
-    cs_snap_reader e = {p + HEADER_SIZE + (size_t)k * ENTRY_SIZE, ENTRY_SIZE, false, 0};
+    cs_snap_reader e = {p + HEADER_SIZE + (size_t)k * ENTRY_SIZE, ENTRY_SIZE, false, 0, 0};
     const uint32_t id = cs_snap_get_u32(&e), reserved = cs_snap_get_u32(&e);
     const uint64_t offset = cs_snap_get_u64(&e), length = cs_snap_get_u64(&e);
     const uint32_t want = k == 0 ? CS_SNAP_WORLD : cs_snap_section_at(version, (int)k - 1)->id;
@@ -246,7 +246,7 @@ static crowd_status section_at(const uint8_t* p, size_t size, uint32_t version, 
     // The last payload must end where the checksum begins.
     if (k + 1 == sections && offset + length != end) return CROWD_ERR_SNAPSHOT_CORRUPT;
     *expect_offset = offset + length;
-    *payload = (cs_snap_reader){p + offset, (size_t)length, false, version};
+    *payload = (cs_snap_reader){p + offset, (size_t)length, false, version, 0};
     return CROWD_OK;
 }
 
@@ -285,6 +285,7 @@ crowd_status crowd_world_load(const void* data, size_t size, const crowd_load_de
     if (st == CROWD_OK && (in.bad || in.left != 0)) st = CROWD_ERR_SNAPSHOT_CORRUPT;
     for (uint32_t k = 1; st == CROWD_OK && k < sections; ++k) {
         st = section_at(p, size, version, sections, k, &offset, &in);
+        in.max_capacity = def->max_capacity;
         if (st == CROWD_OK) st = cs_snap_section_at(version, (int)k - 1)->load(w, &in);
         if (st == CROWD_OK && (in.bad || in.left != 0)) st = CROWD_ERR_SNAPSHOT_CORRUPT;
     }

@@ -151,7 +151,10 @@ crowd_status cs_snap_load_index(crowd_world* w, cs_snap_reader* in) {
     if (in->bad || index_count > (uint32_t)w->max_agents || free_count > index_count ||
         in->left != 2 * (size_t)index_count + 4 * (size_t)free_count)
         return CROWD_ERR_SNAPSHOT_CORRUPT;
-    // The section's own length bounds the growth: a corrupt count cannot ask for more.
+    // The index arrays are storage too: more indices than the load allows is a file too large,
+    // however small its slot capacity.
+    if (in->max_capacity > 0 && index_count > (uint64_t)in->max_capacity)
+        return CROWD_ERR_SNAPSHOT_TOO_LARGE;
     const crowd_status st = cs_world_grow(w, w->slot_capacity, (int)index_count, NULL, NULL);
     if (st != CROWD_OK) return st;
     for (uint32_t i = 0; i < index_count; ++i) {

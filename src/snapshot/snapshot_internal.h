@@ -68,6 +68,9 @@ typedef struct cs_snap_reader {
     size_t left;
     bool bad;
     uint32_t version;
+    // The load's bound on the agents' storage (crowd_load_def.max_capacity; 0: none), which the
+    // sections whose counts size storage check.
+    int64_t max_capacity;
 } cs_snap_reader;
 
 uint16_t cs_snap_get_u16(cs_snap_reader* r);

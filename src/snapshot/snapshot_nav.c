@@ -317,7 +317,7 @@ crowd_status cs_snap_load_navf(crowd_world* w, cs_snap_reader* in) {
 
 crowd_status cs_snap_install_navf(crowd_world* w) {
     cs_nav* nav = &w->nav;
-    cs_snap_reader in = {nav->restore, nav->restore_bytes, false, CROWD_SNAPSHOT_VERSION};
+    cs_snap_reader in = {nav->restore, nav->restore_bytes, false, CROWD_SNAPSHOT_VERSION, 0};
     const crowd_status st = walk(&in, w, true);
     // On failure the world is destroyed, which frees what the install took.
     cs_free(w, nav->restore, nav->restore_bytes);

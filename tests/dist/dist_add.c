@@ -8,6 +8,7 @@
 //  - the bytes a rank's world holds (its allocator hooks) against the one-process world's: its
 //    share of them, plus a little per agent of the whole world (every rank issues every handle);
 //  - a generator that refuses agent 7: agents 0 .. 6 stay, on every rank, and the status is its;
+//  - a rank's own world saved: a load bound below its indices refuses it as too large;
 //  - the argument checks.
 // Run under mpiexec with any rank count; exit status 1 on the first failed check.
 #include <stdio.h>
@@ -113,6 +114,25 @@ static void memory_follows_share(void) {
         printf("memory: the largest rank's world %.1f KB, one process %.1f KB (%.3f, bound %.3f)\n",
                most / 1024.0, one_bytes.live / 1024.0, share, bound);
     CHECK(share <= bound, "the largest rank holds %.3f of the one-process world's bytes", share);
+    // A rank's own world saved: its slot capacity is its share, its indices the whole world's.
+    // (It does not load as a world: it holds handles of agents stored elsewhere.) A load bound
+    // past its slot capacity but below its indices refuses it as too large before anything is
+    // allocated for the indices, which are storage too; a bound past both does not.
+    const crowd_world* mine = crowd_dist_world(d);
+    const size_t bytes = crowd_world_save_size(mine);
+    void* buf = malloc(bytes);
+    size_t written;
+    CHECK(buf && crowd_world_save(mine, buf, bytes, &written) == CROWD_OK, "rank save");
+    crowd_load_def ld = crowd_load_def_default();
+    crowd_world* loaded = NULL;
+    ld.max_capacity = BIG - 1;
+    CHECK(size == 1 || crowd_world_load(buf, written, &ld, &loaded) == CROWD_ERR_SNAPSHOT_TOO_LARGE,
+          "a load bound below the indices");
+    ld.max_capacity = 2 * BIG;
+    CHECK(crowd_world_load(buf, written, &ld, &loaded) != CROWD_ERR_SNAPSHOT_TOO_LARGE,
+          "a load bound past the indices");
+    crowd_world_destroy(loaded);
+    free(buf);
     uint64_t h;
     CHECK(crowd_dist_state_hash(d, &h) == CROWD_OK && h == crowd_world_state_hash(one),
           "memory: the hash differs");

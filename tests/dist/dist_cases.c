@@ -827,10 +827,13 @@ static void navigation(void) {
     destroy(&t);
 }
 
-// Routed goals toward points above y = 0 in a world without obstacles (nothing counts routes
-// yet), split; then the first wall, added on every rank, starts the counting: every rank must
-// count the whole world's destinations, also those of agents it does not store, and end them when
-// those agents are removed.
+// Routed goals toward points above y = 0 and routed followers of a path in a world without
+// obstacles (nothing counts routes yet), split; the followers are removed, then the first wall,
+// added on every rank, starts the counting: every rank must count the whole world's destinations,
+// also those of agents it does not store, and end them when those agents are removed (a path's
+// followers are counted on every rank from the start, so their removal must reach every rank).
+static crowd_path_id late_path;
+
 static void build_routed_no_wall(crowd_world* w) {
     for (int i = 0; i < 16; ++i) {
         const float x = -36.0f + 4.8f * (float)i;
@@ -840,11 +843,22 @@ static void build_routed_no_wall(crowd_world* w) {
         g.target = (crowd_vec2){x + (float)(i % 3), 5.0f};
         CHECK(crowd_agent_set_goal(w, id, &g) == CROWD_OK, "goal");
     }
+    const crowd_vec2 loop[3] = {{-30.0f, 9.0f}, {30.0f, 9.0f}, {0.0f, 12.0f}};
+    CHECK(crowd_path_create(w, loop, 3, &late_path) == CROWD_OK, "path");
+    for (int i = 0; i < 4; ++i) {
+        const crowd_agent_id id = add(w, -30.0f + 20.0f * (float)i, -8.0f, 0.0f);
+        crowd_path_follow_def f = crowd_path_follow_def_default();
+        f.path = late_path;
+        f.mode = CROWD_PATH_LOOP;
+        f.route = CROWD_ROUTE_FIELD;
+        CHECK(crowd_agent_set_path(w, id, &f) == CROWD_OK, "path follow");
+    }
 }
 
 static void first_wall_after_the_split(void) {
     twin t = make(build_routed_no_wall);
     step(&t, 5, "no wall");
+    for (int i = 19; i >= 16; --i) remove_both(&t, nth(&t, i)); // the path's followers
     const crowd_vec2 wall[2] = {{-40.0f, 0.0f}, {40.0f, 0.0f}};
     crowd_obstacle_id o1, o2;
     CHECK(crowd_obstacle_add(t.w, CROWD_OBSTACLE_WALL, wall, 2, &o1) == CROWD_OK &&

@@ -201,6 +201,7 @@ void cs_path_route_leave(crowd_world* w, cs_path_entry* e);
 // with its world's tag: cs_path_profile.)
 void cs_path_route_uses(const crowd_world* w, uint32_t idx, void* out);
 void cs_path_route_uses_end(crowd_world* w, const void* in);
+bool cs_path_route_uses_held(const crowd_world* w);
 cs_sep_form cs_path_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags);
 // The agent idx's record stops routing on its path, when it did (its path still live).
 void cs_path_route_drop(crowd_world* w, uint32_t idx);

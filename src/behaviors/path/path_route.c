@@ -114,6 +114,15 @@ void cs_path_route_uses_end(crowd_world* w, const void* in) {
         cs_path_route_leave(w, &cs_paths(w)->entries[id.index1 - 1]);
 }
 
+// A path's routed followers (nav_users) are counted on every process whether the world counts
+// routes or not, and a follower's removal ends its count.
+bool cs_path_route_uses_held(const crowd_world* w) {
+    const cs_path_table* t = cs_paths(w);
+    for (int i = 0; t && i < t->used; ++i)
+        if (t->entries[i].path && t->entries[i].nav_users > 0) return true;
+    return false;
+}
+
 // Table hook: a follower in CROWD_PATH_FLOW separates without drag (behaviors/separation.h).
 cs_sep_form cs_path_sep_form(const crowd_world* w, uint32_t idx, uint32_t flags) {
     const cs_path_profile* p = flags & CS_FLAG_PATH ? cs_path_profile_at(w, w->slot_of[idx]) : NULL;
