@@ -17,18 +17,9 @@
 
 #include "crowd/crowd.h"
 #include "crowd/dist.h"
+#include "dist_check.h"
 
 static int rank, size;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                         \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
 
 enum { AGENTS = 4000, REFUSED_AT = 7, BIG = 60000 };
 

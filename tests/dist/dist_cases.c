@@ -28,18 +28,9 @@
 
 #include "crowd/crowd.h"
 #include "crowd/dist.h"
+#include "dist_check.h"
 
 static int rank, size;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                         \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
 
 // The same world in one process (w) and split (d).
 typedef struct twin {
