@@ -392,8 +392,8 @@ typedef struct nb_subs {
             cs_nb_use cone, group, file, headway;
         };
     };
-    // The most agents a box of cells may hold before the agent's candidates are counted: a box of
-    // more cells than this may hold more than CROWD_NEIGHBOR_BUDGET (cells * grid.max_pop).
+    // The most cells a box may have without its agents being counted: a box of more cells may
+    // hold more than CROWD_NEIGHBOR_BUDGET (cells * grid.max_pop).
     uint64_t safe_cells;
     uint32_t flags; // agents with any of these take the general path
     // Every slot's aim, which a headway candidate's is compared with (the headway's direction
