@@ -295,6 +295,10 @@ crowd_status cs_world_grow(crowd_world* w, int slots, int indices, cs_grow_then*
 // doubled until it has it (capped by max_agents): growth one agent at a time costs amortized O(1).
 crowd_status cs_world_grow_for(crowd_world* w, int64_t slots, int64_t indices, cs_grow_then* then,
                                void* ctx);
+// Shrinks the slot capacity back to `slots` (never below the agents stored; nothing when it is
+// not larger): a split world's rank 0 after holding the whole world for a gather. On failure the
+// storage is as it was.
+crowd_status cs_world_fit_slots(crowd_world* w, int slots);
 // Allocates the clearance arrays (wall_clear, wall_sight, wall_probe) if the world has
 // none yet; they grow with the storage from then on. Called before the world gets an obstacle. On
 // failure (CROWD_ERR_OUT_OF_MEMORY) the world is unchanged.

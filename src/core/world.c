@@ -304,6 +304,13 @@ crowd_status cs_world_grow_for(crowd_world* w, int64_t slots, int64_t indices, c
     return cs_world_grow(w, (int)s, (int)i, then, ctx);
 }
 
+crowd_status cs_world_fit_slots(crowd_world* w, int slots) {
+    if (slots < w->count) slots = w->count;
+    if (slots < 1) slots = 1;
+    if (slots >= w->slot_capacity) return CROWD_OK;
+    return resize(w, slots, w->index_capacity, w->threads, NULL, NULL);
+}
+
 // ---- public -------------------------------------------------------------------------------------
 
 static crowd_status validate_def(const crowd_world_def* def) {

@@ -929,6 +929,7 @@ crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
     if (d->rank == 0) {
         // Listed through the ghost list (the flag taken off at once): they are no ghosts.
         int put = 0, ghosts = d->stats.ghosts;
+        const int slots = w->slot_capacity;
         st = put_received(d, total, CS_FLAG_GHOST, 0, &put);
         if (st == CROWD_OK) {
             for (int i = 0; i < put; ++i) w->cur.flags[w->slot_of[d->ghost[i]]] &= ~CS_FLAG_GHOST;
@@ -936,6 +937,20 @@ crowd_status crowd_dist_with_whole_world(crowd_dist* d, crowd_dist_whole_fn* fn,
             for (int i = 0; i < put; ++i) cs_dist_drop(w, d->ghost[i]);
         }
         d->stats.ghosts = ghosts;
+        // Rank 0 held the whole world for the call only: its slots go back to its own share (a
+        // failed shrink keeps the larger storage, nothing else).
+        (void)cs_world_fit_slots(w, slots);
+    }
+    // The buffers sized by the whole world (rank 0's receive buffer and ghost list) or by a rank's
+    // packed agents go: a step grows them again to what it needs.
+    cs_free(w, d->recv, d->recv_cap);
+    cs_free(w, d->send, d->send_cap);
+    d->recv = d->send = NULL;
+    d->recv_cap = d->send_cap = 0;
+    if (d->rank == 0) {
+        cs_free(w, d->ghost, d->ghost_cap * sizeof *d->ghost);
+        d->ghost = NULL;
+        d->ghost_cap = 0;
     }
     int code = (int)st;
     COLLECTIVE(MPI_Ibcast, &code, 1, MPI_INT, 0, d->comm);

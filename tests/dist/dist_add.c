@@ -9,6 +9,7 @@
 //    share of them, plus a little per agent of the whole world (every rank issues every handle);
 //  - a generator that refuses agent 7: agents 0 .. 6 stay, on every rank, and the status is its;
 //  - a rank's own world saved: a load bound below its indices refuses it as too large;
+//  - the state hash (the whole world gathered into rank 0) leaves every rank's bytes as they were;
 //  - the argument checks.
 // Run under mpiexec with any rank count; exit status 1 on the first failed check.
 #include <stdio.h>
@@ -124,9 +125,15 @@ static void memory_follows_share(void) {
           "a load bound past the indices");
     crowd_world_destroy(loaded);
     free(buf);
+    // The state hash gathers the whole world into rank 0 for the call only: afterwards every
+    // rank holds what it held before (rank 0's slots and receive buffer go back).
+    const long long before = split_bytes.live;
     uint64_t h;
     CHECK(crowd_dist_state_hash(d, &h) == CROWD_OK && h == crowd_world_state_hash(one),
           "memory: the hash differs");
+    CHECK(split_bytes.live <= before + before / 50,
+          "memory: %.1f KB after the state hash, %.1f KB before", split_bytes.live / 1024.0,
+          before / 1024.0);
     crowd_world_destroy(one);
     crowd_dist_destroy(d);
 }
