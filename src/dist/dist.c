@@ -49,7 +49,7 @@ struct crowd_dist {
     bool resplit;     // the split's kind changed: cut again before the next step
     int halo;         // cells of ghosts on each side of a rectangle
     int* near;        // ranks whose rectangle meets an agent's halo
-    int64_t* sizes;   // per rank: the bytes it sends rank 0 in the whole-world gather
+    int64_t* sizes;   // per rank: the bytes it sends rank 0 in the whole-world gather (scratch)
     double rebalance; // the split is cut again when the imbalance reaches it
     bool failed;      // a step failed on some rank: every later call is refused (crowd/dist.h)
 
@@ -536,6 +536,16 @@ static crowd_status check_handle(const crowd_dist* d, crowd_agent_id id) {
     return CROWD_OK;
 }
 
+// Agent `id`, just added on every rank (the same handle everywhere): live in the whole world, its
+// routes kept, and stored only by the rank that owns its cell.
+static void added_everywhere(crowd_dist* d, crowd_agent_id id, crowd_vec2 position) {
+    const uint32_t idx = id.index1 - 1;
+    d->live[idx] = 1;
+    d->count++;
+    routes_set(d, idx, cs_dist_routes_of(d->w, idx));
+    if (owner_at(d, position.x, position.y) != d->rank) cs_dist_drop(d->w, idx);
+}
+
 crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, crowd_agent_id* out) {
     if (!d || !def || !out) return CROWD_ERR_NULL_ARGUMENT;
     if (d->failed) return CROWD_ERR_RANK_FAILED;
@@ -553,20 +563,18 @@ crowd_status crowd_dist_agent_add(crowd_dist* d, const crowd_agent_def* def, cro
         return st == CROWD_OK ? CROWD_ERR_RANK_FAILED : st;
     }
     if (st != CROWD_OK) return st;
-    const uint32_t idx = out->index1 - 1;
-    d->live[idx] = 1;
-    d->count++;
-    routes_set(d, idx, cs_dist_routes_of(w, idx));
-    if (owner_at(d, def->position.x, def->position.y) != d->rank) cs_dist_drop(w, idx);
+    added_everywhere(d, *out, def->position);
     return CROWD_OK;
 }
 
 // Cuts the split from the agents stored and the `count` agents about to be added, each rank
 // describing its share of them (i = rank, rank + size, ...): a split world created empty (every
 // cut at infinity: rank 0 owns everything) would otherwise put every added agent on rank 0 until
-// the first step. Only this rank's share of the positions is held. False when some rank ran out of
-// memory (nothing changed).
-static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user) {
+// the first step. Only this rank's share of the positions is held. *mine: the agents to come that
+// this rank will own (each rank counts the owners of its share, and the counts are summed). False
+// when some rank ran out of memory (nothing changed).
+static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user,
+                          int64_t* mine) {
     crowd_world* w = d->w;
     const int share = count > d->rank ? (count - 1 - d->rank) / d->size + 1 : 0;
     float* xy = share ? cs_alloc(w, sizeof(float) * 2 * (size_t)share) : NULL;
@@ -594,24 +602,22 @@ static bool cut_for_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, voi
         ++got;
     }
     cs_split_compute(w, xy, got, &d->split, d->kind == CROWD_DIST_STRIPS, reduce_ranks, d);
+    int64_t* owned = d->sizes; // scratch of one count per rank
+    for (int r = 0; r < d->size; ++r) owned[r] = 0;
+    for (int j = 0; j < got; ++j) owned[owner_at(d, xy[2 * j], xy[2 * j + 1])]++;
+    COLLECTIVE(MPI_Iallreduce, MPI_IN_PLACE, owned, d->size, MPI_INT64_T, MPI_SUM, d->comm);
+    *mine = owned[d->rank];
     cs_free(w, xy, sizeof(float) * 2 * (size_t)share);
     return true;
 }
 
-// Grows this rank's slots once, to the agents it stores and will own of the `count` to come (the
+// Grows this rank's slots once, to the agents it stores and the `mine` to come it will own (the
 // split just cut), one more for the add of an agent it does not own, and with other ranks a
 // sixteenth more for a step's ghosts (cs_dist_reserve grows them by a quarter past that): grown
 // one add at a time they would double, to up to twice that, holding both for the copy. A failure
 // leaves the adds to grow them as they go.
-static void reserve_added(crowd_dist* d, int count, crowd_dist_agent_fn* fn, void* user) {
+static void reserve_added(crowd_dist* d, int64_t mine) {
     crowd_world* w = d->w;
-    int64_t mine = 0;
-    for (int i = 0; i < count; ++i) {
-        crowd_agent_def def = crowd_agent_def_default();
-        if (fn(i, &def, user) == CROWD_OK && cs_range_point(def.position) == CROWD_OK &&
-            owner_at(d, def.position.x, def.position.y) == d->rank)
-            ++mine;
-    }
     int64_t slots = (int64_t)w->count + mine + 1;
     if (d->size > 1) slots += slots / 16;
     if (slots > w->max_agents) slots = w->max_agents;
@@ -630,8 +636,9 @@ crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn
     // and the reservations are for those that fit.
     const int room = w->max_agents - d->count;
     const int fit = count < room ? count : room;
-    if (!cut_for_added(d, fit, fn, user)) return CROWD_ERR_OUT_OF_MEMORY;
-    reserve_added(d, fit, fn, user);
+    int64_t mine = 0;
+    if (!cut_for_added(d, fit, fn, user, &mine)) return CROWD_ERR_OUT_OF_MEMORY;
+    reserve_added(d, mine);
     crowd_status st = CROWD_OK;
     int i = 0;
     for (; i < count; ++i) {
@@ -646,12 +653,8 @@ crowd_status crowd_dist_add_agents(crowd_dist* d, int count, crowd_dist_agent_fn
         // and only its owner keeps it.
         if (st == CROWD_OK) st = crowd_agent_add(w, &def, &id);
         if (st != CROWD_OK) break;
-        const uint32_t idx = id.index1 - 1;
-        d->live[idx] = 1;
-        d->count++;
-        routes_set(d, idx, cs_dist_routes_of(w, idx));
+        added_everywhere(d, id, def.position);
         if (ids) ids[i] = id;
-        if (owner_at(d, def.position.x, def.position.y) != d->rank) cs_dist_drop(w, idx);
     }
     // Every rank stops at the same agent with the same status, but for running out of memory (or
     // a fn that answers differently): then the handle tables differ and the split world is given
